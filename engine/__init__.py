@@ -1,0 +1,1 @@
+"""uschess-ratings: the US Chess rating algorithm, rule by dated rule."""

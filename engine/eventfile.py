@@ -1,0 +1,368 @@
+"""Reading and writing the event file (YAML or JSON, one structure).
+
+The structure is published as JSON Schema in ``engine/event.schema.json`` and
+documented field by field in the README.  Everything here validates as it
+reads and raises :class:`~engine.errors.InputError` naming the file, section,
+player and round of the first problem.  YAML is only ever read with
+``yaml.safe_load``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pendulum
+import yaml
+
+from .errors import InputError
+from .model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
+                    Event, ForeignRating, Player, Round, Section, SystemRecord)
+
+ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d+)?\s*$", re.IGNORECASE)
+MAX_RATING = 4000.0
+
+
+def parse_date(value: Any, what: str) -> _dt.date:
+    """A calendar date from YAML (already a date) or an ISO string."""
+    if isinstance(value, _dt.datetime):
+        return value.date()
+    if isinstance(value, _dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = pendulum.parse(value.strip(), exact=True)
+        except Exception:
+            parsed = None
+        if isinstance(parsed, _dt.datetime):
+            return parsed.date()
+        if isinstance(parsed, _dt.date):
+            return _dt.date(parsed.year, parsed.month, parsed.day)
+    raise InputError(f"{what}: {value!r} is not a date (use YYYY-MM-DD)")
+
+
+def parse_round(cell: Any) -> Round:
+    """A round cell such as ``W12``, ``D 3``, ``X5``, ``B`` or ``H``."""
+    if not isinstance(cell, str):
+        raise InputError(f"round cell {cell!r} is not text like 'W12' or 'B'")
+    match = ROUND_RE.match(cell)
+    if not match:
+        raise InputError(f"round cell {cell!r} is not W/L/D/X/F/Z with an opponent pair, or a B/H/U bye")
+    code = match.group(1).upper()
+    opp = int(match.group(2)) if match.group(2) else None
+    if code in GAME_CODES and opp is None:
+        raise InputError(f"round cell {cell!r}: a played game needs the opponent's pair number")
+    if code in BYE_CODES and opp is not None:
+        raise InputError(f"round cell {cell!r}: a bye has no opponent")
+    return Round(code, opp)
+
+
+def _mapping(value: Any, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a mapping, not {type(value).__name__}")
+    return value
+
+
+def _number(raw: dict, key: str, what: str, *, integer=False, required=False,
+            lo=None, hi=None):
+    if key not in raw or raw[key] is None:
+        if required:
+            raise InputError(f"{what}: missing '{key}'")
+        return None
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what}: '{key}' must be a number, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{what}: '{key}' must be finite")
+    if integer and int(value) != value:
+        raise InputError(f"{what}: '{key}' must be a whole number, not {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise InputError(f"{what}: '{key}' = {value!r} is impossible (allowed {lo}..{hi})")
+    return int(value) if integer else float(value)
+
+
+def parse_record(raw: Any, system: str) -> SystemRecord:
+    what = f"rating {system}"
+    raw = _mapping(raw, what)
+    unknown = set(raw) - {"rating", "games", "wins", "draws", "losses", "events3", "peak",
+                          "olm", "prize_floor", "date", "games_above_2200"}
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
+    rec = SystemRecord(
+        rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
+        games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
+        wins=_number(raw, "wins", what, integer=True, lo=0, hi=10**6),
+        draws=_number(raw, "draws", what, integer=True, lo=0, hi=10**6),
+        losses=_number(raw, "losses", what, integer=True, lo=0, hi=10**6),
+        events3=_number(raw, "events3", what, integer=True, lo=0, hi=10**6),
+        peak=_number(raw, "peak", what, lo=0, hi=MAX_RATING),
+        olm=bool(raw.get("olm") or False),
+        prize_floor=_number(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
+        date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
+        games_above_2200=_number(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
+    )
+    counted = [c for c in (rec.wins, rec.draws, rec.losses) if c is not None]
+    if sum(counted) > rec.games:
+        raise InputError(f"{what}: wins + draws + losses = {sum(counted)} exceeds games = {rec.games}")
+    if len(counted) == 3 and sum(counted) != rec.games:
+        raise InputError(f"{what}: wins + draws + losses = {sum(counted)} but games = {rec.games}")
+    if rec.prize_floor is not None and rec.prize_floor % 100:
+        raise InputError(f"{what}: prize_floor {rec.prize_floor} is not a 100-point level")
+    return rec
+
+
+def _foreign(raw: Any, what: str) -> ForeignRating:
+    raw = _mapping(raw, what)
+    return ForeignRating(
+        rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
+        date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
+        canadian=bool(raw.get("canadian", False)),
+    )
+
+
+def parse_player(raw: Any) -> Player:
+    raw = _mapping(raw, "player")
+    pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
+    try:
+        for key in ("id", "name", "rounds"):
+            if key not in raw or raw[key] is None:
+                raise InputError(f"missing '{key}'")
+        rounds_raw = raw["rounds"]
+        if not isinstance(rounds_raw, list):
+            raise InputError("'rounds' must be a list of cells like 'W12'")
+        rounds = []
+        for i, cell in enumerate(rounds_raw, start=1):
+            try:
+                rounds.append(parse_round(cell))
+            except InputError as err:
+                raise err.located(round=i)
+        ratings = {}
+        for system, rec in _mapping(raw.get("ratings") or {}, "ratings").items():
+            if system not in SYSTEMS:
+                raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+            if rec is not None:
+                ratings[system] = parse_record(rec, system)
+        return Player(
+            pair=pair,
+            id=str(raw["id"]),
+            name=str(raw["name"]),
+            rounds=rounds,
+            ratings=ratings,
+            birth_date=parse_date(raw["birth_date"], "birth_date") if raw.get("birth_date") else None,
+            adult=raw.get("adult"),
+            fide=_foreign(raw["fide"], "fide") if raw.get("fide") else None,
+            cfc=_foreign(raw["cfc"], "cfc") if raw.get("cfc") else None,
+            state=raw.get("state"),
+        )
+    except InputError as err:
+        raise err.located(player=f"{pair} ({raw.get('name', '?')})")
+
+
+def parse_section(raw: Any, event: dict) -> Section:
+    raw = _mapping(raw, "section")
+    name = str(raw.get("name") or "")
+    try:
+        if not name:
+            raise InputError("missing 'name'")
+        if not raw.get("time_control"):
+            raise InputError("missing 'time_control'")
+        players_raw = raw.get("players")
+        if not isinstance(players_raw, list) or not players_raw:
+            raise InputError("'players' must be a non-empty list")
+        start = parse_date(raw["start"], "start") if raw.get("start") else event["start"]
+        end = parse_date(raw["end"], "end") if raw.get("end") else event["end"]
+        if end < start:
+            raise InputError(f"end {end} is before start {start}")
+        systems = raw.get("systems")
+        if systems is not None:
+            if not isinstance(systems, list) or not all(s in SYSTEMS for s in systems):
+                raise InputError(f"'systems' must list systems from {', '.join(SYSTEMS)}")
+        section = Section(
+            name=name,
+            time_control=str(raw["time_control"]),
+            players=[parse_player(p) for p in players_raw],
+            start=start,
+            end=end,
+            online=bool(raw.get("online", event["online"])),
+            half_k=bool(raw.get("half_k", False)),
+            kind=str(raw.get("type", "swiss")),
+            systems=systems,
+        )
+        if section.kind not in ("swiss", "round-robin", "match"):
+            raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        validate_section(section)
+        return section
+    except InputError as err:
+        raise err.located(section=name or "?")
+
+
+def validate_section(section: Section) -> None:
+    """Cross-checks between players: unique pairs and ids, equal round counts,
+    opponents that exist and results that agree from both sides."""
+    by_pair: dict[int, Player] = {}
+    ids: dict[str, Player] = {}
+    for p in section.players:
+        if p.pair in by_pair:
+            raise InputError("pair number listed twice", player=p.label)
+        by_pair[p.pair] = p
+        if p.id in ids:
+            raise InputError(f"id {p.id} listed twice (also pair {ids[p.id].pair})", player=p.label)
+        ids[p.id] = p
+    counts = {len(p.rounds) for p in section.players}
+    if len(counts) > 1:
+        first = section.players[0]
+        for p in section.players:
+            if len(p.rounds) != len(first.rounds):
+                raise InputError(
+                    f"has {len(p.rounds)} rounds but player {first.label} has {len(first.rounds)}",
+                    player=p.label)
+    for p in section.players:
+        for i, r in enumerate(p.rounds, start=1):
+            if r.opponent is None:
+                continue
+            where = dict(player=p.label, round=i)
+            if r.opponent == p.pair:
+                raise InputError("paired against themself", **where)
+            opp = by_pair.get(r.opponent)
+            if opp is None:
+                raise InputError(f"opponent pair {r.opponent} does not exist", **where)
+            back = opp.rounds[i - 1]
+            if back.opponent is None and r.code in FORFEIT_CODES:
+                continue  # a forfeit recorded on one side only
+            if back.opponent != p.pair:
+                raise InputError(
+                    f"{r} but pair {opp.pair}'s round {i} is {back}", **where)
+            if MIRROR[r.code] != back.code:
+                raise InputError(
+                    f"results disagree: {r} here, {back} for pair {opp.pair}", **where)
+
+
+def event_from_dict(raw: Any, source: str | None = None) -> Event:
+    try:
+        raw = _mapping(raw, "the file")
+        ev = _mapping(raw.get("event"), "'event'") if "event" in raw else None
+        if ev is None:
+            raise InputError("missing 'event'")
+        if not ev.get("start"):
+            raise InputError("event: missing 'start'")
+        start = parse_date(ev["start"], "event start")
+        end = parse_date(ev["end"], "event end") if ev.get("end") else start
+        if end < start:
+            raise InputError(f"event end {end} is before start {start}")
+        sections_raw = raw.get("sections")
+        if not isinstance(sections_raw, list) or not sections_raw:
+            raise InputError("'sections' must be a non-empty list")
+        ctx = {"start": start, "end": end, "online": bool(ev.get("online", False))}
+        sections = [parse_section(s, ctx) for s in sections_raw]
+        names = [s.name for s in sections]
+        for n in names:
+            if names.count(n) > 1:
+                raise InputError("section name used twice", section=n)
+        for s in sections:
+            if s.start < start or s.end > end:
+                raise InputError(f"section dates {s.start}..{s.end} fall outside the event's "
+                                 f"{start}..{end}", section=s.name)
+        return Event(name=str(ev.get("name") or "(unnamed event)"), start=start, end=end,
+                     sections=sections, online=ctx["online"],
+                     id=str(ev["id"]) if ev.get("id") is not None else None, source=source)
+    except InputError as err:
+        raise err.located(file=source)
+
+
+def load_event(path: str | Path) -> Event:
+    """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", file=path)
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read: {err}", file=path)
+    try:
+        if path.suffix.lower() == ".json":
+            raw = json.loads(text)
+        else:
+            raw = yaml.safe_load(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}", file=path)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or err}", file=path)
+    return event_from_dict(raw, source=str(path))
+
+
+def _date(d):
+    return d.isoformat() if d else None
+
+
+def record_to_dict(rec: SystemRecord) -> dict:
+    out = {"rating": rec.rating, "games": rec.games}
+    for key in ("wins", "draws", "losses", "events3", "peak", "prize_floor", "games_above_2200"):
+        if getattr(rec, key) is not None:
+            out[key] = getattr(rec, key)
+    if rec.olm:
+        out["olm"] = True
+    if rec.date:
+        out["date"] = _date(rec.date)
+    return out
+
+
+def player_to_dict(p: Player) -> dict:
+    out: dict = {"pair": p.pair, "id": p.id, "name": p.name}
+    if p.state:
+        out["state"] = p.state
+    if p.birth_date:
+        out["birth_date"] = _date(p.birth_date)
+    if p.adult is not None:
+        out["adult"] = p.adult
+    for key in ("fide", "cfc"):
+        f = getattr(p, key)
+        if f:
+            out[key] = {"rating": f.rating, **({"date": _date(f.date)} if f.date else {}),
+                        **({"canadian": True} if f.canadian else {})}
+    if p.ratings:
+        out["ratings"] = {s: record_to_dict(r) for s, r in p.ratings.items()}
+    out["rounds"] = [str(r) for r in p.rounds]
+    return out
+
+
+def event_to_dict(event: Event) -> dict:
+    """The event-file form of an event (inverse of :func:`event_from_dict`)."""
+    head = {"name": event.name, "start": _date(event.start), "end": _date(event.end),
+            "online": event.online}
+    if event.id:
+        head["id"] = event.id
+    sections = []
+    for s in event.sections:
+        sec: dict = {"name": s.name, "time_control": s.time_control}
+        if s.start != event.start:
+            sec["start"] = _date(s.start)
+        if s.end != event.end:
+            sec["end"] = _date(s.end)
+        if s.online != event.online:
+            sec["online"] = s.online
+        if s.half_k:
+            sec["half_k"] = True
+        if s.kind != "swiss":
+            sec["type"] = s.kind
+        if s.systems:
+            sec["systems"] = list(s.systems)
+        sec["players"] = [player_to_dict(p) for p in s.players]
+        sections.append(sec)
+    return {"event": head, "sections": sections}
+
+
+def write_event(event: Event, path: str | Path) -> None:
+    """Write atomically: a temporary file renamed over the target."""
+    path = Path(path)
+    data = event_to_dict(event)
+    text = (json.dumps(data, indent=2) + "\n" if path.suffix.lower() == ".json"
+            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

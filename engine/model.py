@@ -1,0 +1,144 @@
+"""The event data the engine rates.
+
+These classes are the single in-memory form of a tournament, whatever file it
+came from (event YAML/JSON, MSA crosstable, DBF rating report, TRF).  Dates are
+``datetime.date`` values (pendulum parses them on input).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Optional
+
+#: The six rating systems (2025 edition, introduction and footnote 1).
+SYSTEMS = ("OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB")
+
+#: Result codes of a round cell.  Only W, L and D against an opponent are
+#: rated games; forfeits (X, F, Z) and byes (B, H, U) are not ("Games in which
+#: one player makes no move are not rated", sec. 7 of every edition).
+GAME_CODES = {"W": 1.0, "D": 0.5, "L": 0.0}
+FORFEIT_CODES = {"X": 1.0, "Z": 0.5, "F": 0.0}
+BYE_CODES = {"B": 1.0, "H": 0.5, "U": 0.0}
+#: What the opponent's cell must say for each code of a paired round.
+MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
+
+
+@dataclass
+class SystemRecord:
+    """A player's standing in one rating system before (or after) an event.
+
+    ``games`` is N of sec. 1; ``wins``/``draws``/``losses`` are the rated game
+    counts (None when unknown: a mixed history is then assumed); ``events3``
+    is N_R of sec. 5 (events with three or more rated games); ``peak`` the
+    highest established rating; ``olm`` the Original Life Master floor;
+    ``prize_floor`` a floor earned by a cash prize; ``date`` when the rating
+    was computed (the staleness D_k of the blended initialization, sec. 2).
+    """
+
+    rating: float
+    games: int
+    wins: Optional[int] = None
+    draws: Optional[int] = None
+    losses: Optional[int] = None
+    events3: Optional[int] = None
+    peak: Optional[float] = None
+    olm: bool = False
+    prize_floor: Optional[int] = None
+    date: Optional[_dt.date] = None
+    games_above_2200: Optional[int] = None
+
+    @property
+    def established(self) -> bool:
+        """More than 25 games (sec. 1)."""
+        return self.games > 25
+
+    @property
+    def all_wins(self) -> bool:
+        """Every earlier rated game a win (project reading 3: needs games)."""
+        return self.games > 0 and self.wins is not None and self.wins == self.games
+
+    @property
+    def all_losses(self) -> bool:
+        """Every earlier rated game a loss (project reading 3)."""
+        return self.games > 0 and self.losses is not None and self.losses == self.games
+
+
+@dataclass
+class ForeignRating:
+    """A FIDE or CFC rating, with the date it was published."""
+
+    rating: float
+    date: Optional[_dt.date] = None
+    canadian: bool = False
+
+
+@dataclass
+class Round:
+    """One round cell: a code and, for paired rounds, the opponent's pair."""
+
+    code: str
+    opponent: Optional[int] = None
+
+    @property
+    def rated(self) -> bool:
+        return self.code in GAME_CODES and self.opponent is not None
+
+    @property
+    def points(self) -> float:
+        return {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}[self.code]
+
+    def __str__(self) -> str:
+        return f"{self.code}{self.opponent if self.opponent is not None else ''}"
+
+
+@dataclass
+class Player:
+    pair: int
+    id: str
+    name: str
+    rounds: list[Round]
+    ratings: dict[str, SystemRecord] = field(default_factory=dict)
+    birth_date: Optional[_dt.date] = None
+    adult: Optional[bool] = None
+    fide: Optional[ForeignRating] = None
+    cfc: Optional[ForeignRating] = None
+    state: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.pair} ({self.name})"
+
+    @property
+    def total(self) -> float:
+        return sum(r.points for r in self.rounds)
+
+
+@dataclass
+class Section:
+    name: str
+    time_control: str
+    players: list[Player]
+    start: _dt.date
+    end: _dt.date
+    online: bool = False
+    half_k: bool = False
+    kind: str = "swiss"
+    systems: Optional[list[str]] = None  # explicit override of classification
+
+    def player(self, pair: int) -> Player:
+        for p in self.players:
+            if p.pair == pair:
+                return p
+        raise KeyError(pair)
+
+
+@dataclass
+class Event:
+    name: str
+    start: _dt.date
+    end: _dt.date
+    sections: list[Section]
+    online: bool = False
+    id: Optional[str] = None
+    source: Optional[str] = None
