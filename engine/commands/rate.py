@@ -1,0 +1,36 @@
+"""``uschess rate EVENT``: rate every section in every system it falls in."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..pipeline import rate_event
+from ..report import explain_player, format_event
+from .common import add_rules_options, load_event_arg, print_json, rating_options
+
+
+def register(sub) -> None:
+    p = sub.add_parser("rate", help="rate an event (YAML/JSON event file, DBF report directory, TRF)",
+                       description="Rate every section of an event under the rules in force on "
+                                   "each section's start date.")
+    p.add_argument("event", help="event file (.yaml/.yml/.json), DBF directory or .trf")
+    p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
+    p.add_argument("--json", action="store_true", help="print the full results as JSON")
+    p.add_argument("--explain", metavar="ID", help="show one player's calculation step by step")
+    add_rules_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    event = load_event_arg(args.event, args.players)
+    result = rate_event(event, rating_options(args))
+    if args.explain:
+        text = explain_player(result, args.explain)
+        if not text:
+            raise InputError(f"no player with id {args.explain} in this event", file=args.event)
+        print(text, end="")
+        return 0
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print(format_event(result), end="")
+    return 0

@@ -1,0 +1,130 @@
+"""``uschess rules``: what is in force, how it changed, what differs."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import RuleError
+from ..rulebook import RuleBook
+from .common import add_rules_options, date_arg, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("rules", help="inspect the dated rules and their sources")
+    rs = p.add_subparsers(dest="rules_command", required=True, metavar="WHAT")
+    show = rs.add_parser("show", help="every parameter and plugin in force on a date")
+    show.add_argument("--on", type=date_arg, required=True, metavar="DATE")
+    show.add_argument("--json", action="store_true")
+    add_rules_options(show, rules_on=False)
+    show.set_defaults(func=run_show)
+    tl = rs.add_parser("timeline", help="how a parameter or plugin slot changed over time")
+    tl.add_argument("name", nargs="?", help="parameter or plugin slot (all when omitted)")
+    tl.add_argument("--json", action="store_true")
+    tl.set_defaults(func=run_timeline)
+    diff = rs.add_parser("diff", help="what differs between the rules of two dates")
+    diff.add_argument("date1", type=date_arg)
+    diff.add_argument("date2", type=date_arg)
+    diff.add_argument("--json", action="store_true")
+    add_rules_options(diff, rules_on=False)
+    diff.set_defaults(func=run_diff)
+    cf = rs.add_parser("conflicts", help="the recorded conflicts between documents and their readings")
+    cf.add_argument("--json", action="store_true")
+    cf.set_defaults(func=run_conflicts)
+
+
+def _rules(args, on):
+    from .common import load_reform
+    return RuleBook.load().rules(on, known_on=args.known_on, readings=dict(args.reading),
+                                 edition=args.edition, reform=load_reform(args.reform))
+
+
+def _cite(entry: dict) -> str:
+    from ..timeline import Source
+    return Source(str(entry["source"]), str(entry["section"])).cite() if entry.get("source") else "-"
+
+
+def _fmt(value) -> str:
+    return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
+
+
+def run_show(args) -> int:
+    rules = _rules(args, args.on)
+    data = rules.as_dict()
+    if args.json:
+        print_json(data)
+        return 0
+    print(f"rules in force on {data['on']}" + (f" as known on {data['known_on']}" if data["known_on"] else "")
+          + (f", edition {data['edition']}" if data["edition"] else "") + f"  (fingerprint {data['fingerprint']})")
+    print("\nplugins:")
+    for pl in data["plugins"]:
+        print(f"  {pl['slot']:<11} {pl['name']:<24} from {pl['effective'] or '-':<10}  {_cite(pl)}")
+    print("\nparameters:")
+    for name, v in data["parameters"].items():
+        print(f"  {name:<22} = {_fmt(v['value'])}")
+        print(f"  {'':<22}   from {v['effective'] or '-'}  {_cite(v)} ({v['origin']})")
+    if data["warnings"]:
+        print("\nconflicts and gaps:")
+        for w in data["warnings"]:
+            print(f"  ! {w}")
+    return 0
+
+
+def run_timeline(args) -> int:
+    book = RuleBook.load()
+    timelines = {**book.timelines, **book.slots}
+    if args.name:
+        if args.name not in timelines:
+            raise RuleError(f"no parameter or plugin slot {args.name!r} "
+                            f"(known: {', '.join(sorted(timelines))})")
+        timelines = {args.name: timelines[args.name]}
+    if args.json:
+        print_json({name: {"description": t.description, "kind": t.kind,
+                           "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()})
+        return 0
+    for name, t in timelines.items():
+        print(f"{name} ({t.kind}): {t.description}")
+        for e in t.entries:
+            extra = []
+            if e.conflict:
+                extra.append(f"conflict {e.conflict}, reading {e.reading}")
+            if e.decided_on:
+                extra.append(f"decided {e.decided_on.isoformat()}" + (" (retroactive correction)" if e.retroactive else ""))
+            if e.gap:
+                extra.append(f"gap: {e.gap}")
+            print(f"  {e.effective.isoformat()}  {_fmt(e.value)}  [{e.source.cite()}]"
+                  + (f"  ({'; '.join(extra)})" if extra else ""))
+        print()
+    return 0
+
+
+def run_diff(args) -> int:
+    a, b = _rules(args, args.date1), _rules(args, args.date2)
+    changes = []
+    for group_a, group_b, kind in ((a.params, b.params, "parameter"), (a.plugins, b.plugins, "plugin")):
+        for name in sorted(set(group_a) | set(group_b)):
+            va = group_a[name].value if name in group_a else None
+            vb = group_b[name].value if name in group_b else None
+            if va != vb:
+                src = group_b[name].entry.source.cite() if name in group_b and group_b[name].entry else None
+                changes.append({"name": name, "kind": kind, "a": va, "b": vb, "source_b": src})
+    if args.json:
+        print_json({"a": args.date1.isoformat(), "b": args.date2.isoformat(), "changes": changes})
+        return 0
+    if not changes:
+        print(f"no difference between the rules of {args.date1} and {args.date2}")
+    for c in changes:
+        print(f"{c['kind']} {c['name']}: {_fmt(c['a'])} -> {_fmt(c['b'])}  [{c['source_b']}]")
+    return 0
+
+
+def run_conflicts(args) -> int:
+    book = RuleBook.load()
+    if args.json:
+        print_json({c.id: {"description": c.description, "default": c.default, "readings": c.readings}
+                    for c in book.conflicts.values()})
+        return 0
+    for c in book.conflicts.values():
+        print(f"{c.id}: {c.description}")
+        for name, text in c.readings.items():
+            print(f"  {'*' if name == c.default else ' '} {name}: {text}")
+    return 0

@@ -1,0 +1,228 @@
+"""The formulas of the rating documents, as pure functions of their inputs.
+
+Every constant is an argument: the values come from the dated parameter
+bundles in ``rulesets/`` (see :mod:`engine.timeline`), never from this file.
+Names follow the documents (N', R0', PWe, We, K, B, m').
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+
+def n_star(r0: float, a: float, b: float, center: float, flat_above: float,
+           cap: float) -> float:
+    """N*, the effective-games ceiling of sec. 3 (equation 1).
+
+    2013-05-08 onward: ``50/sqrt(0.662 + 0.00000739 (2569 - R0)^2)`` for
+    R0 <= 2355, else 50.  Before (002, "Standard rating formula"):
+    ``50/sqrt(1 + (2200 - R0)^2/100000)`` for R0 < 2200, else 50.  Both are
+    ``cap / sqrt(a + b (center - R0)^2)`` below ``flat_above`` and ``cap`` above.
+    """
+    if r0 > flat_above:
+        return cap
+    return cap / math.sqrt(a + b * (center - r0) ** 2)
+
+
+def effective_games(n: float, r0: float, **nstar_params) -> float:
+    """N' = min(N, N*) (sec. 3)."""
+    return min(float(n), n_star(r0, **nstar_params))
+
+
+def pwe(r: float, ri: float) -> float:
+    """Provisional winning expectancy PWe(R, Ri) (sec. 4.1)."""
+    if r <= ri - 400.0:
+        return 0.0
+    if r >= ri + 400.0:
+        return 1.0
+    return 0.5 + (r - ri) / 800.0
+
+
+def we(r: float, ri: float) -> float:
+    """Standard winning expectancy We(R, Ri) = 1/(1 + 10^(-(R-Ri)/400)) (sec. 4.2)."""
+    return 1.0 / (1.0 + 10.0 ** (-(r - ri) / 400.0))
+
+
+@dataclass
+class SpecialTrace:
+    """What the knot walk of sec. 4.1 did, for ``--explain``."""
+
+    r0_adj: float = 0.0
+    s_adj: float = 0.0
+    start: float = 0.0
+    moves: list = field(default_factory=list)
+    p: int = 0
+    clamped: bool = False
+    capped: bool = False
+
+
+def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: float, *,
+                   all_wins: bool, all_losses: bool, eps: float, cap: float,
+                   start: str = "prior", p_inclusive: bool = True,
+                   trace: SpecialTrace | None = None) -> float:
+    """The "special" rating of sec. 4.1: the R with f(R) = 0, by the knot walk.
+
+    ``f(R) = N' PWe(R, R0') + sum PWe(R, Ri) - S'`` with R0' and S' adjusted for
+    an all-wins or all-losses history.  ``start`` is ``"prior"`` (M = R0', the
+    2020-09 and 2025 text and, by their own note, the program of 2017 and
+    2020-06) or ``"estimate"`` (M = (N'R0' + sum Ri + 400(2S - m))/(N' + m), the
+    2017 and 2020-06 text).  ``p_inclusive`` selects the p-count of step 4:
+    ``|M - Ri| <= 400`` (2020-06 onward) or ``< 400`` (2017).  The result is
+    capped at ``cap`` (2700).
+    """
+    m = len(opponents)
+    if all_wins:
+        r0a, sa = r0 - 400.0, score + n_eff
+    elif all_losses:
+        r0a, sa = r0 + 400.0, score
+    else:
+        r0a, sa = r0, score + n_eff / 2.0
+
+    def f(r: float) -> float:
+        total = n_eff * pwe(r, r0a) - sa
+        for ri in opponents:
+            total += pwe(r, ri)
+        return total
+
+    knots = sorted({r0a - 400.0, r0a + 400.0, *(ri - 400.0 for ri in opponents),
+                    *(ri + 400.0 for ri in opponents)})
+    if start == "estimate" and n_eff + m > 0:
+        mm = (n_eff * r0a + sum(opponents) + 400.0 * (2.0 * score - m)) / (n_eff + m)
+    else:
+        mm = r0a
+    if trace is not None:
+        trace.r0_adj, trace.s_adj, trace.start = r0a, sa, mm
+
+    fm = f(mm)
+    for _ in range(4 * len(knots) + 8):
+        if fm > eps:  # step 2: move left
+            below = [z for z in knots if z < mm]
+            if not below:
+                break
+            za = below[-1]
+            fa = f(za)
+            if abs(fm - fa) < eps:
+                mm = za
+            else:
+                ms = mm - fm * (mm - za) / (fm - fa)
+                mm = za if ms < za else ms
+        elif fm < -eps:  # step 3: move right
+            above = [z for z in knots if z > mm]
+            if not above:
+                break
+            zb = above[0]
+            fb = f(zb)
+            if abs(fb - fm) < eps:
+                mm = zb
+            else:
+                ms = mm - fm * (zb - mm) / (fb - fm)
+                mm = zb if ms > zb else ms
+        else:
+            break
+        if trace is not None:
+            trace.moves.append(mm)
+        fm = f(mm)
+
+    # step 4: M lies in a flat stretch when no PWe term is on its slope.
+    if p_inclusive:
+        p = sum(1 for ri in opponents if abs(mm - ri) <= 400.0)
+    else:
+        p = sum(1 for ri in opponents if abs(mm - ri) < 400.0)
+    if abs(mm - r0a) <= 400.0:
+        p += 1
+    if trace is not None:
+        trace.p = p
+    if p == 0 and abs(fm) <= eps:
+        below = [z for z in knots if z < mm]
+        above = [z for z in knots if z > mm]
+        za = below[-1] if below else -math.inf
+        zb = above[0] if above else math.inf
+        if mm in knots:  # M on a knot: take the flat side of it
+            if below and abs(f(za)) <= eps:
+                zb = mm
+            else:
+                za = mm
+        if za <= r0 <= zb:
+            mm = r0
+        elif r0 < za:
+            mm = za
+        else:
+            mm = zb
+        if trace is not None:
+            trace.clamped = True
+    if mm > cap:
+        mm = cap
+        if trace is not None:
+            trace.capped = True
+    return mm
+
+
+def approximate_special(r0: float, n: float, opponents: Sequence[float], wins: int,
+                        losses: int) -> float:
+    """002's approximation of the special formula (the old provisional formula):
+    ``(N R + m Ravg + 400 (W - L)) / (N + m)``; an unrated player has N = 0."""
+    m = len(opponents)
+    if n + m == 0:
+        return r0
+    return (n * r0 + sum(opponents) + 400.0 * (wins - losses)) / (n + m)
+
+
+def standard_rating(r0: float, k: float, opponents: Sequence[float], score: float, *,
+                    bonus_eligible: bool, b: float, m_prime_min: int) -> tuple[float, float, float]:
+    """The standard formula of sec. 4.2.  Returns (Rs, E, bonus):
+    ``Rs = R0 + K(S - E) + max(0, K(S - E) - B sqrt(m'))`` when eligible,
+    ``m' = max(m, 4)``; without the bonus term otherwise."""
+    e = 0.0
+    for ri in opponents:
+        e += we(r0, ri)
+    gain = k * (score - e)
+    bonus = 0.0
+    if bonus_eligible:
+        bonus = max(0.0, gain - b * math.sqrt(max(len(opponents), m_prime_min)))
+    return r0 + gain + bonus, e, bonus
+
+
+def age_in_years(birth, end) -> float:
+    """Age = (Tournament End Date - Birth Date)/365.25 (sec. 2.3)."""
+    return (end - birth).days / 365.25
+
+
+def age_rating(age: float, young: float, per_year: float, old: float,
+               young_below: float, old_above: float) -> float:
+    """The age-based rating of sec. 2.3: 100 under 2, 50 x Age to 26, 1300 over."""
+    if age < young_below:
+        return young
+    if age > old_above:
+        return old
+    return per_year * age
+
+
+def piecewise(x: float, pieces: Sequence[dict]) -> float:
+    """A piecewise-linear conversion: the first piece whose bound admits x
+    gives ``intercept + slope * x``.  Each piece has ``below`` (x < below),
+    ``upto`` (x <= upto) or neither (the last piece)."""
+    for piece in pieces:
+        if "below" in piece and not x < piece["below"]:
+            continue
+        if "upto" in piece and not x <= piece["upto"]:
+            continue
+        return piece["intercept"] + piece["slope"] * x
+    raise ValueError(f"no conversion piece admits {x}")
+
+
+def floor_level(peak: float, drop: float, levels: Sequence[float]) -> float | None:
+    """The established floor of sec. 5: round the highest established rating,
+    subtract 200, take the level at or just below (None when below them all)."""
+    target = round_half_up(peak) - drop
+    best = None
+    for level in levels:
+        if level <= target:
+            best = level if best is None or level > best else best
+    return best
+
+
+def round_half_up(x: float) -> int:
+    """Conventional rounding (sec. 7: "conventional rounding rules")."""
+    return int(math.floor(x + 0.5))

@@ -1,0 +1,372 @@
+"""The one shared five-step pipeline of sec. 1.
+
+Nothing here knows a date: every number comes from ``rules.p`` and every rule
+whose shape changed over time from ``rules.hook`` (see :mod:`engine.rulebook`).
+
+Step 1 initial ratings for unrated players; step 2 effective games N'; step 3
+a first estimate for unrated players with N = 0 (special formula, N' = 1);
+step 4 every player (special or standard formula, opponents at pre-event,
+step-1 or step-3 ratings); step 5 the same with opponents at their step-4
+results.  Each of steps 3-5 raises a result below the absolute floor to it;
+personal floors bind only the final rating (project reading 1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+from rules.base import Initial
+
+from .errors import InputError, RuleError
+from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
+from .model import Event, Player, Section, SystemRecord
+from .rulebook import RuleBook, Rules
+from .timecontrol import TimeControl, parse_time_control
+
+# Which resolved rules each kind of work depends on (for per-player warnings).
+DEPENDS = {
+    "initialize": {"initialize", "age", "fide_conversion", "cfc_conversion", "priority_games",
+                   "unrated_default", "blended", "age"},
+    "special": {"special", "nstar", "special_start", "special_p_inclusive", "special_eps",
+                "special_cap", "special_max_games", "step3_n_eff"},
+    "standard": {"k_factor", "k_numerator", "k_dual", "nstar", "special_max_games"},
+    "bonus": {"bonus", "bonus_multiplier", "bonus_m_prime_min"},
+    "floor": {"floors", "absolute_floor", "personal_floor", "personal_floor_systems", "floor_levels",
+              "floor_drop", "olm", "olm_systems", "prize_floor_top"},
+    "storage": {"storage"},
+}
+
+
+@dataclass
+class PlayerResult:
+    """One player's rating in one system for one section."""
+
+    pair: int
+    id: str
+    name: str
+    system: str
+    pre: Optional[float]
+    games_before: int
+    m: int
+    score: float
+    post: float
+    games_after: int
+    formula: str
+    initial: Optional[Initial] = None
+    n_eff: Optional[float] = None
+    step3: Optional[float] = None
+    step4: Optional[float] = None
+    step5: Optional[float] = None
+    k: Optional[float] = None
+    bonus: Optional[float] = None
+    expected: Optional[float] = None
+    floor: Optional[float] = None
+    floor_reason: Optional[str] = None
+    floor_applied: bool = False
+    record_after: Optional[SystemRecord] = None
+    depends: set = field(default_factory=set)
+    warnings: list = field(default_factory=list)
+    trace: dict = field(default_factory=dict)
+
+    @property
+    def post_rounded(self) -> int:
+        return round_half_up(self.post)
+
+    @property
+    def provisional_after(self) -> bool:
+        return self.games_after <= 25
+
+    def as_dict(self) -> dict:
+        rec = self.record_after
+        init = None
+        if self.initial is not None:
+            init = {"rating": self.initial.rating, "games": self.initial.games,
+                    "how": self.initial.how, "sources": self.initial.sources}
+        return {
+            "id": self.id, "pair": self.pair, "name": self.name, "pre": self.pre,
+            "post": self.post, "post_rounded": self.post_rounded,
+            "games_before": self.games_before, "games_after": self.games_after,
+            "m": self.m, "score": self.score, "formula": self.formula, "initial": init,
+            "n_eff": self.n_eff, "step3": self.step3, "step4": self.step4, "step5": self.step5,
+            "k": self.k, "bonus": self.bonus, "expected": self.expected, "floor": self.floor,
+            "floor_reason": self.floor_reason, "floor_applied": self.floor_applied,
+            "record_after": _record_dict(rec) if rec else None,
+            "warnings": list(self.warnings),
+        }
+
+
+def _record_dict(rec: SystemRecord) -> dict:
+    return {"rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,
+            "losses": rec.losses, "events3": rec.events3, "peak": rec.peak, "olm": rec.olm,
+            "prize_floor": rec.prize_floor, "games_above_2200": rec.games_above_2200,
+            "date": rec.date.isoformat() if rec.date else None}
+
+
+@dataclass
+class SectionResult:
+    section: Section
+    system: str
+    rules: Rules
+    time_control: TimeControl
+    players: list[PlayerResult]
+
+    def as_dict(self) -> dict:
+        rules = self.rules.as_dict()
+        return {"name": self.section.name, "system": self.system,
+                "time_control": self.time_control.text, "mm_plus_ss": self.time_control.total,
+                "start": self.section.start.isoformat(), "end": self.section.end.isoformat(),
+                "rules": rules, "warnings": rules["warnings"],
+                "players": [p.as_dict() for p in self.players]}
+
+
+@dataclass
+class EventResult:
+    event: Event
+    sections: list[SectionResult]
+
+    def as_dict(self) -> dict:
+        e = self.event
+        return {"event": {"name": e.name, "id": e.id, "start": e.start.isoformat(),
+                          "end": e.end.isoformat(), "online": e.online, "source": e.source},
+                "sections": [s.as_dict() for s in self.sections]}
+
+    def player(self, pid: str, system: Optional[str] = None):
+        return [p for s in self.sections for p in s.players
+                if p.id == pid and (system is None or s.system == system)]
+
+
+@dataclass
+class RatingOptions:
+    """How to pick the rules: by default those in force on each section's start."""
+
+    rules_on: Optional[object] = None      # a date: rate as if every section started then
+    known_on: Optional[object] = None
+    readings: dict = field(default_factory=dict)
+    edition: Optional[str] = None
+    reform: Optional[object] = None
+    trace: bool = True
+
+
+def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
+    if section.systems:
+        return list(section.systems)
+    systems = rules.hook.uschess_classify(tc=tc, online=section.online, p=rules.p)
+    if not systems:
+        where = "online" if section.online else "over-the-board"
+        raise RuleError(f"time control {tc.text!r} (mm + ss = {tc.total:g}) is rated in no "
+                        f"{where} system in force on {rules.on.isoformat()}", section=section.name)
+    return systems
+
+
+def rate_event(event: Event, options: Optional[RatingOptions] = None,
+               book: Optional[RuleBook] = None) -> EventResult:
+    """Rate every section of an event in every system its time control falls in."""
+    options = options or RatingOptions()
+    book = book or RuleBook.load()
+    out = []
+    for section in event.sections:
+        try:
+            on = options.rules_on or section.start
+            rules = book.rules(on, known_on=options.known_on, readings=options.readings,
+                               edition=options.edition, reform=options.reform)
+            tc = parse_time_control(section.time_control)
+            for system in systems_for(section, rules, tc):
+                out.append(rate_section(section, system, rules, tc, trace=options.trace))
+        except InputError as err:
+            raise err.located(section=section.name, file=event.source)
+    return EventResult(event, out)
+
+
+def _games(section: Section) -> dict[int, list[tuple[int, float]]]:
+    games: dict[int, list[tuple[int, float]]] = {}
+    for p in section.players:
+        games[p.pair] = [(r.opponent, r.points) for r in p.rounds if r.rated]
+    return games
+
+
+def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
+                 trace: bool = True) -> SectionResult:
+    """The five steps of sec. 1 for one section in one system."""
+    p, hook = rules.p, rules.hook
+    games = _games(section)
+    players = {pl.pair: pl for pl in section.players}
+    floor100 = p.absolute_floor
+    nstar = p.nstar
+    otbr = {pl.pair: (pl.ratings["OTBR"].rating if "OTBR" in pl.ratings else None)
+            for pl in section.players}
+
+    # Step 1: initial ratings for unrated players who play a rated game.
+    r0: dict[int, float] = {}
+    n: dict[int, int] = {}
+    initial: dict[int, Initial] = {}
+    for pair, pl in players.items():
+        rec = pl.ratings.get(system)
+        if rec is not None:
+            r0[pair], n[pair] = rec.rating, rec.games
+        elif games[pair]:
+            try:
+                init = hook.uschess_initial_rating(player=pl, system=system, end=section.end,
+                                                   p=p, hook=hook)
+            except InputError as err:
+                raise err.located(player=pl.label)
+            if init is None:
+                raise RuleError(f"no initialization rule for {system} is in force on "
+                                f"{rules.on.isoformat()}", player=pl.label)
+            initial[pair] = init
+            r0[pair], n[pair] = init.rating, init.games
+
+    # Step 2: effective games.
+    n_eff = {pair: effective_games(n[pair], r0[pair], **nstar) for pair in r0}
+
+    # Step 3: first estimate for unrated players with N = 0.
+    step3: dict[int, float] = {}
+    for pair, init in initial.items():
+        if init.games == 0:
+            opps = [r0[o] for o, _ in games[pair]]
+            score = sum(s for _, s in games[pair])
+            w, lo = _wl(games[pair])
+            value = hook.uschess_special_rating(
+                r0=r0[pair], n_eff=p.step3_n_eff, opponents=opps, score=score, wins=w, losses=lo,
+                all_wins=False, all_losses=False, n=0, p=p, trace=None)
+            step3[pair] = max(value, floor100)
+
+    def opponent_rating(o: int) -> float:
+        return step3.get(o, r0[o])
+
+    results: dict[int, PlayerResult] = {}
+    step4: dict[int, float] = {}
+    details4: dict[int, dict] = {}
+    for pair in r0:
+        if not games[pair]:
+            continue
+        opps = [opponent_rating(o) for o, _ in games[pair]]
+        value, info = _rate_one(pair, players[pair], system, opps, games[pair], r0, n, n_eff, initial,
+                                section, tc, otbr, rules, trace=False)
+        step4[pair] = max(value, floor100)
+        details4[pair] = info
+
+    # Step 5: again, with every opponent at its step-4 result.
+    for pair in step4:
+        opps = [step4[o] for o, _ in games[pair]]
+        value, info = _rate_one(pair, players[pair], system, opps, games[pair], r0, n, n_eff, initial,
+                                section, tc, otbr, rules, trace=trace)
+        step5 = max(value, floor100)
+        results[pair] = _finish(players[pair], system, step5, info, r0, n, n_eff, initial, step3,
+                                step4, games[pair], section, rules)
+        if trace:
+            results[pair].trace["step4"] = details4[pair]
+
+    out = []
+    for pl in section.players:
+        if pl.pair in results:
+            out.append(results[pl.pair])
+        else:
+            rec = pl.ratings.get(system)
+            out.append(PlayerResult(
+                pair=pl.pair, id=pl.id, name=pl.name, system=system,
+                pre=rec.rating if rec else None, games_before=rec.games if rec else 0, m=0,
+                score=pl.total, post=rec.rating if rec else float("nan"),
+                games_after=rec.games if rec else 0, formula="not rated (no rated games)",
+                record_after=rec))
+    return SectionResult(section, system, rules, tc, out)
+
+
+def _wl(played) -> tuple[int, int]:
+    return sum(1 for _, s in played if s == 1.0), sum(1 for _, s in played if s == 0.0)
+
+
+def _rate_one(pair, pl: Player, system, opps, played, r0, n, n_eff, initial, section, tc,
+              otbr, rules: Rules, trace: bool):
+    """Step 4 or 5 for one player: the special or the standard formula."""
+    p, hook = rules.p, rules.hook
+    rec = pl.ratings.get(system)
+    all_wins = bool(rec and rec.all_wins)
+    all_losses = bool(rec and rec.all_losses)
+    score = sum(s for _, s in played)
+    m = len(played)
+    info: dict = {"opponents": opps, "score": score, "m": m}
+    if n[pair] <= p.special_max_games or all_wins or all_losses:
+        w, lo = _wl(played)
+        st = SpecialTrace() if trace else None
+        value = hook.uschess_special_rating(
+            r0=r0[pair], n_eff=n_eff[pair], opponents=opps, score=score, wins=w, losses=lo,
+            all_wins=all_wins, all_losses=all_losses, n=n[pair], p=p, trace=st)
+        info.update(formula="special", all_wins=all_wins, all_losses=all_losses)
+        if st is not None:
+            info["special"] = {"R0'": st.r0_adj, "S'": st.s_adj, "start": st.start,
+                               "moves": st.moves, "p": st.p, "clamped": st.clamped,
+                               "capped": st.capped}
+        return value, info
+    k = hook.uschess_k_factor(r0=r0[pair], n_eff=n_eff[pair], m=m, system=system, tc=tc,
+                              half_k=section.half_k, otbr=otbr.get(pair), p=p)
+    counts = Counter(o for o, _ in played)
+    eligible = bool(hook.uschess_bonus_eligible(m=m, opponent_counts=counts, p=p))
+    value, e, bonus = standard_rating(r0[pair], k, opps, score, bonus_eligible=eligible,
+                                      b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
+    info.update(formula="standard", k=k, expected=e, bonus=bonus, bonus_eligible=eligible)
+    return value, info
+
+
+def _finish(pl: Player, system, step5, info, r0, n, n_eff, initial, step3, step4, played,
+            section: Section, rules: Rules) -> PlayerResult:
+    p, hook = rules.p, rules.hook
+    pair = pl.pair
+    rec = pl.ratings.get(system)
+    m = len(played)
+    w, lo = _wl(played)
+    d = m - w - lo
+    after_games = (rec.games if rec else 0) + m
+    established_after = after_games > p.established_games
+
+    def add(before, extra):
+        if rec is None:
+            return extra
+        return None if before is None else before + extra
+
+    peak_candidates = [x for x in (rec.peak if rec else None,
+                                   rec.rating if rec and rec.established else None) if x is not None]
+    after = SystemRecord(
+        rating=step5, games=after_games,
+        wins=add(rec.wins if rec else 0, w), draws=add(rec.draws if rec else 0, d),
+        losses=add(rec.losses if rec else 0, lo),
+        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
+        peak=max(peak_candidates) if peak_candidates else None,
+        olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None,
+        date=section.end,
+        games_above_2200=(None if rec and rec.games_above_2200 is None else
+                          (rec.games_above_2200 if rec else 0)
+                          + (m if rec and rec.established and rec.rating > p.olm["above"] else 0)),
+    )
+    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
+        after.olm = True
+    depends = set(DEPENDS["special"] if info["formula"] == "special" else DEPENDS["standard"])
+    if info.get("bonus_eligible") is not None and m >= 3:
+        depends |= DEPENDS["bonus"]
+    if pair in initial:
+        depends |= DEPENDS["initialize"]
+    # Personal floors bind only the final rating (project reading 1); the
+    # floor reflects the record including this event (project reading 2).
+    post = step5
+    if established_after:
+        after.peak = max(after.peak, step5) if after.peak is not None else step5
+    floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
+    floor_applied = post < floor
+    if floor_applied:
+        post = float(floor)
+        depends |= DEPENDS["floor"]
+    post = hook.uschess_store_rating(pre=rec.rating if rec else None, value=post, p=p)
+    depends |= DEPENDS["storage"]
+    after.rating = post
+    if established_after:
+        after.peak = max(after.peak, post)
+    res = PlayerResult(
+        pair=pair, id=pl.id, name=pl.name, system=system, pre=rec.rating if rec else None,
+        games_before=rec.games if rec else 0, m=m, score=info["score"], post=post,
+        games_after=after_games, formula=info["formula"], initial=initial.get(pair),
+        n_eff=n_eff[pair], step3=step3.get(pair), step4=step4[pair], step5=step5,
+        k=info.get("k"), bonus=info.get("bonus"), expected=info.get("expected"), floor=floor,
+        floor_reason=reason, floor_applied=floor_applied, record_after=after, depends=depends,
+        warnings=rules.warnings(depends), trace={"step5": info})
+    return res

@@ -1,0 +1,144 @@
+"""Text output: crosstables a US Chess reader recognises, and ``--explain``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .formulas import round_half_up
+from .pipeline import EventResult, PlayerResult, SectionResult
+
+SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
+
+
+def rating_label(value: Optional[float], games: int, established_games: int = 25) -> str:
+    """``1206P6`` for a provisional rating on 6 games, ``1847`` when established,
+    ``Unrated`` when there is none."""
+    if value is None or games == 0 or value != value:
+        return "Unrated"
+    text = str(round_half_up(value))
+    return text + (f"P{games}" if games <= established_games else "")
+
+
+def _points(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def format_section(res: SectionResult) -> str:
+    sec = res.section
+    est = res.rules.p.established_games
+    letter = SYSTEM_LETTER[res.system]
+    rounds = max((len(p.rounds) for p in sec.players), default=0)
+    by_pair = {p.pair: p for p in sec.players}
+    name_w = max([len(p.name) for p in sec.players] + [20])
+    lines = [
+        f"{sec.name} - {res.system} ({res.time_control.text}, mm+ss {res.time_control.total:g}) "
+        f"{sec.start.isoformat()}..{sec.end.isoformat()}",
+        f"rules in force on {res.rules.on.isoformat()}"
+        + (f", as known on {res.rules.known_on.isoformat()}" if res.rules.known_on else "")
+        + (f", edition {res.rules.edition}" if res.rules.edition else "")
+        + (f", reform {res.rules.reform}" if res.rules.reform else "")
+        + f": B = {res.rules.p.bonus_multiplier:g}, fingerprint {res.rules.fingerprint}",
+    ]
+    header = (f"{'Pair':>4}  {'Player':<{name_w}}  {'ID':<9} {'Total':>5}  "
+              + " ".join(f"{'Rd' + str(i + 1):<5}" for i in range(rounds)) + f"  {letter}: pre -> post")
+    lines.append("-" * len(header))
+    lines.append(header)
+    lines.append("-" * len(header))
+    for pr in res.players:
+        pl = by_pair[pr.pair]
+        cells = " ".join(f"{(r.code + (str(r.opponent) if r.opponent is not None else '')):<5}"
+                         for r in pl.rounds)
+        post = rating_label(pr.post, pr.games_after, est) if pr.m else rating_label(pr.pre, pr.games_before, est)
+        flag = " (floor)" if pr.floor_applied else ""
+        lines.append(f"{pr.pair:>4}  {pl.name:<{name_w}}  {pl.id:<9} {_points(pl.total):>5}  {cells}  "
+                     f"{letter}: {rating_label(pr.pre, pr.games_before, est)} -> {post}{flag}")
+    warnings = res.rules.warnings()
+    if warnings:
+        lines.append("notes on the rules in force:")
+        lines.extend(f"  ! {w}" for w in warnings)
+    return "\n".join(lines)
+
+
+def format_event(result: EventResult) -> str:
+    e = result.event
+    head = f"{e.name}  {e.start.isoformat()}" + (f"..{e.end.isoformat()}" if e.end != e.start else "")
+    return "\n\n".join([head] + [format_section(s) for s in result.sections]) + "\n"
+
+
+def _cite(rules, name: str) -> str:
+    res = rules.params.get(name) or rules.plugins.get(name)
+    if res is None or res.entry is None:
+        return "?"
+    tag = res.entry.source.cite()
+    if res.origin != "history":
+        tag += f", {res.origin}"
+    else:
+        tag += f", in force from {res.entry.effective.isoformat()}"
+    return tag
+
+
+def explain_player(result: EventResult, pid: str) -> str:
+    found = [(s, p) for s in result.sections for p in s.players if p.id == pid]
+    if not found:
+        return ""
+    out = []
+    for sec, pr in found:
+        out.append(_explain_one(sec, pr))
+    return "\n\n".join(out) + "\n"
+
+
+def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
+    r = sec.rules
+    L = [f"{pr.name} ({pr.id}), pair {pr.pair}, section {sec.section.name}, system {sec.system}",
+         f"  rules in force on {r.on.isoformat()} (fingerprint {r.fingerprint}); "
+         f"time control {sec.time_control.text}: mm + ss = {sec.time_control.total:g} "
+         f"[{_cite(r, 'time_control_ranges')}; classification {_cite(r, 'classify')}]"]
+    if pr.m == 0:
+        L.append("  no rated games in this section: rating unchanged")
+        return "\n".join(L)
+    if pr.pre is None:
+        init = pr.initial
+        L.append(f"  step 1: unrated in {sec.system}; initial rating R0 = {init.rating!r}, N = {init.games} "
+                 f"({init.how}) [{_cite(r, 'initialize')}]")
+        for row in init.sources:
+            L.append("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
+                     "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
+    else:
+        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games")
+    nstar = r.p.nstar
+    L.append(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
+             f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "
+             f"for R0 <= {nstar['flat_above']:g}]")
+    if pr.step3 is not None:
+        L.append(f"  step 3: first estimate with N' = {r.p.step3_n_eff:g}: {pr.step3!r} [{_cite(r, 'step3_n_eff')}]")
+    for step, value in (("step4", pr.step4), ("step5", pr.step5)):
+        info = pr.trace.get(step, {})
+        opps = ", ".join(f"{x:.2f}" for x in info.get("opponents", []))
+        L.append(f"  {step[:4]} {step[4]}: opponents at [{opps}], score S = {info.get('score')} of m = {info.get('m')}")
+        if info.get("formula") == "special":
+            why = ("all earlier games won" if info.get("all_wins") else
+                   "all earlier games lost" if info.get("all_losses") else
+                   f"N <= {r.p.special_max_games}")
+            L.append(f"          special formula ({why}) [{_cite(r, 'special')}; "
+                     f"eps {_cite(r, 'special_eps')}; cap {r.p.special_cap:g}]")
+            sp = info.get("special")
+            if sp:
+                r0a, sa = sp["R0'"], sp["S'"]
+                L.append(f"          R0' = {r0a!r}, S' = {sa!r}, "
+                         f"start M = {sp['start']!r}, walk {['%.4f' % x for x in sp['moves']]}, "
+                         f"p = {sp['p']}{', clamped to R0' if sp['clamped'] else ''}"
+                         f"{', capped' if sp['capped'] else ''}")
+        elif info.get("formula") == "standard":
+            L.append(f"          standard formula: K = {info['k']!r} [{_cite(r, 'k_factor')}; "
+                     f"numerator {_cite(r, 'k_numerator')}], E = {info['expected']!r}")
+            elig = "eligible" if info["bonus_eligible"] else "not eligible"
+            L.append(f"          bonus {elig} [{_cite(r, 'bonus')}]: B = {r.p.bonus_multiplier:g} "
+                     f"[{_cite(r, 'bonus_multiplier')}], bonus = {info['bonus']!r}")
+        L.append(f"          result {value!r} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
+    L.append(f"  floor: {pr.floor:g} ({pr.floor_reason}) [{_cite(r, 'floors')}]"
+             + ("; APPLIED" if pr.floor_applied else "; not binding"))
+    L.append(f"  stored [{_cite(r, 'storage')}]: post = {pr.post!r} (shown {pr.post_rounded}), "
+             f"N {pr.games_before} -> {pr.games_after}")
+    for w in pr.warnings:
+        L.append(f"  ! {w}")
+    return "\n".join(L)

@@ -1,0 +1,77 @@
+"""Time controls as US Chess writes them, reduced to mm + ss (000 footnote 1).
+
+``mm`` is the total main time in minutes (every period added up), ``ss`` the
+delay or increment in seconds.  Accepted forms include ``G/60;d5``, ``G/60 d5``,
+``G/60+5``, ``G/5d0``, ``G/3+2``, ``Game/90 inc30``, ``40/90, SD/30; d5``,
+``40/120 SD/60``, ``40/2, SD/1`` (hours when a move period's time is 6 or
+less), ``G/45 +10`` and the bare ``60+5`` or ``90 d30``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InputError
+
+_PERIOD = re.compile(r"^(?:(G|GAME|SD)\s*/?\s*(\d+(?:\.\d+)?)|(\d+)\s*/\s*(\d+(?:\.\d+)?))$")
+_EXTRA = re.compile(r"^(?:D|DELAY|INC|\+|I|B|BONUS)\s*(\d+)$")
+_BARE = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:(\+|D|INC|;D)\s*(\d+))?$")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    text: str
+    mm: float
+    ss: float
+
+    @property
+    def total(self) -> float:
+        """mm + ss, the quantity the footnote classifies by."""
+        return self.mm + self.ss
+
+
+def parse_time_control(text: str) -> TimeControl:
+    raw = str(text).strip()
+    s = raw.upper()
+    bare = _BARE.match(s.replace(" ", ""))
+    if bare:
+        return TimeControl(raw, float(bare.group(1)), float(bare.group(3) or 0))
+    # split "G/60;d5", "G/60+5", "40/90, SD/30 inc30" into tokens
+    s = re.sub(r"([0-9])\s*(\+|;|,)", r"\1 \2", s)
+    s = re.sub(r"(\d)(D|INC)(\d)", r"\1 \2\3", s)
+    tokens = [t for t in re.split(r"[\s,;]+", s) if t]
+    mm = 0.0
+    ss = None
+    hours = False
+    periods = 0
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "+" and i + 1 < len(tokens) and tokens[i + 1].isdigit():
+            tok = "+" + tokens[i + 1]
+            i += 1
+        period = _PERIOD.match(tok)
+        extra = _EXTRA.match(tok)
+        if period:
+            if period.group(2) is not None:
+                minutes = float(period.group(2))
+                if hours and period.group(1) == "SD" and minutes <= 6:
+                    minutes *= 60
+            else:
+                minutes = float(period.group(4))
+                if minutes <= 6:
+                    hours = True
+                    minutes *= 60
+            mm += minutes
+            periods += 1
+        elif extra:
+            value = float(extra.group(1))
+            ss = value if ss is None else max(ss, value)
+        else:
+            raise InputError(f"time control {raw!r}: cannot read {tok!r} "
+                             "(write it like G/60;d5, G/3+2 or 40/90, SD/30;d5)")
+        i += 1
+    if periods == 0:
+        raise InputError(f"time control {raw!r} has no main time (write it like G/60;d5)")
+    return TimeControl(raw, mm, ss or 0.0)

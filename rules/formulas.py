@@ -1,0 +1,181 @@
+"""The special formula (sec. 4.1), the K factor and bonus eligibility (sec. 4.2)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine import formulas as F
+
+from .base import RulePlugin, src
+from .hookspecs import hookimpl
+
+
+class KnotWalk(RulePlugin):
+    """The special rating as the exact knot walk of sec. 4.1 (start point and
+    p-count rule from the parameters ``special_start`` and ``special_p_inclusive``)."""
+
+    slot = "special"
+    name = "special-knot-walk"
+    title = "Special formula, knot walk"
+    source = src("000", "4.1")
+    schedule = {"2001-01-01": {"value": "special-knot-walk", "source": src("000", "4.1", "project reading 5")}}
+
+    @hookimpl
+    def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
+                               all_losses, n, p, trace):
+        return F.special_rating(r0, n_eff, opponents, score, all_wins=all_wins,
+                                all_losses=all_losses, eps=p.special_eps, cap=p.special_cap,
+                                start=p.special_start, p_inclusive=p.special_p_inclusive,
+                                trace=trace)
+
+
+class Approximate002(RulePlugin):
+    """002's approximation of the special formula, rounded as 002 says: only
+    for rating with that document as written (``--edition 2001-02-22``)."""
+
+    slot = "special"
+    name = "special-approximate-002"
+    title = "Special formula, 002 approximation"
+    source = src("002", "Special rating formula")
+    schedule = {}
+
+    @hookimpl
+    def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
+                               all_losses, n, p, trace):
+        return F.approximate_special(r0, n, opponents, wins, losses)
+
+
+def _dual_k(r, n_eff, m, kd, k_num):
+    if r >= kd["top"]:
+        return kd["top_numerator"] / (n_eff + m)
+    return k_num * (kd["slope_a"] - kd["slope_b"] * r) / (n_eff + m)
+
+
+class _K(RulePlugin):
+    slot = "k_factor"
+
+    def applies(self, system, tc, r, otbr, kd):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def rating_for(self, r0, otbr):
+        return r0
+
+    @hookimpl
+    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, p):
+        kd = p.k_dual
+        r = self.rating_for(r0, otbr)
+        dual_time = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
+        if dual_time and r is not None and r > kd["above"] and self.applies(system):
+            return _dual_k(r, n_eff, m, kd, p.k_numerator)
+        if half_k:
+            # 002: K = 400/(N_e + m/2) in a half-K event
+            return (p.k_numerator / 2.0) / (n_eff + m / 2.0)
+        return p.k_numerator / (n_eff + m)
+
+
+class KDualAnySystem(_K):
+    """004 sec. 4.2: "a player's rating R is greater than 2200 and the time
+    control is between G/30 (or G/25+5) and G/60+5 (dual-rated)": every system
+    the section is rated in, with that system's rating."""
+
+    name = "k-dual-2017"
+    title = "K with the dual-rating exception, 2017 wording"
+    source = src("004", "4.2")
+    schedule = {"2001-01-01": {"value": "k-dual-2017", "source": src("004", "4.2", "project reading 5")}}
+
+    def applies(self, system):
+        return True
+
+
+class KDualRegularRating(_K):
+    """001 sec. 4.2: "a player's regular (over-the-board) rating R is greater
+    than 2200": the condition and the formula use the OTBR rating, in every
+    system the dual-rated section is rated in."""
+
+    name = "k-dual-2020-06"
+    title = "K with the dual-rating exception, 2020-06 wording"
+    source = src("001", "4.2")
+    schedule = {"2020-06-11": {"value": "k-dual-2020-06", "source": src("001", "4.2"),
+                               "conflict": "revision-2020", "reading": "2020-09-proposal"}}
+
+    def applies(self, system):
+        return True
+
+    def rating_for(self, r0, otbr):
+        return otbr
+
+
+class KDualOTBR(_K):
+    """003/000 sec. 4.2: "In updating the OTBR rating, if the player's rating R
+    is greater than 2200 and 30 <= mm + ss <= 65"."""
+
+    name = "k-dual-otbr"
+    title = "K with the dual-rating exception for OTBR only"
+    source = src("000", "4.2")
+    schedule = {
+        "2020-06-01": {"value": "k-dual-otbr", "source": src("000", "4.2", "project reading 7"),
+                       "conflict": "revision-2020", "reading": "2025-list",
+                       "gap": "the date of the OTBR-only wording of the K exception is not documented; taken with the 2020 revision"},
+        "2020-09-02": {"value": "k-dual-otbr", "source": src("003", "4.2")},
+    }
+
+    def applies(self, system):
+        return system == "OTBR"
+
+
+class Bonus002(RulePlugin):
+    """002: no bonus against fewer than 3 distinct opponents or more than two
+    games against one."""
+
+    slot = "bonus"
+    name = "bonus-002"
+    title = "Bonus eligibility, 002"
+    source = src("002", "Standard rating formula")
+    schedule = {
+        "2001-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula")},
+        "2002-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula"),
+                       "gap": "002 documents this rule for 2001; when it became the 2017 wording (m >= 3) is not documented"},
+    }
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponent_counts, p):
+        return len(opponent_counts) >= 3 and max(opponent_counts.values()) <= 2
+
+
+class Bonus2017(RulePlugin):
+    """004/001 sec. 4.2: m >= 3 and no opponent more than twice."""
+
+    slot = "bonus"
+    name = "bonus-2017"
+    title = "Bonus eligibility, 2017 wording"
+    source = src("004", "4.2")
+    schedule = {"2017-04-24": {"value": "bonus-2017", "source": src("004", "4.2", "from the edition's date; earlier wording undocumented")}}
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponent_counts, p):
+        return m >= 3 and max(opponent_counts.values()) <= 2
+
+
+class Bonus2020(RulePlugin):
+    """003/000 sec. 4.2: m > 3 and no opponent more than twice, or m = 3 and
+    no opponent more than once."""
+
+    slot = "bonus"
+    name = "bonus-2020-09"
+    title = "Bonus eligibility, 2020-09 wording"
+    source = src("000", "4.2")
+    schedule = {
+        "2020-06-01": {"value": "bonus-2020-09", "source": src("000", "4.2", "project reading 7"),
+                       "conflict": "revision-2020", "reading": "2025-list",
+                       "gap": "the date of the m = 3 rule is not documented; taken with the 2020 revision"},
+        "2020-09-02": {"value": "bonus-2020-09", "source": src("003", "4.2")},
+    }
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponent_counts, p):
+        most = max(opponent_counts.values())
+        return (m > 3 and most <= 2) or (m == 3 and most <= 1)
+
+
+def opponent_counts(opponents) -> Counter:
+    return Counter(opponents)

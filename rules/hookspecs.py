@@ -1,0 +1,64 @@
+"""The hooks a rule plugin may implement.
+
+Each hook is ``firstresult``: the engine registers, for a section's start
+date, the plugins in force for each slot (``rules/*``), then any reform
+plugins; pluggy calls the most recently registered implementation first, so a
+reform overrides the baseline, and an implementation that returns ``None``
+hands the question to the next one.  ``p`` is the resolved parameter bundle
+(:class:`engine.rulebook.Params`): plugins take every number from it.
+"""
+
+import pluggy
+
+PROJECT = "uschess"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec(firstresult=True)
+def uschess_classify(tc, online, p):
+    """Systems a section with time control ``tc`` (engine.timecontrol.TimeControl)
+    is rated in, as a list (empty: rated in none).  2025 footnote 1."""
+
+
+@hookspec(firstresult=True)
+def uschess_age_rating(player, on, p):
+    """(rating, how) the age-based rating of sec. 2.3 on date ``on``, or None
+    when this rule set gives no age-based rating (no birth date, not adult)."""
+
+
+@hookspec(firstresult=True)
+def uschess_initial_rating(player, system, end, p, hook):
+    """Step 1 (sec. 2): an :class:`engine.pipeline.Initial` for a player
+    unrated in ``system`` at a section ending ``end``.  ``hook`` gives access
+    to the other hooks (the age-based rating)."""
+
+
+@hookspec(firstresult=True)
+def uschess_special_rating(r0, n_eff, opponents, score, wins, losses, all_wins,
+                           all_losses, n, p, trace):
+    """The special rating formula (sec. 4.1)."""
+
+
+@hookspec(firstresult=True)
+def uschess_k_factor(r0, n_eff, m, system, tc, half_k, otbr, p):
+    """K of the standard formula (sec. 4.2) with its exceptions.  ``otbr`` is
+    the player's pre-event OTBR rating (or None)."""
+
+
+@hookspec(firstresult=True)
+def uschess_bonus_eligible(m, opponent_counts, p):
+    """Whether the bonus term applies (sec. 4.2): ``opponent_counts`` maps each
+    opponent to the number of games against them."""
+
+
+@hookspec(firstresult=True)
+def uschess_personal_floor(system, after, p):
+    """(floor, reason) for a player's final rating in ``system`` given the
+    record after the event (sec. 5)."""
+
+
+@hookspec(firstresult=True)
+def uschess_store_rating(pre, value, p):
+    """The rating as stored: full precision (2014-09-01 on) or an integer
+    rounded away from the pre-event rating (002)."""
