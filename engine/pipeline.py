@@ -28,7 +28,7 @@ from .timecontrol import TimeControl, parse_time_control
 # Which resolved rules each kind of work depends on (for per-player warnings).
 DEPENDS = {
     "initialize": {"initialize", "age", "fide_conversion", "cfc_conversion", "priority_games",
-                   "unrated_default", "blended", "age"},
+                   "unrated_default", "blended", "age_formula"},
     "special": {"special", "nstar", "special_start", "special_p_inclusive", "special_eps",
                 "special_cap", "special_max_games", "step3_n_eff"},
     "standard": {"k_factor", "k_numerator", "k_dual", "nstar", "special_max_games"},

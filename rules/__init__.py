@@ -7,12 +7,12 @@ when it is in force (with sources), as a parameter's ``values:`` do.
 from .age import AgeRating2017, AgeRating2020
 from .classify import RangeClassification
 from .floors import Floors002, FloorsSec5, StoreFloat, StoreInteger
-from .formulas import (Approximate002, Bonus002, Bonus2017, Bonus2020, KDualAnySystem,
+from .formulas import (K002, Approximate002, Bonus002, Bonus2017, Bonus2020, KDualAnySystem,
                        KDualOTBR, KDualRegularRating, KnotWalk)
 from .initialization import Blended, PriorityLists2017, PriorityLists2020
 
 ALL = [RangeClassification, AgeRating2017, AgeRating2020, PriorityLists2017, PriorityLists2020,
-       Blended, KnotWalk, Approximate002, KDualAnySystem, KDualRegularRating, KDualOTBR,
+       Blended, KnotWalk, Approximate002, K002, KDualAnySystem, KDualRegularRating, KDualOTBR,
        Bonus002, Bonus2017, Bonus2020, Floors002, FloorsSec5, StoreInteger, StoreFloat]
 
 SLOTS = ("classify", "age", "initialize", "special", "k_factor", "bonus", "floors", "storage")

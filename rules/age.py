@@ -26,7 +26,7 @@ class AgeRating2017(RulePlugin):
 
     @hookimpl
     def uschess_age_rating(self, player, on, p):
-        a = p.age
+        a = p.age_formula
         if player.birth_date is not None:
             age = (on - player.birth_date).days / a["days_per_year"]
             if age < a["miscoded_below"]:
@@ -54,7 +54,7 @@ class AgeRating2020(RulePlugin):
 
     @hookimpl
     def uschess_age_rating(self, player, on, p):
-        a = p.age
+        a = p.age_formula
         if player.birth_date is not None:
             age = age_in_years(player.birth_date, on) * 365.25 / a["days_per_year"]
             if age >= a["miscoded_below"]:

@@ -123,6 +123,19 @@ class KDualOTBR(_K):
         return system == "OTBR"
 
 
+class K002(_K):
+    """002: K = 800/(N_e + m), or 400/(N_e + m/2) in a half-K event; 002 has
+    no dual-rating exception (only for ``--edition 2001-02-22``)."""
+
+    name = "k-002"
+    title = "K without the dual-rating exception (002)"
+    source = src("002", "Standard rating formula")
+    schedule = {}
+
+    def applies(self, system):
+        return False
+
+
 class Bonus002(RulePlugin):
     """002: no bonus against fewer than 3 distinct opponents or more than two
     games against one."""

@@ -1,0 +1,141 @@
+"""The command line as a user runs it: output, JSON shape and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "events" / "wfcc15.yaml"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_rate_prints_crosstables():
+    out = run("rate", EXAMPLE)
+    assert out.returncode == 0, out.stderr
+    assert "UNDER 1400 - OTBR" in out.stdout and "UNDER 1400 - OTBQ" in out.stdout
+    assert "R: 1206P6 -> " in out.stdout and "Unrated -> " in out.stdout
+
+
+def test_rate_json_shape(capsys):
+    assert main(["rate", str(EXAMPLE), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"event", "sections"}
+    sec = data["sections"][0]
+    assert {"name", "system", "rules", "players"} <= set(sec)
+    for key in ("id", "pair", "pre", "post", "post_rounded", "games_before", "games_after", "formula",
+                "initial", "n_eff", "step3", "step4", "step5", "k", "bonus", "floor", "floor_applied",
+                "record_after"):
+        assert key in sec["players"][0]
+    assert isinstance(sec["players"][0]["post"], float)
+    assert sec["rules"]["parameters"]["bonus_multiplier"]["source"] == "000"
+
+
+def test_python_api_matches_json(capsys):
+    from engine.eventfile import load_event
+    from engine.pipeline import rate_event
+    result = rate_event(load_event(EXAMPLE))
+    main(["rate", str(EXAMPLE), "--json"])
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(result.as_dict(), default=str))
+
+
+def test_explain_cites_sources(capsys):
+    assert main(["rate", str(EXAMPLE), "--explain", "32711850"]) == 0
+    out = capsys.readouterr().out
+    assert "step 1" in out and "blended" in out and "000 sec. 4.1" in out and "step 5" in out
+
+
+def test_rules_show_json(capsys):
+    assert main(["rules", "show", "--on", "2016-01-15", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["on"] == "2016-01-15"
+    b = data["parameters"]["bonus_multiplier"]
+    assert b["value"] == 12 and b["effective"] == "2015-06-01" and b["source"] == "000" and b["section"] == "8"
+    assert {"slot", "name"} <= set(data["plugins"][0])
+
+
+def test_rules_timeline_and_diff(capsys):
+    assert main(["rules", "timeline", "bonus_multiplier"]) == 0
+    out = capsys.readouterr().out
+    assert "2017-05-01" in out and "2017-06-01" in out and "retroactive" in out
+    assert main(["rules", "diff", "2016-01-01", "2025-03-01", "--json"]) == 0
+    names = {c["name"] for c in json.loads(capsys.readouterr().out)["changes"]}
+    assert {"bonus_multiplier", "initialize", "fide_conversion", "cfc_conversion"} <= names
+
+
+def write(tmp_path, data, name="e.yaml"):
+    p = tmp_path / name
+    p.write_text(data if isinstance(data, str) else yaml.safe_dump(data), encoding="utf-8")
+    return p
+
+
+def base():
+    return yaml.safe_load(EXAMPLE.read_text())
+
+
+@pytest.mark.parametrize("mutate,needle", [
+    (lambda e: e["sections"][0]["players"][0]["rounds"].__setitem__(0, "W9"), "opponent pair 9 does not exist"),
+    (lambda e: e["sections"][0]["players"][1]["rounds"].__setitem__(0, "W1"), "results disagree"),
+    (lambda e: e["sections"][0]["players"].append(dict(e["sections"][0]["players"][0])), "listed twice"),
+    (lambda e: e["sections"][0]["players"][0]["rounds"].append("B"), "rounds but player"),
+    (lambda e: e["sections"][0].__setitem__("time_control", "sixty minutes"), "cannot read"),
+    (lambda e: e["sections"][0]["players"][0]["ratings"]["OTBR"].__setitem__("rating", -5), "impossible"),
+    (lambda e: e["sections"][0]["players"][0]["ratings"]["OTBR"].__setitem__("wins", 99), "exceeds games"),
+    (lambda e: e["event"].__setitem__("end", "2025-03-01"), "before start"),
+    (lambda e: e["event"].update(start="1999-05-01", end="1999-05-01"), "before the earliest rule"),
+    (lambda e: e["sections"][0]["players"][0].pop("id"), "missing 'id'"),
+    (lambda e: e["sections"][0]["players"][0]["rounds"].__setitem__(1, "Q5"), "round 2"),
+    (lambda e: e["sections"][0].__setitem__("time_control", "G/2+1"), "rated in no"),
+])
+def test_bad_input_exit_2_one_line(tmp_path, capsys, mutate, needle):
+    data = base()
+    mutate(data)
+    path = write(tmp_path, data)
+    assert main(["rate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and str(path) in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_error_names_section_player_and_round(tmp_path, capsys):
+    data = base()
+    data["sections"][0]["players"][0]["rounds"][2] = "W6"
+    main(["rate", str(write(tmp_path, data))])
+    err = capsys.readouterr().err
+    assert "section 'UNDER 1400'" in err and "player 1 (Pabon, Matthew)" in err and "round 3" in err
+
+
+@pytest.mark.parametrize("text,needle", [("event: [unclosed", "malformed YAML"),
+                                         ("!!python/object:os.system {}", "malformed YAML"),
+                                         ("", "must be a mapping")])
+def test_malformed_files(tmp_path, capsys, text, needle):
+    assert main(["rate", str(write(tmp_path, text))]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_malformed_json_and_missing_file(tmp_path, capsys):
+    assert main(["rate", str(write(tmp_path, "{\"event\": ", "e.json"))]) == 2
+    assert "malformed JSON" in capsys.readouterr().err
+    assert main(["rate", str(tmp_path / "nope.yaml")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_fixtures_match_published_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "engine" / "event.schema.json").read_text())
+    for path in (ROOT / "fixtures" / "events").glob("*.yaml"):
+        if path.name.endswith(".players.yaml"):
+            continue
+        data = json.loads(json.dumps(yaml.safe_load(path.read_text()), default=str))
+        jsonschema.validate(data, schema)
