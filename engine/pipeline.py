@@ -189,7 +189,7 @@ def _games(section: Section) -> dict[int, list[tuple[int, float]]]:
 def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
                  trace: bool = True) -> SectionResult:
     """The five steps of sec. 1 for one section in one system."""
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     games = _games(section)
     players = {pl.pair: pl for pl in section.players}
     floor100 = p.absolute_floor
@@ -280,7 +280,7 @@ def _wl(played) -> tuple[int, int]:
 def _rate_one(pair, pl: Player, system, opps, played, r0, n, n_eff, initial, section, tc,
               otbr, rules: Rules, trace: bool):
     """Step 4 or 5 for one player: the special or the standard formula."""
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     rec = pl.ratings.get(system)
     all_wins = bool(rec and rec.all_wins)
     all_losses = bool(rec and rec.all_losses)
@@ -311,7 +311,7 @@ def _rate_one(pair, pl: Player, system, opps, played, r0, n, n_eff, initial, sec
 
 def _finish(pl: Player, system, step5, info, r0, n, n_eff, initial, step3, step4, played,
             section: Section, rules: Rules) -> PlayerResult:
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     pair = pl.pair
     rec = pl.ratings.get(system)
     m = len(played)

@@ -89,13 +89,22 @@ class Rules:
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    def __post_init__(self):
+        self._warn_cache: dict = {}
+        self.call = _direct_calls(self.hook)
+
     def warnings(self, names=None) -> list[str]:
+        key = frozenset(names) if names is not None else None
+        hit = self._warn_cache.get(key)
+        if hit is not None:
+            return list(hit)
         out = []
         for group in (self.params, self.plugins):
             for name, res in group.items():
                 if names is None or name in names:
                     out.extend(res.warnings)
-        return out
+        self._warn_cache[key] = out
+        return list(out)
 
     def as_dict(self) -> dict:
         return {
@@ -109,6 +118,24 @@ class Rules:
             "plugins": [{"slot": k, "name": v.value, **v.as_dict()} for k, v in self.plugins.items()],
             "warnings": self.warnings(),
         }
+
+
+class _Calls:
+    """The hooks as plain callables: where one implementation is registered
+    (the usual case) it is called directly, skipping pluggy's dispatch; with
+    several (a reform over the baseline) the pluggy hook keeps firstresult
+    order."""
+
+
+def _direct_calls(hook) -> _Calls:
+    calls = _Calls()
+    for name in dir(hook):
+        if not name.startswith("uschess_"):
+            continue
+        caller = getattr(hook, name)
+        impls = caller.get_hookimpls()
+        setattr(calls, name, impls[0].function if len(impls) == 1 else caller)
+    return calls
 
 
 def _rulesets_dir() -> Path:
