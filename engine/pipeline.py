@@ -147,6 +147,8 @@ class RatingOptions:
     edition: Optional[str] = None
     reform: Optional[object] = None
     trace: bool = True
+    grant_floor_requests: bool = False     # matches (sec. 7): grant requests to lower a floor
+    match_history: Optional[object] = None  # matches: earlier changes (see engine.match)
 
 
 def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
@@ -173,149 +175,146 @@ def rate_event(event: Event, options: Optional[RatingOptions] = None,
                                edition=options.edition, reform=options.reform)
             tc = parse_time_control(section.time_control)
             for system in systems_for(section, rules, tc):
+                if section.kind == "match":  # sec. 7: individual matches
+                    from .match import rate_match
+                    out.append(rate_match(section, system, rules, tc, options=options, event=event))
+                    continue
                 out.append(rate_section(section, system, rules, tc, trace=options.trace))
         except InputError as err:
             raise err.located(section=section.name, file=event.source)
     return EventResult(event, out)
 
 
-def _games(section: Section) -> dict[int, list[tuple[int, float]]]:
-    games: dict[int, list[tuple[int, float]]] = {}
-    for p in section.players:
-        games[p.pair] = [(r.opponent, r.points) for r in p.rounds if r.rated]
-    return games
+class _Entrant:
+    """What steps 4 and 5 need of one player, computed once per section:
+    the games (opponent pairs and scores), R0, N, N', the formula, and for
+    the standard formula K and bonus eligibility (neither depends on the
+    opponents' ratings)."""
+
+    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
+                 "special", "all_wins", "all_losses", "k", "eligible")
+
+    def __init__(self, pl: Player, rec: Optional[SystemRecord]):
+        played = [(r.opponent, r.points) for r in pl.rounds if r.rated]
+        self.pl, self.rec = pl, rec
+        self.opps = [o for o, _ in played]
+        self.score = sum(s for _, s in played)
+        self.m = len(played)
+        self.wins = sum(1 for _, s in played if s == 1.0)
+        self.losses = sum(1 for _, s in played if s == 0.0)
+        self.all_wins = bool(rec and rec.all_wins)
+        self.all_losses = bool(rec and rec.all_losses)
+        self.k = self.eligible = None
 
 
 def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
                  trace: bool = True) -> SectionResult:
     """The five steps of sec. 1 for one section in one system."""
     p, hook = rules.p, rules.call
-    games = _games(section)
-    players = {pl.pair: pl for pl in section.players}
     floor100 = p.absolute_floor
     nstar = p.nstar
-    otbr = {pl.pair: (pl.ratings["OTBR"].rating if "OTBR" in pl.ratings else None)
-            for pl in section.players}
+    entrants = {pl.pair: _Entrant(pl, pl.ratings.get(system)) for pl in section.players}
+    playing = {pair: e for pair, e in entrants.items() if e.m}
+    # every player who appears as an opponent plays a rated game (validated pairings)
 
     # Step 1: initial ratings for unrated players who play a rated game.
-    r0: dict[int, float] = {}
-    n: dict[int, int] = {}
     initial: dict[int, Initial] = {}
-    for pair, pl in players.items():
-        rec = pl.ratings.get(system)
-        if rec is not None:
-            r0[pair], n[pair] = rec.rating, rec.games
-        elif games[pair]:
-            try:
-                init = hook.uschess_initial_rating(player=pl, system=system, end=section.end,
-                                                   p=p, hook=hook)
-            except InputError as err:
-                raise err.located(player=pl.label)
-            if init is None:
-                raise RuleError(f"no initialization rule for {system} is in force on "
-                                f"{rules.on.isoformat()}", player=pl.label)
-            initial[pair] = init
-            r0[pair], n[pair] = init.rating, init.games
+    for pair, e in playing.items():
+        if e.rec is not None:
+            e.r0, e.n = e.rec.rating, e.rec.games
+            continue
+        try:
+            init = hook.uschess_initial_rating(player=e.pl, system=system, end=section.end,
+                                               p=p, hook=hook)
+        except InputError as err:
+            raise err.located(player=e.pl.label)
+        if init is None:
+            raise RuleError(f"no initialization rule for {system} is in force on "
+                            f"{rules.on.isoformat()}", player=e.pl.label)
+        initial[pair] = init
+        e.r0, e.n = init.rating, init.games
 
-    # Step 2: effective games.
-    n_eff = {pair: effective_games(n[pair], r0[pair], **nstar) for pair in r0}
+    # Step 2: effective games; and what does not change between steps 4 and 5.
+    for e in playing.values():
+        e.n_eff = effective_games(e.n, e.r0, **nstar)
+        e.special = e.n <= p.special_max_games or e.all_wins or e.all_losses
+        if not e.special:
+            e.k = hook.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
+                                        half_k=section.half_k,
+                                        otbr=(e.pl.ratings["OTBR"].rating if "OTBR" in e.pl.ratings else None),
+                                        p=p)
+            e.eligible = bool(hook.uschess_bonus_eligible(m=e.m, opponent_counts=Counter(e.opps), p=p))
 
-    # Step 3: first estimate for unrated players with N = 0.
+    # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
     for pair, init in initial.items():
         if init.games == 0:
-            opps = [r0[o] for o, _ in games[pair]]
-            score = sum(s for _, s in games[pair])
-            w, lo = _wl(games[pair])
+            e = playing[pair]
             value = hook.uschess_special_rating(
-                r0=r0[pair], n_eff=p.step3_n_eff, opponents=opps, score=score, wins=w, losses=lo,
-                all_wins=False, all_losses=False, n=0, p=p, trace=None)
+                r0=e.r0, n_eff=p.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
+                score=e.score, wins=e.wins, losses=e.losses, all_wins=False, all_losses=False,
+                n=0, p=p, trace=None)
             step3[pair] = max(value, floor100)
 
-    def opponent_rating(o: int) -> float:
-        return step3.get(o, r0[o])
-
-    results: dict[int, PlayerResult] = {}
+    # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
+    seed = {pair: step3.get(pair, e.r0) for pair, e in playing.items()}
     step4: dict[int, float] = {}
     details4: dict[int, dict] = {}
-    for pair in r0:
-        if not games[pair]:
-            continue
-        opps = [opponent_rating(o) for o, _ in games[pair]]
-        value, info = _rate_one(pair, players[pair], system, opps, games[pair], r0, n, n_eff, initial,
-                                section, tc, otbr, rules, trace=False)
+    for pair, e in playing.items():
+        value, info = _rate_one(e, [seed[o] for o in e.opps], rules, trace=False)
         step4[pair] = max(value, floor100)
         details4[pair] = info
 
     # Step 5: again, with every opponent at its step-4 result.
-    for pair in step4:
-        opps = [step4[o] for o, _ in games[pair]]
-        value, info = _rate_one(pair, players[pair], system, opps, games[pair], r0, n, n_eff, initial,
-                                section, tc, otbr, rules, trace=trace)
-        step5 = max(value, floor100)
-        results[pair] = _finish(players[pair], system, step5, info, r0, n, n_eff, initial, step3,
-                                step4, games[pair], section, rules)
-        if trace:
-            results[pair].trace["step4"] = details4[pair]
-
     out = []
     for pl in section.players:
-        if pl.pair in results:
-            out.append(results[pl.pair])
-        else:
-            rec = pl.ratings.get(system)
+        e = entrants[pl.pair]
+        if not e.m:
+            rec = e.rec
             out.append(PlayerResult(
                 pair=pl.pair, id=pl.id, name=pl.name, system=system,
                 pre=rec.rating if rec else None, games_before=rec.games if rec else 0, m=0,
                 score=pl.total, post=rec.rating if rec else float("nan"),
                 games_after=rec.games if rec else 0, formula="not rated (no rated games)",
                 record_after=rec))
+            continue
+        value, info = _rate_one(e, [step4[o] for o in e.opps], rules, trace=trace)
+        res = _finish(e, system, max(value, floor100), info, initial.get(pl.pair),
+                      step3.get(pl.pair), step4[pl.pair], section, rules)
+        if trace:
+            res.trace["step4"] = details4[pl.pair]
+        out.append(res)
     return SectionResult(section, system, rules, tc, out)
 
 
-def _wl(played) -> tuple[int, int]:
-    return sum(1 for _, s in played if s == 1.0), sum(1 for _, s in played if s == 0.0)
-
-
-def _rate_one(pair, pl: Player, system, opps, played, r0, n, n_eff, initial, section, tc,
-              otbr, rules: Rules, trace: bool):
+def _rate_one(e: _Entrant, opps: list, rules: Rules, trace: bool):
     """Step 4 or 5 for one player: the special or the standard formula."""
     p, hook = rules.p, rules.call
-    rec = pl.ratings.get(system)
-    all_wins = bool(rec and rec.all_wins)
-    all_losses = bool(rec and rec.all_losses)
-    score = sum(s for _, s in played)
-    m = len(played)
-    info: dict = {"opponents": opps, "score": score, "m": m}
-    if n[pair] <= p.special_max_games or all_wins or all_losses:
-        w, lo = _wl(played)
+    info: dict = {"opponents": opps, "score": e.score, "m": e.m}
+    if e.special:
         st = SpecialTrace() if trace else None
         value = hook.uschess_special_rating(
-            r0=r0[pair], n_eff=n_eff[pair], opponents=opps, score=score, wins=w, losses=lo,
-            all_wins=all_wins, all_losses=all_losses, n=n[pair], p=p, trace=st)
-        info.update(formula="special", all_wins=all_wins, all_losses=all_losses)
+            r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins, losses=e.losses,
+            all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p, trace=st)
+        info.update(formula="special", all_wins=e.all_wins, all_losses=e.all_losses)
         if st is not None:
             info["special"] = {"R0'": st.r0_adj, "S'": st.s_adj, "start": st.start,
                                "moves": st.moves, "p": st.p, "clamped": st.clamped,
                                "capped": st.capped}
         return value, info
-    k = hook.uschess_k_factor(r0=r0[pair], n_eff=n_eff[pair], m=m, system=system, tc=tc,
-                              half_k=section.half_k, otbr=otbr.get(pair), p=p)
-    counts = Counter(o for o, _ in played)
-    eligible = bool(hook.uschess_bonus_eligible(m=m, opponent_counts=counts, p=p))
-    value, e, bonus = standard_rating(r0[pair], k, opps, score, bonus_eligible=eligible,
-                                      b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
-    info.update(formula="standard", k=k, expected=e, bonus=bonus, bonus_eligible=eligible)
+    value, expected, bonus = standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
+                                             b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
+    info.update(formula="standard", k=e.k, expected=expected, bonus=bonus, bonus_eligible=e.eligible)
     return value, info
 
 
-def _finish(pl: Player, system, step5, info, r0, n, n_eff, initial, step3, step4, played,
-            section: Section, rules: Rules) -> PlayerResult:
+def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Section,
+            rules: Rules) -> PlayerResult:
+    """Personal floor, storage and the record after the event."""
     p, hook = rules.p, rules.call
+    pl, rec, m = e.pl, e.rec, e.m
     pair = pl.pair
-    rec = pl.ratings.get(system)
-    m = len(played)
-    w, lo = _wl(played)
+    w, lo = e.wins, e.losses
     d = m - w - lo
     after_games = (rec.games if rec else 0) + m
     established_after = after_games > p.established_games
@@ -344,7 +343,7 @@ def _finish(pl: Player, system, step5, info, r0, n, n_eff, initial, step3, step4
     depends = set(DEPENDS["special"] if info["formula"] == "special" else DEPENDS["standard"])
     if info.get("bonus_eligible") is not None and m >= 3:
         depends |= DEPENDS["bonus"]
-    if pair in initial:
+    if init is not None:
         depends |= DEPENDS["initialize"]
     # Personal floors bind only the final rating (project reading 1); the
     # floor reflects the record including this event (project reading 2).
@@ -364,8 +363,8 @@ def _finish(pl: Player, system, step5, info, r0, n, n_eff, initial, step3, step4
     res = PlayerResult(
         pair=pair, id=pl.id, name=pl.name, system=system, pre=rec.rating if rec else None,
         games_before=rec.games if rec else 0, m=m, score=info["score"], post=post,
-        games_after=after_games, formula=info["formula"], initial=initial.get(pair),
-        n_eff=n_eff[pair], step3=step3.get(pair), step4=step4[pair], step5=step5,
+        games_after=after_games, formula=info["formula"], initial=init,
+        n_eff=e.n_eff, step3=step3, step4=step4, step5=step5,
         k=info.get("k"), bonus=info.get("bonus"), expected=info.get("expected"), floor=floor,
         floor_reason=reason, floor_applied=floor_applied, record_after=after, depends=depends,
         warnings=rules.warnings(depends), trace={"step5": info})

@@ -15,7 +15,6 @@ changes the baseline (it is only a layer over it for one computation).
 
 from __future__ import annotations
 
-import datetime as _dt
 from pathlib import Path
 
 import yaml

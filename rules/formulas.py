@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from engine import formulas as F
 
 from .base import RulePlugin, src
@@ -189,6 +187,3 @@ class Bonus2020(RulePlugin):
         most = max(opponent_counts.values())
         return (m > 3 and most <= 2) or (m == 3 and most <= 1)
 
-
-def opponent_counts(opponents) -> Counter:
-    return Counter(opponents)

@@ -54,14 +54,15 @@ class _PriorityLists(RulePlugin):
     slot = "initialize"
     lists: dict = {}
 
-    def _n(self, rule, games, pg, high, low, above, value):
-        if rule == "priority":
-            return high if value > above else low
-        if rule == "cap":
-            return min(pg["cap"], games)
-        if rule == "ten":
-            return pg["cap"]
-        return 0
+    @staticmethod
+    def _us_games(rule, games: int, pg: dict) -> int:
+        """N for a US Chess source: min(10, games), 10, or 0."""
+        return {"cap": min(pg["cap"], games), "ten": pg["cap"]}.get(rule, 0)
+
+    @staticmethod
+    def _converted_games(rule, value: float, above: float, high: int, low: int) -> int:
+        """N for a converted FIDE or CFC rating: by threshold, or 0 (online lists)."""
+        return (high if value > above else low) if rule == "priority" else 0
 
     @hookimpl
     def uschess_initial_rating(self, player, system, end, p, hook):
@@ -81,15 +82,15 @@ class _PriorityLists(RulePlugin):
                       "provisional-min": pg["min_games"] <= rec.games <= p.established_games,
                       "olr-min": rec.games >= pg["olr_min_games"]}[cond]
                 if ok:
-                    n = self._n(rule, rec.games, pg, 0, 0, 0, 0)
+                    n = self._us_games(rule, rec.games, pg)
                     return Initial(rec.rating, n, f"{other} rating {rec.rating:g} ({rec.games} games)")
             elif kind == "fide" and player.fide is not None:
                 f = player.fide.rating
-                n = self._n(item[1], 0, pg, pg["fide_high"], pg["fide_low"], pg["fide_above"], f)
+                n = self._converted_games(item[1], f, pg["fide_above"], pg["fide_high"], pg["fide_low"])
                 return Initial(fide_us(f, p), n, f"FIDE {f:g} converted")
             elif kind == "cfc" and player.cfc is not None:
                 c = player.cfc.rating
-                n = self._n(item[1], 0, pg, pg["cfc_high"], pg["cfc_low"], pg["cfc_above"], c)
+                n = self._converted_games(item[1], c, pg["cfc_above"], pg["cfc_high"], pg["cfc_low"])
                 return Initial(cfc_us(c, p), n, f"CFC {c:g} converted")
             elif kind == "age":
                 got = hook.uschess_age_rating(player=player, on=end, p=p)
