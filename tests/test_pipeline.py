@@ -203,3 +203,43 @@ def test_every_final_rating_is_at_least_the_floor(data, start):
         for p in sec.players:
             assert p.post >= p.floor - 1e-9 or math.isclose(p.post, p.floor)
             assert p.post >= 100
+
+
+def test_special_start_point_by_edition():
+    """000 footnote 3: starting at the estimate M can give another answer when
+    N' = 0.  An unrated adult (1300, N = 0) beats an 800: the history starts at
+    R0' and keeps 1300; the 2017 text as written starts at M = 1200 and stops."""
+    players = [player(1, ["W2"], adult=True), player(2, ["L1"], rating=800, games=50)]
+    history = by_pair(rate(players, start="2017-05-02"))[1]
+    as_written = by_pair(rate(players, RatingOptions(edition="2017-04-24"), start="2017-05-02"))[1]
+    assert history.step4 == pytest.approx(1300.0) and history.post == pytest.approx(1300.0)
+    assert as_written.step4 == pytest.approx(1200.0)
+    opponent_step4 = as_written.trace["step5"]["opponents"][0]
+    assert as_written.post == pytest.approx(opponent_step4 + 400)
+
+
+def test_half_k_section():
+    players = [player(1, ["W2", "W3", "L4"], rating=1600, games=100),
+               player(2, ["L1", "U", "U"], rating=1600, games=100),
+               player(3, ["U", "L1", "U"], rating=1600, games=100),
+               player(4, ["U", "U", "W1"], rating=1600, games=100)]
+    full = by_pair(rate(players, start="2005-01-01"))[1]
+    half = by_pair(rate(players, start="2005-01-01", half_k=True))[1]
+    assert half.k == pytest.approx(400 / (full.n_eff + 1.5))
+    assert full.k == pytest.approx(800 / (full.n_eff + 3))
+
+
+def test_integer_ratings_before_2014_09_01():
+    players = [player(1, ["W2", "D3", "L4"], rating=1600.0, games=100),
+               player(2, ["L1", "U", "U"], rating=1500, games=100),
+               player(3, ["U", "D1", "U"], rating=1650, games=100),
+               player(4, ["U", "U", "W1"], rating=1700, games=100)]
+    before = by_pair(rate(players, start="2014-08-31"))
+    after = by_pair(rate(players, start="2014-09-01"))
+    assert all(p.post == int(p.post) for p in before.values())
+    assert any(p.post != int(p.post) for p in after.values())
+    for pair, p in before.items():  # rounded away from the pre-event rating
+        if p.step5 > p.pre:
+            assert p.post == math.ceil(p.step5)
+        elif p.step5 < p.pre:
+            assert p.post == math.floor(p.step5)
