@@ -9,7 +9,7 @@ import sys
 
 from .errors import InputError
 
-COMMANDS = ["rate", "rules"]
+COMMANDS = ["rate", "rules", "fide-update"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,13 +16,17 @@ def register(sub) -> None:
     p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
     p.add_argument("--json", action="store_true", help="print the full results as JSON")
     p.add_argument("--explain", metavar="ID", help="show one player's calculation step by step")
+    p.add_argument("--grant-floor-requests", action="store_true",
+                   help="matches (sec. 7): grant every request to lower a floor by 100")
     add_rules_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     event = load_event_arg(args.event, args.players)
-    result = rate_event(event, rating_options(args))
+    options = rating_options(args)
+    options.grant_floor_requests = args.grant_floor_requests
+    result = rate_event(event, options)
     if args.explain:
         text = explain_player(result, args.explain)
         if not text:

@@ -1,0 +1,611 @@
+"""Individual matches (sec. 7, "Miscellaneous details", restrictions 1-4).
+
+A section marked ``type: match`` in the event file is rated here instead of by
+:func:`engine.pipeline.rate_section`, and gives a
+:class:`~engine.pipeline.SectionResult` of the same shape (its players are
+:class:`MatchPlayerResult`, a :class:`~engine.pipeline.PlayerResult` with a
+``match`` part).  Every number comes from ``rulesets/matches.yaml``:
+
+1. Both players must hold an established published rating in the system (more
+   than ``established_games`` games), and their published (rounded) ratings may
+   be at most ``match_max_rating_gap`` apart; anything else is refused with an
+   :class:`~engine.errors.InputError` naming the player.
+2. The change from one match is capped at ``match_change_cap``; the net change
+   from match play in any period of ``match_net_caps`` (180 days, 3 years) is
+   capped too.  See :func:`cap_change` for what "net change in any 180 days"
+   means here.
+3. No bonus: the standard formula without the bonus term.  Otherwise the five
+   steps of sec. 1 as written: with both players established, steps 1 and 3 do
+   nothing, step 4 rates each player against the other's pre-match rating and
+   step 5 again against the other's step-4 result.  (An established player
+   whose every earlier game was won, or lost, gets the special formula in step
+   4/5 as in any section.)  The caps apply to the final change, step 5 minus
+   the pre-match rating.
+4. Floors are not automatic.  A capped result below the player's floor is a
+   request to lower the floor by ``match_floor_step``: without
+   ``grant_floor_requests`` the rating is held at the floor (the request is
+   reported in ``match.floor_request``); with it the rating drops (no lower
+   than the new floor) and the record after the match is a
+   :class:`MatchRecord` whose ``lowered_floor`` is the new floor.  The
+   absolute floor (100) is never lowered.
+
+The caps look back over the player's earlier matches in the same system, a
+list of (date, change).  It comes, first found, from the ``match_history``
+argument or ``RatingOptions.match_history`` (a mapping, a function, or a
+ratings store, :class:`engine.store.Store`, whose changes with a ``match``
+formula are the earlier matches), a ``match_history`` attribute of the
+:class:`~engine.model.Player`, or the event file: an optional
+``match_history`` list on each player of the match section::
+
+    match_history:
+      - {date: 2024-05-01, change: 40.0}            # this section's systems
+      - {date: 2023-11-12, change: -12.5, system: OTBQ}
+
+A match's date, for the windows, is its section's end date.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import yaml
+
+from .errors import InputError
+from .eventfile import parse_date
+from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
+from .model import SYSTEMS, Player, Section, SystemRecord
+from .pipeline import DEPENDS, PlayerResult, SectionResult, _record_dict
+from .rulebook import Rules
+from .timecontrol import TimeControl
+
+#: Parameters every match depends on (for per-player warnings).
+MATCH_DEPENDS = {"match_max_rating_gap", "match_change_cap", "match_net_caps", "match_floor_step",
+                 "established_games"}
+
+HISTORY_KEYS = {"date", "change", "system"}
+
+
+# --------------------------------------------------------------------- history
+@dataclass(frozen=True)
+class MatchChange:
+    """One earlier match's change to a player's rating (post - pre).
+    ``system`` None: the system of the match being rated."""
+
+    date: _dt.date
+    change: float
+    system: Optional[str] = None
+
+    def as_dict(self) -> dict:
+        out = {"date": self.date.isoformat(), "change": self.change}
+        if self.system:
+            out["system"] = self.system
+        return out
+
+
+def parse_history_entry(raw: Any, what: str = "match_history entry") -> MatchChange:
+    """A :class:`MatchChange` from a mapping ``{date, change, system?}``, a
+    tuple ``(date, change[, system])`` or a MatchChange; InputError otherwise."""
+    if isinstance(raw, MatchChange):
+        raw = {"date": raw.date, "change": raw.change, "system": raw.system}
+    elif isinstance(raw, (tuple, list)):
+        if len(raw) not in (2, 3):
+            raise InputError(f"{what}: {raw!r} is not (date, change) or (date, change, system)")
+        raw = dict(zip(("date", "change", "system"), raw))
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{what}: {raw!r} is not a mapping like {{date: 2024-05-01, change: 40.0}}")
+    unknown = set(raw) - HISTORY_KEYS
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))} "
+                         "(allowed: date, change, system)")
+    if raw.get("date") is None:
+        raise InputError(f"{what}: missing 'date'")
+    if "change" not in raw or raw["change"] is None:
+        raise InputError(f"{what}: missing 'change'")
+    change = raw["change"]
+    if isinstance(change, bool) or not isinstance(change, (int, float)) or not math.isfinite(change):
+        raise InputError(f"{what}: 'change' must be a finite number, not {change!r}")
+    system = raw.get("system")
+    if system is not None and system not in SYSTEMS:
+        raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+    return MatchChange(parse_date(raw["date"], f"{what}: date"), float(change), system)
+
+
+def parse_history(raw: Any, what: str = "match_history") -> list[MatchChange]:
+    if raw is None:
+        return []
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise InputError(f"{what} must be a list of {{date, change}} entries")
+    return [parse_history_entry(e, f"{what} entry {i}") for i, e in enumerate(raw, start=1)]
+
+
+#: What ``match_history`` may be: a ratings store (see
+#: :func:`store_match_history`), a callable (player id, system) -> entries, or
+#: a mapping keyed by (player id, system) or by player id.
+HistorySource = Any
+
+
+def history_lookup(source: HistorySource, player_id: str, system: str) -> Optional[list[MatchChange]]:
+    """The earlier match changes of one player in one system from ``source``;
+    None when ``source`` says nothing about the player."""
+    if source is None:
+        return None
+    if callable(getattr(source, "history", None)):
+        return store_match_history(source, player_id, system)
+    if callable(source):
+        entries = source(player_id, system)
+    elif isinstance(source, Mapping):
+        if (player_id, system) in source:
+            entries = source[(player_id, system)]
+        elif player_id in source:
+            entries = source[player_id]
+        else:
+            return None
+    else:
+        raise InputError("match_history must be a mapping or a function (player id, system) -> entries")
+    if entries is None:
+        return None
+    hist = parse_history(entries, f"match_history of {player_id}")
+    return [h for h in hist if h.system in (None, system)]
+
+
+_FILE_CACHE: dict = {}
+
+
+def histories_from_event_file(source: Optional[str], section_name: str) -> dict[int, list[MatchChange]]:
+    """``match_history`` lists of a match section's players in an event file
+    (YAML/JSON), by pair number.  The event reader keeps no such field, so the
+    file is read again here (cached by path and modification time)."""
+    if not source:
+        return {}
+    path = Path(source)
+    if path.suffix.lower() not in (".yaml", ".yml", ".json") or not path.is_file():
+        return {}
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    raw = _FILE_CACHE.get(key)
+    if raw is None:
+        text = path.read_text(encoding="utf-8")
+        raw = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        _FILE_CACHE.clear()
+        _FILE_CACHE[key] = raw
+    return histories_from_raw(raw, section_name)
+
+
+def attach_match_histories(event, raw: Mapping) -> None:
+    """Copy the ``match_history`` lists of an event-file structure ``raw``
+    (as given to :func:`engine.eventfile.event_from_dict`) onto the match
+    sections' :class:`~engine.model.Player` objects of ``event`` as a
+    ``match_history`` attribute, which :func:`rate_match` reads."""
+    for section in event.sections:
+        if section.kind != "match":
+            continue
+        found = histories_from_raw(raw, section.name)
+        for pl in section.players:
+            if pl.pair in found:
+                pl.match_history = found[pl.pair]
+
+
+def histories_from_raw(raw: Any, section_name: str) -> dict[int, list[MatchChange]]:
+    """``match_history`` lists of one section of an event-file structure, by pair."""
+    out: dict[int, list[MatchChange]] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for sec in raw.get("sections") or []:
+        if not isinstance(sec, Mapping) or str(sec.get("name") or "") != section_name:
+            continue
+        for pl in sec.get("players") or []:
+            if not isinstance(pl, Mapping):
+                continue
+            label = f"{pl.get('pair')} ({pl.get('name', '?')})"
+            if "history" in pl:
+                raise InputError("'history' is not a player field: write the earlier match "
+                                 "changes as 'match_history'", player=label)
+            if pl.get("match_history") is not None:
+                try:
+                    out[int(pl["pair"])] = parse_history(pl["match_history"])
+                except InputError as err:
+                    raise err.located(player=label)
+    return out
+
+
+def store_match_history(store, player_id: str, system: str) -> list[MatchChange]:
+    """Earlier match changes kept by a ratings store (:class:`engine.store.Store`
+    or anything with its ``history(player_id, system)``): the rows whose
+    ``formula`` starts with ``match`` (as :class:`MatchPlayerResult` writes
+    it), each as (end date, post - pre)."""
+    out = []
+    for row in store.history(player_id, system):
+        formula = str(row.get("formula") or "")
+        if not formula.startswith("match") or row.get("pre") is None or row.get("post") is None:
+            continue
+        end = row.get("end")
+        when = end if isinstance(end, _dt.date) else parse_date(end, "stored match date")
+        out.append(MatchChange(when, float(row["post"]) - float(row["pre"]), system))
+    return out
+
+
+# ------------------------------------------------------------------------ caps
+def window_end(start: _dt.date, window: Mapping) -> _dt.date:
+    """The first day after the period of ``window`` (``days`` days or
+    ``years`` calendar years) that begins on ``start``.  A period of years
+    beginning on 29 February ends on 28 February."""
+    if "days" in window:
+        return start + _dt.timedelta(days=int(window["days"]))
+    years = int(window["years"])
+    try:
+        return start.replace(year=start.year + years)
+    except ValueError:  # 29 February in a year that has none
+        return _dt.date(start.year + years, 3, 1)
+
+
+def shares_window(earlier: _dt.date, on: _dt.date, window: Mapping) -> bool:
+    """Whether a match ending ``earlier`` and one ending ``on`` fit in one
+    period of ``window``, both end days counted: ``earlier <= on < earlier + length``.
+    For 180 days: 179 days apart yes, 180 days apart no."""
+    return earlier <= on < window_end(earlier, window)
+
+
+@dataclass
+class CapOutcome:
+    """What the caps of restriction 2 did to one player's change."""
+
+    change_in: float
+    change_out: float
+    low: float
+    high: float
+    binding: list[str] = field(default_factory=list)
+    windows: list[dict] = field(default_factory=list)
+
+    @property
+    def capped(self) -> bool:
+        return self.change_out != self.change_in
+
+    def as_dict(self) -> dict:
+        return {"change_in": self.change_in, "change_out": self.change_out, "low": self.low,
+                "high": self.high, "capped": self.capped, "binding": list(self.binding),
+                "windows": self.windows}
+
+
+def _bounds(earlier_net: float, cap: float) -> tuple[float, float]:
+    """The change that keeps |earlier_net + change| <= cap; a change toward
+    zero net is never held back, so the interval always contains 0."""
+    return min(0.0, -cap - earlier_net), max(0.0, cap - earlier_net)
+
+
+def cap_change(change: float, on: _dt.date, history: Sequence[MatchChange], *,
+               per_match: float, windows: Sequence[Mapping]) -> CapOutcome:
+    """Restriction 2 of sec. 7 for a match ending on ``on``.
+
+    * ``per_match``: the change itself lies in [-cap, +cap].
+    * Each window (``{window, days|years, cap}``): "the maximum net rating
+      change in <window> due to match play" is read as: for **every** period
+      of that length that contains this match, the signed sum of the changes
+      of all matches in it (the earlier ones of ``history`` and this one) lies
+      in [-cap, +cap].  Periods count both end days (see
+      :func:`shares_window`).  Matches after ``on`` are not yet known, so the
+      periods to check are those starting on the date of each earlier match
+      that shares a period with this one (every suffix of the earlier matches
+      in date order), and the one holding this match alone.  Checking only the
+      period that ends on this match would let a +100 after a -100 be followed
+      by another +100 within 180 days.
+    * A history that already exceeds a cap (it cannot under these rules, but
+      data can be wrong) never forces a change against the result: a change
+      toward a smaller net is always allowed.
+    """
+    low, high = -per_match, per_match
+    lows = [(low, f"{per_match:g}-point cap per match")]
+    highs = [(high, f"{per_match:g}-point cap per match")]
+    reports = []
+    for w in windows:
+        cap = float(w["cap"])
+        name = str(w.get("window") or (f"{w['days']} days" if "days" in w else f"{w['years']} years"))
+        inside = sorted((h for h in history if shares_window(h.date, on, w)), key=lambda h: h.date)
+        dates = sorted({h.date for h in inside})
+        w_low, w_high, worst = -cap, cap, 0.0
+        for start in dates:
+            net = sum(h.change for h in inside if h.date >= start)
+            lo, hi = _bounds(net, cap)
+            w_low, w_high = max(w_low, lo), min(w_high, hi)
+            if abs(net) > abs(worst):
+                worst = net
+        reports.append({"window": name, "cap": cap,
+                        "earlier": [h.as_dict() for h in inside],
+                        "largest_earlier_net": worst, "low": w_low, "high": w_high})
+        lows.append((w_low, f"net {cap:g} in any {name}"))
+        highs.append((w_high, f"net {cap:g} in any {name}"))
+    low = max(v for v, _ in lows)
+    high = min(v for v, _ in highs)
+    out = min(max(change, low), high)
+    binding = []
+    if change > high:
+        binding = [why for v, why in highs if v == high]
+    elif change < low:
+        binding = [why for v, why in lows if v == low]
+    return CapOutcome(change, out, low, high, binding, reports)
+
+
+# --------------------------------------------------------------------- results
+@dataclass
+class MatchRecord(SystemRecord):
+    """A record after a match.  ``lowered_floor`` is the floor after a granted
+    request to lower it (restriction 4) and ``lowered_from`` the floor it
+    replaced; :class:`SystemRecord` has no field for them.  A later match
+    rated from this record uses ``lowered_floor`` while sec. 5 still gives
+    ``lowered_from`` (a new peak that raises the floor ends it)."""
+
+    lowered_floor: Optional[float] = None
+    lowered_from: Optional[float] = None
+
+
+@dataclass
+class MatchPlayerResult(PlayerResult):
+    """A :class:`PlayerResult` with what the match restrictions did."""
+
+    change_uncapped: Optional[float] = None
+    change: Optional[float] = None
+    caps: Optional[CapOutcome] = None
+    history: list = field(default_factory=list)
+    history_source: Optional[str] = None
+    floor_request: Optional[dict] = None
+
+    def as_dict(self) -> dict:
+        out = super().as_dict()
+        rec = self.record_after
+        if rec is not None:
+            out["record_after"] = {**_record_dict(rec),
+                                   "lowered_floor": getattr(rec, "lowered_floor", None),
+                                   "lowered_from": getattr(rec, "lowered_from", None)}
+        out["match"] = {
+            "bonus": False,
+            "change_uncapped": self.change_uncapped,
+            "change": self.change,
+            "caps": self.caps.as_dict() if self.caps else None,
+            "history": [h.as_dict() for h in self.history],
+            "history_source": self.history_source,
+            "floor_request": self.floor_request,
+        }
+        return out
+
+
+# --------------------------------------------------------------------- rating
+def check_match(section: Section, system: str, rules: Rules) -> None:
+    """Restriction 1 (and that a match has two players): InputError otherwise."""
+    p = rules.p
+    if len(section.players) != 2:
+        raise InputError(f"a match is between two players; this match section lists "
+                         f"{len(section.players)}", section=section.name)
+    hint = ("" if section.systems or system == "OTBR" else
+            f" (a match is rated in every system its time control falls in; list the "
+            f"section's 'systems' to leave out {system})")
+    for pl in section.players:
+        rec = pl.ratings.get(system)
+        if rec is None:
+            raise InputError(f"a match needs an established published {system} rating for both "
+                             f"players (sec. 7); this player is unrated in {system}{hint}",
+                             player=pl.label)
+        if rec.games <= p.established_games:
+            raise InputError(f"a match needs an established published {system} rating for both "
+                             f"players (sec. 7); this player's is provisional ({rec.games} games, "
+                             f"established means more than {p.established_games}){hint}",
+                             player=pl.label)
+    a, b = section.players
+    ra, rb = round_half_up(a.ratings[system].rating), round_half_up(b.ratings[system].rating)
+    gap = abs(ra - rb)
+    if gap > p.match_max_rating_gap:
+        low, high = (a, b) if ra < rb else (b, a)
+        raise InputError(f"published {system} ratings {max(ra, rb)} ({high.label}) and "
+                         f"{min(ra, rb)} are {gap} points apart; a match allows at most "
+                         f"{p.match_max_rating_gap:g} (sec. 7)", player=low.label)
+
+
+def _played(pl: Player) -> list[tuple[int, float]]:
+    return [(r.opponent, r.points) for r in pl.rounds if r.rated]
+
+
+def _rate_once(pl: Player, system: str, opps: list[float], played, n_eff: float,
+               section: Section, tc: TimeControl, rules: Rules, trace: bool):
+    """Step 4 or 5 for one match player: the formula the pipeline would use,
+    without the bonus term (restriction 3)."""
+    p, hook = rules.p, rules.hook
+    rec = pl.ratings[system]
+    score = sum(s for _, s in played)
+    m = len(played)
+    info: dict = {"opponents": opps, "score": score, "m": m}
+    if rec.games <= p.special_max_games or rec.all_wins or rec.all_losses:
+        wins = sum(1 for _, s in played if s == 1.0)
+        losses = sum(1 for _, s in played if s == 0.0)
+        st = SpecialTrace() if trace else None
+        value = hook.uschess_special_rating(
+            r0=rec.rating, n_eff=n_eff, opponents=opps, score=score, wins=wins, losses=losses,
+            all_wins=rec.all_wins, all_losses=rec.all_losses, n=rec.games, p=p, trace=st)
+        info.update(formula="special", all_wins=rec.all_wins, all_losses=rec.all_losses)
+        if st is not None:
+            info["special"] = {"R0'": st.r0_adj, "S'": st.s_adj, "start": st.start,
+                               "moves": st.moves, "p": st.p, "clamped": st.clamped,
+                               "capped": st.capped}
+        return value, info
+    otbr = pl.ratings["OTBR"].rating if "OTBR" in pl.ratings else None
+    k = hook.uschess_k_factor(r0=rec.rating, n_eff=n_eff, m=m, system=system, tc=tc,
+                              half_k=section.half_k, otbr=otbr, p=p)
+    value, e, bonus = standard_rating(rec.rating, k, opps, score, bonus_eligible=False,
+                                      b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
+    info.update(formula="standard", k=k, expected=e, bonus=bonus, bonus_eligible=False)
+    return value, info
+
+
+def _history_for(pl: Player, system: str, on: _dt.date, explicit, options, event,
+                 section: Section, file_cache: dict) -> tuple[list[MatchChange], str]:
+    for source, name in ((explicit, "argument"),
+                         (getattr(options, "match_history", None) if options else None, "options")):
+        hist = history_lookup(source, pl.id, system)
+        if hist is not None:
+            if callable(getattr(source, "history", None)):
+                # a store may already hold later matches (re-rating the past)
+                return [h for h in hist if h.date <= on], "store"
+            return hist, name
+    attached = getattr(pl, "match_history", None)
+    if attached is not None:
+        return [h for h in parse_history(attached) if h.system in (None, system)], "event"
+    if "file" not in file_cache:
+        file_cache["file"] = histories_from_event_file(getattr(event, "source", None), section.name)
+    if pl.pair in file_cache["file"]:
+        return [h for h in file_cache["file"][pl.pair] if h.system in (None, system)], "event file"
+    return [], "none"
+
+
+def rate_match(section: Section, system: str, rules: Rules, tc: TimeControl, *,
+               options=None, event=None, match_history: HistorySource = None,
+               grant_floor_requests: Optional[bool] = None, trace: Optional[bool] = None
+               ) -> SectionResult:
+    """Rate a match section in one system (sec. 7).  ``match_history``: see
+    :func:`history_lookup`; ``grant_floor_requests`` defaults to
+    ``options.grant_floor_requests`` (False)."""
+    p = rules.p
+    if grant_floor_requests is None:
+        grant_floor_requests = bool(getattr(options, "grant_floor_requests", False))
+    if trace is None:
+        trace = bool(getattr(options, "trace", True)) if options is not None else True
+    check_match(section, system, rules)
+    players = list(section.players)
+    games = {pl.pair: _played(pl) for pl in players}
+    if not any(games.values()):
+        return SectionResult(section, system, rules, tc, [_unrated(pl, system) for pl in players])
+    on = section.end
+    floor100 = p.absolute_floor
+    n_eff = {pl.pair: effective_games(pl.ratings[system].games, pl.ratings[system].rating, **p.nstar)
+             for pl in players}
+    pre = {pl.pair: pl.ratings[system].rating for pl in players}
+
+    # Steps 1-3 do nothing for two established players.  Step 4: opponents at
+    # their pre-match ratings; step 5: at their step-4 results.
+    step4, info4 = {}, {}
+    for pl in players:
+        opps = [pre[o] for o, _ in games[pl.pair]]
+        value, info4[pl.pair] = _rate_once(pl, system, opps, games[pl.pair], n_eff[pl.pair],
+                                           section, tc, rules, trace=False)
+        step4[pl.pair] = max(value, floor100)
+    step5, info5 = {}, {}
+    for pl in players:
+        opps = [step4[o] for o, _ in games[pl.pair]]
+        value, info5[pl.pair] = _rate_once(pl, system, opps, games[pl.pair], n_eff[pl.pair],
+                                           section, tc, rules, trace=trace)
+        step5[pl.pair] = max(value, floor100)
+
+    file_cache: dict = {}
+    out = []
+    for pl in players:
+        hist, hsource = _history_for(pl, system, on, match_history, options, event, section,
+                                     file_cache)
+        _check_history(hist, on, p.match_change_cap, pl)
+        out.append(_finish_match(pl, system, step4[pl.pair], step5[pl.pair], info4[pl.pair],
+                                 info5[pl.pair], n_eff[pl.pair], games[pl.pair], hist, hsource,
+                                 section, rules, grant_floor_requests, trace))
+    return SectionResult(section, system, rules, tc, out)
+
+
+def _check_history(hist: list[MatchChange], on: _dt.date, cap: float, pl: Player) -> None:
+    for h in hist:
+        if h.date > on:
+            raise InputError(f"match_history entry dated {h.date.isoformat()} is after this match "
+                             f"({on.isoformat()}); list only earlier matches", player=pl.label)
+        if abs(h.change) > cap + 1e-9:
+            raise InputError(f"match_history entry {h.date.isoformat()}: a change of {h.change:g} "
+                             f"is impossible, one match changes a rating by at most {cap:g}",
+                             player=pl.label)
+
+
+def _unrated(pl: Player, system: str) -> MatchPlayerResult:
+    rec = pl.ratings[system]
+    return MatchPlayerResult(pair=pl.pair, id=pl.id, name=pl.name, system=system, pre=rec.rating,
+                             games_before=rec.games, m=0, score=pl.total, post=rec.rating,
+                             games_after=rec.games, formula="not rated (no rated games)",
+                             record_after=rec, change=0.0, change_uncapped=0.0)
+
+
+def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, info5: dict,
+                  n_eff: float, played, hist, hsource, section: Section, rules: Rules,
+                  grant: bool, trace: bool) -> MatchPlayerResult:
+    p, hook = rules.p, rules.hook
+    rec = pl.ratings[system]
+    pre = rec.rating
+    m = len(played)
+    wins = sum(1 for _, s in played if s == 1.0)
+    losses = sum(1 for _, s in played if s == 0.0)
+    draws = m - wins - losses
+    notes = ["rated as a match (sec. 7): no bonus; caps on the change; floors not automatic"]
+
+    caps = cap_change(s5 - pre, section.end, hist, per_match=p.match_change_cap,
+                      windows=p.match_net_caps)
+    value = max(pre + caps.change_out, p.absolute_floor)
+    if caps.capped:
+        notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
+                     f"({'; '.join(caps.binding)})")
+
+    def add(before, extra):
+        return None if before is None else before + extra
+
+    games_after = rec.games + m
+    peak = max([x for x in (rec.peak, pre) if x is not None])  # pre is established
+    after = MatchRecord(
+        rating=value, games=games_after, wins=add(rec.wins, wins), draws=add(rec.draws, draws),
+        losses=add(rec.losses, losses), events3=add(rec.events3, 1 if m >= 3 else 0),
+        peak=max(peak, value), olm=rec.olm, prize_floor=rec.prize_floor, date=section.end,
+        games_above_2200=(None if rec.games_above_2200 is None else
+                          rec.games_above_2200 + (m if pre > p.olm["above"] else 0)))
+    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
+        after.olm = True
+    floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
+    lowered, lowered_from = getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None)
+    if lowered is not None and lowered_from is not None and float(floor) == lowered_from:
+        floor, reason = lowered, f"{reason}, lowered to {lowered:g} after a match (sec. 7)"
+        after.lowered_floor, after.lowered_from = lowered, lowered_from
+    depends = set(DEPENDS["special"] if info5["formula"] == "special" else DEPENDS["standard"])
+    depends |= MATCH_DEPENDS | DEPENDS["floor"] | DEPENDS["storage"]
+
+    post, floor_applied, request = value, False, None
+    if value < floor:
+        if floor > p.absolute_floor:
+            new_floor = max(floor - p.match_floor_step, p.absolute_floor)
+            request = {"floor": float(floor), "requested_floor": float(new_floor),
+                       "rating_if_granted": max(value, new_floor), "granted": grant,
+                       "reason": reason}
+            if grant:
+                post = max(value, new_floor)
+                after.lowered_floor = float(new_floor)
+                after.lowered_from = (after.lowered_from if after.lowered_from is not None
+                                      else float(floor))
+                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
+                             f"it by {p.match_floor_step:g} GRANTED; new floor {new_floor:g}")
+            else:
+                post, floor_applied = float(floor), True
+                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
+                             f"it to {new_floor:g} (not granted here; rating held at the floor; "
+                             "grant with --grant-floor-requests)")
+        else:
+            post, floor_applied = float(floor), True
+    post = hook.uschess_store_rating(pre=pre, value=post, p=p)
+    after.rating = post
+    after.peak = max(after.peak, post)
+    info5 = dict(info5, match={"change_uncapped": s5 - pre, "caps": caps.as_dict()})
+    res = MatchPlayerResult(
+        pair=pl.pair, id=pl.id, name=pl.name, system=system, pre=pre, games_before=rec.games,
+        m=m, score=info5["score"], post=post, games_after=games_after,
+        formula=f"match ({info5['formula']}, no bonus)", n_eff=n_eff, step4=s4, step5=s5,
+        k=info5.get("k"), bonus=info5.get("bonus"), expected=info5.get("expected"),
+        floor=float(floor), floor_reason=reason, floor_applied=floor_applied, record_after=after,
+        depends=depends, warnings=rules.warnings(depends) + notes,
+        trace={"step4": info4, "step5": info5} if trace else {},
+        change_uncapped=s5 - pre, change=post - pre, caps=caps, history=list(hist),
+        history_source=hsource, floor_request=request)
+    return res
+
+
+__all__ = ["MatchChange", "MatchRecord", "MatchPlayerResult", "CapOutcome", "rate_match",
+           "check_match", "cap_change", "shares_window", "window_end", "history_lookup",
+           "histories_from_event_file", "histories_from_raw", "attach_match_histories",
+           "store_match_history", "parse_history", "parse_history_entry"]
