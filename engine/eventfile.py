@@ -25,6 +25,8 @@ from .model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
 
 ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d+)?\s*$", re.IGNORECASE)
 MAX_RATING = 4000.0
+PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
+               "state", "match_history"}
 
 
 def parse_date(value: Any, what: str) -> _dt.date:
@@ -128,6 +130,10 @@ def parse_player(raw: Any) -> Player:
     raw = _mapping(raw, "player")
     pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
     try:
+        unknown = set(raw) - PLAYER_KEYS
+        if unknown:
+            hint = " (earlier match changes go in 'match_history')" if "history" in unknown else ""
+            raise InputError(f"unknown field(s) {sorted(map(str, unknown))}{hint}")
         for key in ("id", "name", "rounds"):
             if key not in raw or raw[key] is None:
                 raise InputError(f"missing '{key}'")
@@ -146,8 +152,13 @@ def parse_player(raw: Any) -> Player:
                 raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
             if rec is not None:
                 ratings[system] = parse_record(rec, system)
+        history = None
+        if raw.get("match_history") is not None:
+            from .match import parse_history
+            history = parse_history(raw["match_history"])
         return Player(
             pair=pair,
+            match_history=history,
             id=str(raw["id"]),
             name=str(raw["name"]),
             rounds=rounds,
@@ -328,6 +339,8 @@ def player_to_dict(p: Player) -> dict:
     if p.ratings:
         out["ratings"] = {s: record_to_dict(r) for s, r in p.ratings.items()}
     out["rounds"] = [str(r) for r in p.rounds]
+    if p.match_history:
+        out["match_history"] = [h.as_dict() for h in p.match_history]
     return out
 
 

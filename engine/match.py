@@ -47,13 +47,10 @@ A match's date, for the windows, is its section's end date.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-import yaml
 
 from .errors import InputError
 from .eventfile import parse_date
@@ -151,66 +148,6 @@ def history_lookup(source: HistorySource, player_id: str, system: str) -> Option
         return None
     hist = parse_history(entries, f"match_history of {player_id}")
     return [h for h in hist if h.system in (None, system)]
-
-
-_FILE_CACHE: dict = {}
-
-
-def histories_from_event_file(source: Optional[str], section_name: str) -> dict[int, list[MatchChange]]:
-    """``match_history`` lists of a match section's players in an event file
-    (YAML/JSON), by pair number.  The event reader keeps no such field, so the
-    file is read again here (cached by path and modification time)."""
-    if not source:
-        return {}
-    path = Path(source)
-    if path.suffix.lower() not in (".yaml", ".yml", ".json") or not path.is_file():
-        return {}
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    raw = _FILE_CACHE.get(key)
-    if raw is None:
-        text = path.read_text(encoding="utf-8")
-        raw = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-        _FILE_CACHE.clear()
-        _FILE_CACHE[key] = raw
-    return histories_from_raw(raw, section_name)
-
-
-def attach_match_histories(event, raw: Mapping) -> None:
-    """Copy the ``match_history`` lists of an event-file structure ``raw``
-    (as given to :func:`engine.eventfile.event_from_dict`) onto the match
-    sections' :class:`~engine.model.Player` objects of ``event`` as a
-    ``match_history`` attribute, which :func:`rate_match` reads."""
-    for section in event.sections:
-        if section.kind != "match":
-            continue
-        found = histories_from_raw(raw, section.name)
-        for pl in section.players:
-            if pl.pair in found:
-                pl.match_history = found[pl.pair]
-
-
-def histories_from_raw(raw: Any, section_name: str) -> dict[int, list[MatchChange]]:
-    """``match_history`` lists of one section of an event-file structure, by pair."""
-    out: dict[int, list[MatchChange]] = {}
-    if not isinstance(raw, Mapping):
-        return out
-    for sec in raw.get("sections") or []:
-        if not isinstance(sec, Mapping) or str(sec.get("name") or "") != section_name:
-            continue
-        for pl in sec.get("players") or []:
-            if not isinstance(pl, Mapping):
-                continue
-            label = f"{pl.get('pair')} ({pl.get('name', '?')})"
-            if "history" in pl:
-                raise InputError("'history' is not a player field: write the earlier match "
-                                 "changes as 'match_history'", player=label)
-            if pl.get("match_history") is not None:
-                try:
-                    out[int(pl["pair"])] = parse_history(pl["match_history"])
-                except InputError as err:
-                    raise err.located(player=label)
-    return out
 
 
 def store_match_history(store, player_id: str, system: str) -> list[MatchChange]:
@@ -438,8 +375,8 @@ def _rate_once(pl: Player, system: str, opps: list[float], played, n_eff: float,
     return value, info
 
 
-def _history_for(pl: Player, system: str, on: _dt.date, explicit, options, event,
-                 section: Section, file_cache: dict) -> tuple[list[MatchChange], str]:
+def _history_for(pl: Player, system: str, on: _dt.date, explicit,
+                 options) -> tuple[list[MatchChange], str]:
     for source, name in ((explicit, "argument"),
                          (getattr(options, "match_history", None) if options else None, "options")):
         hist = history_lookup(source, pl.id, system)
@@ -448,13 +385,8 @@ def _history_for(pl: Player, system: str, on: _dt.date, explicit, options, event
                 # a store may already hold later matches (re-rating the past)
                 return [h for h in hist if h.date <= on], "store"
             return hist, name
-    attached = getattr(pl, "match_history", None)
-    if attached is not None:
-        return [h for h in parse_history(attached) if h.system in (None, system)], "event"
-    if "file" not in file_cache:
-        file_cache["file"] = histories_from_event_file(getattr(event, "source", None), section.name)
-    if pl.pair in file_cache["file"]:
-        return [h for h in file_cache["file"][pl.pair] if h.system in (None, system)], "event file"
+    if pl.match_history is not None:
+        return [h for h in parse_history(pl.match_history) if h.system in (None, system)], "event"
     return [], "none"
 
 
@@ -496,11 +428,9 @@ def rate_match(section: Section, system: str, rules: Rules, tc: TimeControl, *,
                                            section, tc, rules, trace=trace)
         step5[pl.pair] = max(value, floor100)
 
-    file_cache: dict = {}
     out = []
     for pl in players:
-        hist, hsource = _history_for(pl, system, on, match_history, options, event, section,
-                                     file_cache)
+        hist, hsource = _history_for(pl, system, on, match_history, options)
         _check_history(hist, on, p.match_change_cap, pl)
         out.append(_finish_match(pl, system, step4[pl.pair], step5[pl.pair], info4[pl.pair],
                                  info5[pl.pair], n_eff[pl.pair], games[pl.pair], hist, hsource,
@@ -607,5 +537,4 @@ def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, in
 
 __all__ = ["MatchChange", "MatchRecord", "MatchPlayerResult", "CapOutcome", "rate_match",
            "check_match", "cap_change", "shares_window", "window_end", "history_lookup",
-           "histories_from_event_file", "histories_from_raw", "attach_match_histories",
            "store_match_history", "parse_history", "parse_history_entry"]

@@ -14,7 +14,7 @@ from engine.cli import main
 from engine.errors import InputError
 from engine.eventfile import event_from_dict, load_event
 from engine.formulas import effective_games, standard_rating
-from engine.match import (MatchChange, MatchPlayerResult, MatchRecord, attach_match_histories,
+from engine.match import (MatchChange, MatchPlayerResult, MatchRecord, 
                           cap_change, shares_window, window_end)
 from engine.pipeline import RatingOptions, rate_event
 from engine.rulebook import Reform, RuleBook
@@ -55,7 +55,6 @@ def match_dict(a=None, b=None, *, rounds=("W2", "D2", "W2", "W2"), tc="G/90;d30"
 
 def rate(raw, options=None, source="match.yaml"):
     event = event_from_dict(raw, source=source)
-    attach_match_histories(event, raw)
     return rate_event(event, options or RatingOptions())
 
 
@@ -325,7 +324,7 @@ def test_history_key_is_refused(tmp_path, capsys):
     raw = match_dict()
     raw["sections"][0]["players"][0]["history"] = [{"date": "2024-05-01", "change": 10.0}]
     assert main(["rate", str(write(tmp_path, raw))]) == 2
-    assert "write the earlier match changes as 'match_history'" in capsys.readouterr().err
+    assert "earlier match changes go in 'match_history'" in capsys.readouterr().err
 
 
 def test_history_not_a_list(tmp_path, capsys):
