@@ -9,7 +9,7 @@ import sys
 
 from .errors import InputError
 
-COMMANDS = ["rate", "rules", "fide-update"]
+COMMANDS = ["rate", "rules", "compare", "fide-update"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,478 @@
+"""Compare two versions of the rules on the same events.
+
+A *side* of a comparison is one way of picking the rules, written as a
+``RULES`` specification on the command line:
+
+``baseline``
+    the rules in force on each section's own start date (the default rating);
+``rules-on:DATE``
+    every section rated as if it started on DATE;
+``edition:DATE``
+    one document's text as written (``2017-04-24`` ...), each section's date
+    filling in what the edition does not state;
+``known-on:DATE``
+    each section's own date, using only what was known on DATE;
+``reading:CONFLICT=READING[,C2=R2]``
+    other readings of recorded conflicts (``uschess rules conflicts``);
+``reform:FILE``
+    a reform file (:mod:`engine.reform`) applied over each section's own date.
+
+Several may be joined with ``+`` (``reform:b14.yaml+known-on:2025-01-01``),
+each kind at most once.  Every specification, and every reform file, is
+checked before anything is rated.
+
+**The chain.**  Events are rated in order of end date, then start date, then
+id (the event's ``id``, else its file name, else its name).  Under each side
+separately, a player's record after an event (``PlayerResult.record_after``:
+rating, games, wins/draws/losses, events, peak, date) replaces that player's
+record in the same system in every later event, whatever the later event's
+file says: a small replay held in memory.  The first event a player appears
+in uses the record of its file, the same for both sides, so the two chains
+start equal and part only where the rules differ.  Two sections of one event
+are rated from the same records (those before the event); when a player is
+rated twice in one system within an event, the section listed last feeds the
+next event.  With ``chain=False`` every event is rated from its own file.
+
+The result is one :class:`Row` per event, section, system and player rated in
+it under either side (players with no rated game are left out: their rating
+does not change), with ``diff = b - a``; :meth:`Comparison.summary` gives per
+event, per system and overall: how many were rated, how many changed (and how
+many changed as shown, rounded), mean, mean absolute and largest change, the
+number of winners (higher under B) and losers, and the largest of each.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import datetime as _dt
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+import yaml
+
+from .errors import InputError
+from .eventfile import parse_date
+from .formulas import round_half_up
+from .model import Event
+from .pipeline import EventResult, PlayerResult, RatingOptions, rate_event
+from .rulebook import RuleBook
+
+#: A change smaller than this is no change (identical rules give identical floats).
+EPSILON = 1e-9
+#: How many winners and losers the summary names.
+TOP = 5
+SPEC_KINDS = ("baseline", "rules-on", "edition", "known-on", "reading", "reform")
+
+
+@dataclass
+class RuleSide:
+    """One side of a comparison: the specification, what it means, and the
+    :class:`~engine.pipeline.RatingOptions` that rate under it."""
+
+    spec: str
+    label: str
+    options: RatingOptions
+
+
+def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = "RULES") -> RuleSide:
+    """A :class:`RuleSide` from ``baseline``, ``rules-on:DATE``, ``edition:DATE``,
+    ``known-on:DATE``, ``reading:C=R[,C2=R2]`` or ``reform:FILE`` (joined with
+    ``+``).  Raises :class:`InputError` naming ``what`` for anything unknown;
+    reform files are loaded and validated here."""
+    book = book or RuleBook.load()
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError(f"{what}: empty rules specification (one of {', '.join(SPEC_KINDS)})")
+    opts = RatingOptions()
+    labels = []
+    seen = set()
+    for part in spec.split("+"):
+        part = part.strip()
+        kind, _, value = part.partition(":")
+        kind, value = kind.strip().lower(), value.strip()
+        if kind not in SPEC_KINDS:
+            raise InputError(f"{what} {spec!r}: {part!r} is not one of baseline, rules-on:DATE, "
+                             "edition:DATE, known-on:DATE, reading:CONFLICT=READING, reform:FILE")
+        if kind in seen:
+            raise InputError(f"{what} {spec!r}: {kind} given twice")
+        seen.add(kind)
+        if kind == "baseline":
+            if value:
+                raise InputError(f"{what} {spec!r}: 'baseline' takes no value")
+            labels.append("baseline (each section's own date)")
+            continue
+        if not value:
+            raise InputError(f"{what} {spec!r}: {kind} needs a value ({kind}:...)")
+        try:
+            if kind == "rules-on":
+                opts.rules_on = parse_date(value, "rules-on")
+                book.rules(opts.rules_on)  # a date before the first rule fails here
+                labels.append(f"rules in force on {opts.rules_on.isoformat()}")
+            elif kind == "known-on":
+                opts.known_on = parse_date(value, "known-on")
+                labels.append(f"as known on {opts.known_on.isoformat()}")
+            elif kind == "edition":
+                if value not in book.editions:
+                    raise InputError(f"unknown edition {value!r} (known: {', '.join(sorted(book.editions))})")
+                opts.edition = value
+                labels.append(f"edition {value} as written")
+            elif kind == "reading":
+                readings = {}
+                for item in value.split(","):
+                    cid, eq, reading = item.partition("=")
+                    if not eq or not cid.strip() or not reading.strip():
+                        raise InputError(f"{item!r}: write CONFLICT=READING")
+                    readings[cid.strip()] = reading.strip()
+                book.check_readings(readings)
+                opts.readings = readings
+                labels.append("readings " + ", ".join(f"{c}={r}" for c, r in readings.items()))
+            elif kind == "reform":
+                opts.reform = load_reform_file(value)
+                labels.append(f"reform {opts.reform.name!r} ({value})")
+        except InputError as err:
+            err.message = f"{what} {spec!r}: {err.message}"
+            raise
+    if "baseline" in seen and len(seen) > 1:
+        raise InputError(f"{what} {spec!r}: 'baseline' cannot be combined with anything else")
+    return RuleSide(spec.strip(), "; ".join(labels), opts)
+
+
+def load_reform_file(path):
+    """A reform file, read here so that a YAML error is one located line, then
+    validated as a whole by :func:`engine.reform.reform_from_dict`."""
+    from .reform import reform_from_dict
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", file=path)
+    except IsADirectoryError:
+        raise InputError("is a directory, not a reform file", file=path)
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or 'unreadable'}",
+                         file=path)
+    return reform_from_dict(raw, str(path))
+
+
+def event_key(event: Event) -> str:
+    """The event's id, else its file name without suffix, else its name."""
+    if event.id:
+        return str(event.id)
+    if event.source:
+        return Path(event.source).stem
+    return event.name
+
+
+def order_events(events: Iterable[Event]) -> list[tuple[str, Event]]:
+    """``(key, event)`` in chain order: end date, start date, id.  Keys are
+    made unique (``key#2``) when two events share one."""
+    items = sorted(events, key=lambda e: (e.end, e.start, event_key(e)))
+    out, used = [], {}
+    for e in items:
+        key = event_key(e)
+        used[key] = used.get(key, 0) + 1
+        out.append((key if used[key] == 1 else f"{key}#{used[key]}", e))
+    return out
+
+
+def _with_records(event: Event, state: dict) -> Event:
+    """A copy of ``event`` whose players carry the chain's records
+    (``state``: player id -> system -> record)."""
+    if not any(p.id in state for s in event.sections for p in s.players):
+        return event
+    ev = copy.deepcopy(event)
+    for section in ev.sections:
+        for player in section.players:
+            for system, rec in state.get(player.id, {}).items():
+                player.ratings[system] = copy.deepcopy(rec)
+    return ev
+
+
+def replay(events: Sequence[tuple[str, Event]], options: RatingOptions, *,
+           book: Optional[RuleBook] = None, chain: bool = True) -> list[EventResult]:
+    """Rate ``(key, event)`` pairs in the order given, feeding each player's
+    ``record_after`` into the next event when ``chain`` (see the module text).
+    The events passed in are never modified."""
+    book = book or RuleBook.load()
+    state: dict[str, dict] = {}
+    out = []
+    for _, event in events:
+        result = rate_event(_with_records(event, state) if chain else event, options, book=book)
+        out.append(result)
+        if chain:
+            for sec in result.sections:
+                for pr in sec.players:
+                    if pr.m > 0 and pr.record_after is not None:
+                        state.setdefault(pr.id, {})[pr.system] = pr.record_after
+    return out
+
+
+@dataclass
+class Row:
+    """One player in one system in one section of one event, under A and B
+    (either may be None when the section is rated in that system on one
+    side only)."""
+
+    event: str
+    event_name: str
+    date: _dt.date
+    section: str
+    pair: int
+    id: str
+    name: str
+    system: str
+    a: Optional[PlayerResult]
+    b: Optional[PlayerResult]
+
+    @property
+    def a_post(self) -> Optional[float]:
+        return self.a.post if self.a is not None and self.a.m else None
+
+    @property
+    def b_post(self) -> Optional[float]:
+        return self.b.post if self.b is not None and self.b.m else None
+
+    @property
+    def diff(self) -> Optional[float]:
+        if self.a_post is None or self.b_post is None:
+            return None
+        return self.b_post - self.a_post
+
+    @property
+    def changed(self) -> bool:
+        return self.diff is not None and abs(self.diff) > EPSILON
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "system": self.system, "event": self.event, "a": self.a_post,
+                "b": self.b_post, "diff": self.diff, "name": self.name, "section": self.section,
+                "pair": self.pair, "date": self.date.isoformat()}
+
+
+def _stats(rows: Sequence[Row]) -> dict:
+    both = [r for r in rows if r.diff is not None]
+    diffs = [r.diff for r in both]
+    changed = [r for r in both if r.changed]
+    winners = sorted((r for r in changed if r.diff > 0), key=lambda r: (-r.diff, r.id))
+    losers = sorted((r for r in changed if r.diff < 0), key=lambda r: (r.diff, r.id))
+    largest = None
+    for r in both:  # the first of equal largest changes
+        if largest is None or abs(r.diff) > abs(largest.diff):
+            largest = r
+
+    def brief(r: Row) -> dict:
+        return {"id": r.id, "name": r.name, "system": r.system, "event": r.event,
+                "section": r.section, "a": r.a_post, "b": r.b_post, "diff": r.diff}
+
+    return {
+        "rated": len(both),
+        "only_a": sum(1 for r in rows if r.a_post is not None and r.b_post is None),
+        "only_b": sum(1 for r in rows if r.b_post is not None and r.a_post is None),
+        "changed": len(changed),
+        "changed_shown": sum(1 for r in both if round_half_up(r.a_post) != round_half_up(r.b_post)),
+        "mean": sum(diffs) / len(diffs) if diffs else None,
+        "mean_abs": sum(abs(d) for d in diffs) / len(diffs) if diffs else None,
+        "largest": brief(largest) if largest is not None and largest.changed else None,
+        "winners": len(winners),
+        "losers": len(losers),
+        "top_winners": [brief(r) for r in winners[:TOP]],
+        "top_losers": [brief(r) for r in losers[:TOP]],
+    }
+
+
+@dataclass
+class Comparison:
+    a: RuleSide
+    b: RuleSide
+    events: list[tuple[str, Event]]
+    results_a: list[EventResult]
+    results_b: list[EventResult]
+    rows: list[Row]
+    chain: bool = True
+    names: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        events = []
+        for key, ev in self.events:
+            rows = [r for r in self.rows if r.event == key]
+            events.append({"event": key, "name": ev.name, "start": ev.start.isoformat(),
+                           "end": ev.end.isoformat(), **_stats(rows)})
+        systems = {}
+        for system in sorted({r.system for r in self.rows}):
+            systems[system] = _stats([r for r in self.rows if r.system == system])
+        return {"a": self.a.spec, "b": self.b.spec, "a_means": self.a.label, "b_means": self.b.label,
+                "chain": self.chain, "order": [key for key, _ in self.events],
+                "overall": _stats(self.rows), "systems": systems, "events": events}
+
+    def paths(self, ids: Sequence[str]) -> dict:
+        """Rating paths of players under A and B across the events in chain
+        order: ``{id: {system: [{"event", "date", "a", "b"}]}}``; the first
+        point is the pre-event rating at the player's first rated event (date:
+        that event's start)."""
+        out: dict = {}
+        for pid in ids:
+            per: dict = {}
+            for (key, ev), ra, rb in zip(self.events, self.results_a, self.results_b):
+                for sys_rows in _pairs(ra, rb):
+                    sec, system, a, b = sys_rows
+                    for pair in sorted(set(a) | set(b)):
+                        pa, pb = a.get(pair), b.get(pair)
+                        some = pa or pb
+                        if some.id != pid or not ((pa and pa.m) or (pb and pb.m)):
+                            continue
+                        points = per.setdefault(system, [])
+                        if not points:
+                            pre_a = pa.pre if pa else None
+                            pre_b = pb.pre if pb else None
+                            if pre_a is not None or pre_b is not None:
+                                points.append({"event": key, "date": ev.start.isoformat(),
+                                               "a": pre_a, "b": pre_b, "pre": True})
+                        points.append({"event": key, "date": sec.end.isoformat(),
+                                       "a": pa.post if pa and pa.m else None,
+                                       "b": pb.post if pb and pb.m else None, "pre": False})
+            out[pid] = per
+        return out
+
+    def as_dict(self, players: Sequence[str] = ()) -> dict:
+        data = {"players": [r.as_dict() for r in self.rows], "summary": self.summary()}
+        if players:
+            data["paths"] = self.paths(players)
+        return data
+
+
+def _pairs(ra: EventResult, rb: EventResult):
+    """For each section and system rated on either side: (section, system,
+    {pair: PlayerResult under A}, {pair: PlayerResult under B})."""
+    keys = []
+    by_a, by_b = {}, {}
+    for res, store in ((ra, by_a), (rb, by_b)):
+        for sr in res.sections:
+            k = (sr.section.name, sr.system)
+            if k not in keys:
+                keys.append(k)
+            store[k] = sr
+    for k in keys:
+        sa, sb = by_a.get(k), by_b.get(k)
+        sec = (sa or sb).section
+        yield (sec, k[1], {p.pair: p for p in sa.players} if sa else {},
+               {p.pair: p for p in sb.players} if sb else {})
+
+
+def compare(events: Iterable[Event], a: RuleSide, b: RuleSide, *, chain: bool = True,
+            book: Optional[RuleBook] = None) -> Comparison:
+    """Rate ``events`` under both sides (each its own chain) and pair the results."""
+    book = book or RuleBook.load()
+    ordered = order_events(events)
+    results_a = replay(ordered, a.options, book=book, chain=chain)
+    results_b = replay(ordered, b.options, book=book, chain=chain)
+    rows = []
+    for (key, ev), ra, rb in zip(ordered, results_a, results_b):
+        for sec, system, pa, pb in _pairs(ra, rb):
+            players = {p.pair: p for p in sec.players}
+            for pair, player in players.items():
+                xa, xb = pa.get(pair), pb.get(pair)
+                if not ((xa and xa.m) or (xb and xb.m)):
+                    continue
+                rows.append(Row(event=key, event_name=ev.name, date=sec.end, section=sec.name,
+                                pair=pair, id=player.id, name=player.name, system=system,
+                                a=xa, b=xb))
+    return Comparison(a, b, ordered, results_a, results_b, rows, chain)
+
+
+# ------------------------------------------------------------------ output
+
+def _num(x: Optional[float], signed: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:+.2f}" if signed else f"{x:.2f}"
+
+
+def _stats_line(s: dict) -> str:
+    if not s["rated"]:
+        text = "no player rated on both sides"
+    else:
+        text = (f"{s['rated']} rated, {s['changed']} changed ({s['changed_shown']} as shown), "
+                f"mean {_num(s['mean'], True)}, mean |change| {_num(s['mean_abs'])}")
+        if s["largest"]:
+            lg = s["largest"]
+            text += f", largest {_num(lg['diff'], True)} ({lg['name']}, {lg['id']}, {lg['system']})"
+        text += f"; {s['winners']} higher under B, {s['losers']} lower"
+    if s["only_a"] or s["only_b"]:
+        text += f"; rated under A only: {s['only_a']}, under B only: {s['only_b']}"
+    return text
+
+
+def format_text(cmp: Comparison, *, changed_only: bool = False) -> str:
+    """The comparison as a text table, one block per event, then the summary."""
+    summary = cmp.summary()
+    lines = [f"A = {cmp.a.spec}: {cmp.a.label}", f"B = {cmp.b.spec}: {cmp.b.label}",
+             ("events rated in order of end date, start date, id; each side feeds a player's "
+              "record after one event into the next" if cmp.chain else
+              "each event rated from its own file (no chain)"), ""]
+    width = max([len(r.name) for r in cmp.rows] + [6])
+    swidth = max([len(r.section) for r in cmp.rows] + [7])
+    head = (f"  {'Section':<{swidth}} {'Pair':>4}  {'ID':<10} {'Player':<{width}} {'System':<6} "
+            f"{'A':>8} {'B':>8} {'B - A':>8}")
+    for ev_summary, (key, ev) in zip(summary["events"], cmp.events):
+        when = ev.start.isoformat() + (f"..{ev.end.isoformat()}" if ev.end != ev.start else "")
+        lines.append(f"{ev.name} [{key}] {when}")
+        rows = [r for r in cmp.rows if r.event == key and (r.changed or not changed_only)]
+        if rows:
+            lines.append(head)
+            lines.append("  " + "-" * (len(head) - 2))
+            for r in rows:
+                mark = " *" if r.changed else ""
+                lines.append(f"  {r.section:<{swidth}} {r.pair:>4}  {r.id:<10} {r.name:<{width}} "
+                             f"{r.system:<6} {_num(r.a_post):>8} {_num(r.b_post):>8} "
+                             f"{_num(r.diff, True):>8}{mark}")
+        lines.append("  " + _stats_line(ev_summary))
+        lines.append("")
+    lines.append("overall: " + _stats_line(summary["overall"]))
+    if len(summary["systems"]) > 1:
+        for system, s in summary["systems"].items():
+            lines.append(f"  {system}: " + _stats_line(s))
+    ov = summary["overall"]
+    for title, items in (("largest gains under B", ov["top_winners"]),
+                         ("largest losses under B", ov["top_losers"])):
+        if items:
+            lines.append(f"{title}: " + "; ".join(
+                f"{x['name']} ({x['id']}, {x['system']}, {x['event']}) {_num(x['diff'], True)}"
+                for x in items))
+    return "\n".join(lines) + "\n"
+
+
+CSV_COLUMNS = ["event", "date", "section", "pair", "id", "name", "system", "a", "b", "diff"]
+
+
+def to_csv(cmp: Comparison) -> str:
+    """One line per player and system (``CSV_COLUMNS``); empty cells where a
+    side did not rate the player.  Full precision, so sums can be recomputed."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in cmp.rows:
+        d = r.as_dict()
+        w.writerow(["" if d[c] is None else (repr(d[c]) if isinstance(d[c], float) else d[c])
+                    for c in CSV_COLUMNS])
+    return buf.getvalue()
+
+
+def write_text(path, text: str) -> None:
+    """Write atomically (a temporary file renamed over the target)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write: {err.strerror or err}", file=path)
