@@ -9,7 +9,7 @@ import sys
 
 from .errors import InputError
 
-COMMANDS = ["rate", "rules", "compare", "fide-update"]
+COMMANDS = ["rate", "rules", "compare", "audit", "fide-update"]
 
 
 def build_parser() -> argparse.ArgumentParser:
