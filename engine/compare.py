@@ -52,7 +52,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-import yaml
 
 from .errors import InputError
 from .eventfile import parse_date
@@ -141,27 +140,9 @@ def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = 
 
 
 def load_reform_file(path):
-    """A reform file, read here so that a YAML error is one located line, then
-    validated as a whole by :func:`engine.reform.reform_from_dict`."""
-    from .reform import reform_from_dict
-
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except IsADirectoryError:
-        raise InputError("is a directory, not a reform file", file=path)
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or 'unreadable'}",
-                         file=path)
-    return reform_from_dict(raw, str(path))
+    """A reform file, validated as a whole (:func:`engine.reform.load_reform`)."""
+    from .reform import load_reform
+    return load_reform(path)
 
 
 def event_key(event: Event) -> str:

@@ -284,27 +284,33 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
         raise err.located(file=source)
 
 
-def load_event(path: str | Path) -> Event:
-    """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
+def read_data(path: str | Path) -> Any:
+    """The data of a YAML (safe loading only) or JSON file, with every failure
+    an :class:`InputError` of one located line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("no such file", file=path)
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", file=path)
     except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {err}", file=path)
+        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
     try:
         if path.suffix.lower() == ".json":
-            raw = json.loads(text)
-        else:
-            raw = yaml.safe_load(text)
+            return json.loads(text)
+        return yaml.safe_load(text)
     except json.JSONDecodeError as err:
         raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}", file=path)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or err}", file=path)
-    return event_from_dict(raw, source=str(path))
+        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or 'not YAML'}", file=path)
+
+
+def load_event(path: str | Path) -> Event:
+    """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
+    return event_from_dict(read_data(path), source=str(path))
 
 
 def _date(d):

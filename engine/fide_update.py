@@ -34,17 +34,14 @@ the player's OTBR record from a players file).
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
 
 from .errors import InputError
-from .eventfile import MAX_RATING, parse_date, parse_record, record_to_dict
+from .eventfile import MAX_RATING, parse_date, parse_record, record_to_dict, read_data
 from .formulas import effective_games, piecewise, round_half_up, standard_rating
 from .model import SystemRecord
 from .pipeline import DEPENDS, RatingOptions
@@ -246,23 +243,7 @@ def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
 
 def load_fide_update(path) -> FideUpdate:
     """Read a FIDE update file (``.yaml``, ``.yml`` or ``.json``)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {err}", file=path)
-    try:
-        raw = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
-                         file=path)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or err}", file=path)
-    return fide_update_from_dict(raw, source=str(path))
+    return fide_update_from_dict(read_data(path), source=str(path))
 
 
 def fide_update_from_trf(path, player_id: str, *, players_file=None, youth: bool = False,

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from .errors import InputError
-from .eventfile import parse_date
+from .eventfile import parse_date, read_data
 from .rulebook import Reform, RuleBook
 
 
@@ -72,13 +70,4 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
 
 
 def load_reform(path) -> Reform:
-    path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except yaml.YAMLError as err:
-        raise InputError(f"malformed YAML: {err}", file=path)
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {err}", file=path)
-    return reform_from_dict(raw, str(path))
+    return reform_from_dict(read_data(path), str(path))
