@@ -1,0 +1,63 @@
+"""``uschess player ID --db FILE``: a player's ratings and history in a store."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from ..errors import InputError
+from ..rulebook import RuleBook
+from ..store import Store
+from .common import print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("player", help="a player's ratings and history in a ratings store")
+    p.add_argument("id", help="the player's US Chess id")
+    p.add_argument("--db", required=True, metavar="FILE", help="the store (SQLite file or postgresql:// URL)")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.set_defaults(func=run)
+
+
+def player_data(store: Store, pid: str, today: _dt.date | None = None) -> dict:
+    """The documented JSON: ratings, the floor in force today, the history."""
+    records = store.ratings_of(pid)
+    if not records:
+        raise InputError(f"no player with id {pid} in the store", file=store.name)
+    rules = RuleBook.load().rules(today or _dt.date.today())
+    history = store.history(pid)
+    systems = {}
+    for system, rec in records.items():
+        floor, _ = rules.hook.uschess_personal_floor(system=system, after=rec, p=rules.p)
+        systems[system] = {
+            "rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,
+            "losses": rec.losses, "events3": rec.events3, "peak": rec.peak, "floor": floor,
+            "history": [{"event": h["event"], "end": h["end"], "pre": h["pre"], "post": h["post"]}
+                        for h in history if h["system"] == system],
+        }
+    return {"id": pid, "systems": systems}
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def run(args) -> int:
+    with Store.open(args.db, create=False) as store:
+        data = player_data(store, args.id)
+        info = store.player(args.id)
+    if args.json:
+        print_json(data)
+        return 0
+    head = f"{args.id}"
+    if info and info.name:
+        head += f"  {info.name}"
+    if info and info.birth_date:
+        head += f"  born {info.birth_date.isoformat()}"
+    print(head)
+    for system, s in data["systems"].items():
+        print(f"\n{system}: {s['rating']:.2f} after {s['games']} games "
+              f"(+{s['wins']} ={s['draws']} -{s['losses']}; {s['events3']} events with 3+ games); "
+              f"peak {_fmt(s['peak'])}, floor {s['floor']:g}")
+        for h in s["history"]:
+            print(f"  {h['end']}  {h['event']:<24} {_fmt(h['pre']):>8} -> {_fmt(h['post']):>8}")
+    return 0

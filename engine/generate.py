@@ -1,0 +1,434 @@
+"""Synthetic rating histories for tests and benchmarks.
+
+``generate_history(seed, players, events)`` yields :class:`~engine.model.Event`
+objects in the order a replay takes them (end date, start date, id), from
+2001 to 2025.  Everything is drawn from one ``random.Random(seed)``: the same
+arguments always give the same history.
+
+The model, kept simple but not naive:
+
+* every player has a hidden true strength that drifts (a random walk of about
+  35 points a year), juniors improve quickly until their early twenties and
+  older players decline slowly; each player is a little stronger or weaker at
+  faster time controls and online (a fixed offset per family);
+* players have birth dates (a few only an "adult" flag, a few nothing), a
+  debut date and a career length; some have FIDE ratings (dated the first of
+  the event's month) and a few Canadians CFC ratings;
+* events are Swiss sections paired by score groups (no rematches where the
+  greedy pairing can avoid them; byes, half-point byes, the odd forfeit) or
+  single round-robins (Berger tables); results are drawn from the true
+  strengths, with more draws between strong and evenly matched players;
+* time controls rated in all six systems, each only from the date its
+  system exists: over the board G/90;d30 (regular), G/45;d5 (dual from 2002),
+  G/20;d5 (quick), G/5;d0 (blitz, from 2013-03-01); online G/3+2 (blitz,
+  from 2014-10-01), G/15+2 (quick, from 2015-03-01), G/60+5 (regular, from
+  2020-06-01).
+
+The files carry no ratings at all: a replay takes every player's state from
+its store, and initializes newcomers from birth date, FIDE/CFC and their other
+systems as the rules in force say.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Optional
+
+from .errors import InputError
+from .model import Event, ForeignRating, Player, Round, Section
+
+FIRST_DAY = _dt.date(2001, 1, 6)
+LAST_DAY = _dt.date(2025, 12, 20)
+
+#: (kind, time control, online, first date, weight)
+FORMATS = [
+    ("regular", "G/90;d30", False, _dt.date(2001, 1, 1), 5.0),
+    ("dual", "G/45;d5", False, _dt.date(2001, 1, 1), 3.0),
+    ("quick", "G/20;d5", False, _dt.date(2001, 1, 1), 1.5),
+    ("blitz", "G/5;d0", False, _dt.date(2013, 3, 1), 1.0),
+    ("online-blitz", "G/3+2", True, _dt.date(2014, 10, 1), 1.0),
+    ("online-quick", "G/15+2", True, _dt.date(2015, 3, 1), 1.0),
+    ("online-regular", "G/60+5", True, _dt.date(2020, 6, 1), 0.7),
+]
+#: Offset family of each format (a player's strength differs by family).
+FAMILY = {"regular": 0, "dual": 0, "quick": 1, "blitz": 2, "online-blitz": 3,
+          "online-quick": 3, "online-regular": 3}
+
+_LAST = ["Smith", "Johnson", "Nguyen", "Garcia", "Kim", "Patel", "Okafor", "Ivanov", "Rossi",
+         "Schmidt", "Dubois", "Sato", "Haddad", "Lindqvist", "Brandt", "Reyes", "Marsh", "Cohen",
+         "Novak", "Kowalski", "Chen", "Singh", "Moreau", "Larsen", "Popescu", "Silva", "Yilmaz"]
+_FIRST = ["Alex", "Maria", "Daniel", "Wei", "Priya", "Omar", "Sofia", "Liam", "Chidi", "Astrid",
+          "Kenji", "Claire", "Tobias", "Bao", "Evelyn", "Matthew", "Daniela", "Ivan", "Nadia",
+          "Lucas", "Amara", "Jonas", "Mei", "Rafael", "Zoe", "Hugo"]
+_CITIES = ["Boston", "Denver", "Austin", "Portland", "Chicago", "Reno", "Tampa", "Phoenix",
+           "Seattle", "Madison", "Albany", "Tulsa", "Omaha", "Raleigh", "Fresno", "Dayton"]
+_STATES = ["MA", "CO", "TX", "OR", "IL", "NV", "FL", "AZ", "WA", "WI", "NY", "OK", "NE", "NC",
+           "CA", "OH"]
+
+
+@dataclass
+class _Career:
+    index: int
+    id: str
+    name: str
+    state: str
+    birth: Optional[_dt.date]
+    adult: Optional[bool]
+    born: _dt.date            # true birth date (even when not reported)
+    debut: _dt.date
+    retire: _dt.date
+    strength: float           # true over-the-board regular strength
+    updated: _dt.date         # date of the last drift update
+    ceiling: float            # where a junior's improvement levels off
+    offsets: tuple            # per family strength offsets
+    activity: float           # relative chance to enter an event (0..1]
+    online: bool              # plays online at all
+    fide: bool
+    canadian: bool
+    foreign_noise: float = 0.0
+    cfc: bool = False
+
+
+def _age(c: _Career, on: _dt.date) -> float:
+    return (on - c.born).days / 365.25
+
+
+def _drift(c: _Career, on: _dt.date, rng: random.Random) -> None:
+    """Advance the hidden strength to ``on``."""
+    dt = (on - c.updated).days / 365.25
+    if dt <= 0:
+        return
+    age = _age(c, on)
+    if age < 22:
+        # Juniors close a share of the gap to their ceiling each year.
+        gain = (c.ceiling - c.strength) * (1 - math.exp(-0.35 * dt))
+        c.strength += max(0.0, gain)
+    elif age > 55:
+        c.strength -= 6.0 * dt
+    c.strength += rng.gauss(0.0, 35.0 * math.sqrt(dt))
+    c.strength = min(2850.0, max(150.0, c.strength))
+    c.updated = on
+
+
+def _new_career(i: int, rng: random.Random, id_base: int, first: _dt.date,
+                last: _dt.date) -> _Career:
+    junior = rng.random() < 0.35
+    span_days = max(1, (last - first).days)
+    # A third of the players are already active when the history starts.
+    if rng.random() < 0.33:
+        debut = first + _dt.timedelta(days=rng.randrange(0, min(120, span_days)))
+    else:
+        debut = first + _dt.timedelta(days=rng.randrange(0, max(1, span_days - 60)))
+    if junior:
+        age0 = rng.uniform(6.0, 15.0)
+        strength = max(200.0, rng.gauss(age0 * 55.0, 150.0))
+        ceiling = rng.gauss(1750.0, 300.0)
+        career_years = rng.expovariate(1 / 7.0) + 1.0
+    else:
+        age0 = rng.uniform(18.0, 70.0)
+        strength = rng.gauss(1550.0, 330.0)
+        ceiling = strength
+        career_years = rng.expovariate(1 / 10.0) + 0.5
+    born = debut - _dt.timedelta(days=int(age0 * 365.25))
+    retire = debut + _dt.timedelta(days=int(career_years * 365.25))
+    r = rng.random()
+    if r < 0.85:
+        birth, adult = born, (None if junior else (True if rng.random() < 0.5 else None))
+    elif r < 0.95 and not junior:
+        birth, adult = None, True
+    else:
+        birth, adult = None, None
+    offsets = (0.0, rng.gauss(0, 60), rng.gauss(-20, 80), rng.gauss(-40, 90))
+    c = _Career(
+        index=i, id=str(id_base + i * 7 + 3), name=f"{rng.choice(_LAST)}, {rng.choice(_FIRST)}",
+        state=rng.choice(_STATES), birth=birth, adult=adult, born=born, debut=debut,
+        retire=retire, strength=min(2750.0, max(150.0, strength)), updated=debut,
+        ceiling=ceiling, offsets=offsets, activity=min(1.0, rng.lognormvariate(-1.0, 0.7)),
+        online=rng.random() < 0.5, fide=False, canadian=rng.random() < 0.03)
+    c.fide = strength > 1500 and rng.random() < 0.25
+    c.cfc = c.canadian and rng.random() < 0.8
+    c.foreign_noise = rng.gauss(0, 40)
+    return c
+
+
+class _Pool:
+    """Players in their careers, drawn by activity, added as they debut."""
+
+    def __init__(self, careers: list[_Career]):
+        self.waiting = sorted(careers, key=lambda c: (c.debut, c.index), reverse=True)
+        self.active: list[_Career] = []
+
+    def advance(self, on: _dt.date) -> None:
+        while self.waiting and self.waiting[-1].debut <= on:
+            self.active.append(self.waiting.pop())
+
+    def draw(self, rng: random.Random, k: int, on: _dt.date, online: bool,
+             taken: set) -> list[_Career]:
+        out: list[_Career] = []
+        attempts = 0
+        while len(out) < k and self.active and attempts < 40 * k:
+            attempts += 1
+            j = rng.randrange(len(self.active))
+            c = self.active[j]
+            if c.retire < on:
+                self.active[j] = self.active[-1]
+                self.active.pop()
+                continue
+            if c.index in taken or (online and not c.online) or rng.random() > c.activity:
+                continue
+            taken.add(c.index)
+            out.append(c)
+        return out
+
+
+def _result(rng: random.Random, a: float, b: float) -> str:
+    """W, D or L for a player of true strength ``a`` against ``b``."""
+    e = 1.0 / (1.0 + 10.0 ** ((b - a) / 400.0))
+    level = (a + b) / 2.0
+    draw = min(0.45, max(0.04, 0.04 + (level - 1000.0) / 4000.0)) * (1.0 - 2.0 * abs(e - 0.5))
+    x = rng.random()
+    if x < e - draw / 2.0:
+        return "W"
+    if x < e + draw / 2.0:
+        return "D"
+    return "L"
+
+
+_FLIP = {"W": "L", "L": "W", "D": "D"}
+
+
+def _swiss(rng: random.Random, strengths: list[float], rounds: int) -> list[list[str]]:
+    """Cells of a Swiss section: pairs 1..n by seed (strength order)."""
+    n = len(strengths)
+    cells = [[""] * rounds for _ in range(n)]
+    score = [0.0] * n
+    met = [set() for _ in range(n)]
+    had_bye = [False] * n
+    withdrawn = [False] * n
+    for r in range(rounds):
+        playing = []
+        for i in range(n):
+            if withdrawn[i]:
+                cells[i][r] = "U"
+            elif r > 0 and rng.random() < 0.015:
+                withdrawn[i] = True
+                cells[i][r] = "U"
+            elif r < rounds - 1 and rng.random() < 0.03:
+                cells[i][r] = "H"
+                score[i] += 0.5
+            else:
+                playing.append(i)
+        # Score groups, highest first; within a group by seed.
+        playing.sort(key=lambda i: (-score[i], i))
+        if len(playing) % 2:
+            for i in reversed(playing):
+                if not had_bye[i]:
+                    break
+            playing.remove(i)
+            had_bye[i] = True
+            cells[i][r] = "B"
+            score[i] += 1.0
+        # Top half of each score group against its bottom half, floating the
+        # odd player down; greedy avoidance of rematches.
+        order: list[int] = []
+        groups: dict[float, list[int]] = {}
+        for i in playing:
+            groups.setdefault(score[i], []).append(i)
+        carry: list[int] = []
+        for s in sorted(groups, reverse=True):
+            group = carry + groups[s]
+            if len(group) % 2:
+                carry = [group.pop()]
+            else:
+                carry = []
+            half = len(group) // 2
+            for a, b in zip(group[:half], group[half:]):
+                order.extend((a, b))
+        order.extend(carry)
+        pairs = [(order[k], order[k + 1]) for k in range(0, len(order) - 1, 2)]
+        for k in range(len(pairs)):
+            a, b = pairs[k]
+            if b not in met[a]:
+                continue
+            # swap with the nearest pair (later ones first) that makes both new
+            # pairs first meetings
+            for j in sorted((j for j in range(len(pairs)) if j != k),
+                            key=lambda j: (j < k, abs(j - k))):
+                c, d = pairs[j]
+                if d not in met[a] and b not in met[c]:
+                    pairs[k], pairs[j] = (a, d), (c, b)
+                    break
+                if c not in met[a] and b not in met[d]:
+                    pairs[k], pairs[j] = (a, c), (d, b)
+                    break
+        for a, b in pairs:
+            met[a].add(b)
+            met[b].add(a)
+            if rng.random() < 0.01:
+                ca, cb = ("X", "F") if rng.random() < 0.5 else ("F", "X")
+            else:
+                ca = _result(rng, strengths[a], strengths[b])
+                cb = _FLIP[ca]
+            cells[a][r] = f"{ca}{b + 1}"
+            cells[b][r] = f"{cb}{a + 1}"
+            score[a] += {"W": 1.0, "D": 0.5, "L": 0.0, "X": 1.0, "F": 0.0}[ca]
+            score[b] += {"W": 1.0, "D": 0.5, "L": 0.0, "X": 1.0, "F": 0.0}[cb]
+    return cells
+
+
+def _round_robin(rng: random.Random, strengths: list[float]) -> list[list[str]]:
+    """A single round-robin by the circle method; the odd player out of a
+    round (odd sections) sits out with a U."""
+    n = len(strengths)
+    slots = list(range(n)) + ([None] if n % 2 else [])
+    m = len(slots)
+    rounds = m - 1
+    cells = [[""] * rounds for _ in range(n)]
+    for r in range(rounds):
+        for k in range(m // 2):
+            a, b = slots[k], slots[m - 1 - k]
+            if a is None or b is None:
+                cells[a if b is None else b][r] = "U"
+                continue
+            ca = _result(rng, strengths[a], strengths[b])
+            cells[a][r] = f"{ca}{b + 1}"
+            cells[b][r] = f"{_FLIP[ca]}{a + 1}"
+        slots = [slots[0], slots[-1]] + slots[1:-1]
+    return cells
+
+
+def _pick_format(rng: random.Random, on: _dt.date):
+    options = [f for f in FORMATS if f[3] <= on]
+    total = sum(f[4] for f in options)
+    x = rng.uniform(0, total)
+    for f in options:
+        x -= f[4]
+        if x <= 0:
+            return f
+    return options[-1]
+
+
+def _player(c: _Career, pair: int, cells: list[str], on: _dt.date) -> Player:
+    fide = cfc = None
+    month = on.replace(day=1)
+    if c.fide:
+        fide = ForeignRating(rating=float(round(max(1000.0, c.strength - 60 + c.foreign_noise))),
+                             date=month)
+    if c.cfc:
+        cfc = ForeignRating(rating=float(round(max(400.0, c.strength + 40 + c.foreign_noise))),
+                            date=month, canadian=True)
+    return Player(pair=pair, id=c.id, name=c.name, rounds=[_cell(x) for x in cells],
+                  birth_date=c.birth, adult=c.adult, fide=fide, cfc=cfc, state=c.state)
+
+
+def _cell(text: str) -> Round:
+    code = text[0]
+    return Round(code, int(text[1:]) if len(text) > 1 else None)
+
+
+def player_games(event: Event) -> int:
+    """Rated games counted once per player per section (a game counts for
+    both its players; a dual-rated game once)."""
+    return sum(1 for s in event.sections for p in s.players for r in p.rounds if r.rated)
+
+
+def generate_history(seed: int, players: int, events: int, *, first: _dt.date = FIRST_DAY,
+                     last: _dt.date = LAST_DAY) -> Iterator[Event]:
+    """Yield ``events`` synthetic events among ``players`` players, in replay
+    order (end date, start date, id), deterministic by ``seed``."""
+    if players < 2:
+        raise InputError("a history needs at least 2 players")
+    if events < 1:
+        raise InputError("a history needs at least 1 event")
+    if first < _dt.date(2001, 1, 1) or last < first:
+        raise InputError(f"dates {first}..{last} are outside 2001-01-01.. or reversed")
+    rng = random.Random(seed)
+    careers = [_new_career(i, rng, 10_000_000 + (seed % 1000) * 100_000, first, last)
+               for i in range(players)]
+    pool = _Pool(careers)
+    span = (last - first).days
+    starts = sorted(first + _dt.timedelta(days=rng.randrange(span + 1)) for _ in range(events))
+    # Players per event: about what the pool can provide, 6 to 36 on average.
+    mean_size = max(6, min(36, int(players * 0.02) + 6))
+    pending: list[tuple] = []
+    for n, start in enumerate(starts):
+        pool.advance(start)
+        kind, tc, online, _, _ = _pick_format(rng, start)
+        fam = FAMILY[kind]
+        days = 0 if kind in ("quick", "blitz") or online else rng.choice((0, 0, 1, 1, 2))
+        end = min(last, start + _dt.timedelta(days=days))
+        ev_id = f"S{seed}-{n + 1:06d}"
+        city = rng.choice(_CITIES)
+        round_robin = (not online) and rng.random() < 0.12
+        sections = []
+        taken: set = set()
+        if round_robin:
+            groups = [("Round Robin", rng.randint(4, 10))]
+        else:
+            size = max(4, int(rng.gauss(mean_size, mean_size / 3)))
+            groups = [("Open", size)]
+            if size >= 30 and rng.random() < 0.6:
+                groups = [("Open", size // 2), ("Reserve", size - size // 2)]
+        drawn = []
+        for name, size in groups:
+            got = pool.draw(rng, size, start, online, taken)
+            for c in got:
+                _drift(c, start, rng)
+            drawn.append((name, got))
+        if len(drawn) == 2:  # the stronger half plays the Open
+            everyone = sorted(drawn[0][1] + drawn[1][1], key=lambda c: -c.strength)
+            half = len(everyone) // 2
+            drawn = [("Open", everyone[:half]), ("Under 1600", everyone[half:])]
+        for name, got in drawn:
+            if len(got) < 2:
+                continue
+            got.sort(key=lambda c: -c.strength)
+            strengths = [c.strength + c.offsets[fam] + rng.gauss(0, 120) for c in got]
+            if name == "Round Robin":
+                cells = _round_robin(rng, strengths)
+                sec_kind = "round-robin"
+            else:
+                rounds = {"regular": rng.randint(4, 6), "dual": rng.randint(4, 5),
+                          "quick": rng.randint(4, 6), "blitz": rng.randint(5, 9)}.get(
+                    kind, rng.randint(5, 8))
+                rounds = min(rounds, max(1, len(got) - 1))
+                cells = _swiss(rng, strengths, rounds)
+                sec_kind = "swiss"
+            plist = [_player(c, i + 1, cells[i], start) for i, c in enumerate(got)]
+            sections.append(Section(name=name, time_control=tc, players=plist, start=start,
+                                    end=end, online=online, kind=sec_kind))
+        if not sections:
+            continue
+        label = {"regular": "Open", "dual": "Action", "quick": "Quick", "blitz": "Blitz",
+                 "online-blitz": "Online Blitz", "online-quick": "Online Quick",
+                 "online-regular": "Online Open"}[kind]
+        event = Event(name=f"{city} {label} {start.year}", start=start, end=end,
+                      sections=sections, online=online, id=ev_id)
+        pending.append(((end, start, ev_id), event))
+        # Multi-day events end later than single-day events starting after
+        # them: hold events back until no later start can end before them.
+        pending.sort(key=lambda x: x[0])
+        while pending and pending[0][0][0] < start:
+            yield pending.pop(0)[1]
+    pending.sort(key=lambda x: x[0])
+    for _, event in pending:
+        yield event
+
+
+def write_history(directory, seed: int, players: int, events: int, fmt: str = "json") -> list[Path]:
+    """Write a generated history as event files named by event id."""
+    from .eventfile import write_event
+    if fmt not in ("json", "yaml"):
+        raise InputError(f"format {fmt!r} is not json or yaml")
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for event in generate_history(seed, players, events):
+        path = out / f"{event.id}.{fmt}"
+        write_event(event, path)
+        paths.append(path)
+    return paths

@@ -1,0 +1,502 @@
+"""Replay: rate a sequence of events into a ratings store, in order.
+
+``replay(events, store, options)`` takes events (``Event`` objects or event
+file paths), orders them by end date, then start date, then event id (the
+event's ``id``, or its file's stem), and for each one:
+
+1. reads the state of every player in it from the store (each system's
+   record, birth date, FIDE/CFC ratings); a player or system the store has not
+   seen takes the file's pre-event data, and where the file's data disagrees
+   with the store's by more than rounding (rating off by more than 0.5, or a
+   different number of games) the store wins and the disagreement is
+   reported in the summary;
+2. rates it with :func:`engine.pipeline.rate_event` under the rules in force
+   on each section's start (or the options given), one section at a time in
+   the event's order (sorted by section end), so that a player entered in two
+   sections of one event rated in the same system starts the second one from
+   the first one's result; a dual-rated section updates both systems;
+3. writes every change in one transaction (:meth:`Store.apply_event`): a
+   replay killed at any moment leaves whole events only, and running it again
+   with ``skip_applied`` resumes where it stopped.
+
+An event already in the store is refused (an :class:`InputError` naming it,
+before anything is written), or skipped with ``skip_applied=True``.
+
+Testing hook: the environment variable ``USCHESS_REPLAY_KILL`` set to
+``after:N`` makes the process kill itself (SIGKILL) right after the N-th event
+of a run commits, ``during:N`` in the middle of the N-th event's transaction
+(rows written, not committed).
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import datetime as _dt
+import os
+import signal
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Optional, Union
+
+from .errors import InputError
+from .eventfile import load_event
+from .model import SYSTEMS, Event, Player, SystemRecord
+from .pipeline import RatingOptions, rate_event
+from .rulebook import RuleBook
+from .store import EventWrite, PlayerInfo, Store
+
+#: Events kept in memory between the ordering pass and the rating pass
+#: (counted in player entries); beyond this, files are read again.
+KEEP_PLAYERS = 250_000
+#: Players whose state a replay keeps in memory (beyond this, it starts over).
+CACHE_PLAYERS = 200_000
+#: How far a file's rating may be from the store's and still agree (rounding).
+ROUNDING = 0.5
+
+EventLike = Union[Event, str, Path]
+
+
+@dataclass
+class Disagreement:
+    """The event file's pre-event data differs from the store's."""
+
+    event: str
+    section: str
+    player: str
+    what: str                    # "rating" (a system record) or "birth_date"
+    system: Optional[str]
+    file: object
+    store: object
+
+    def __str__(self) -> str:
+        sys_ = f" {self.system}" if self.system else ""
+        return (f"event {self.event}, section {self.section!r}, player {self.player}:{sys_} "
+                f"{self.what} in the file {self.file} differs from the store's {self.store} "
+                "(the store's is used)")
+
+    def as_dict(self) -> dict:
+        return {"event": self.event, "section": self.section, "player": self.player,
+                "what": self.what, "system": self.system, "file": _plain(self.file),
+                "store": _plain(self.store)}
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (_dt.date,)):
+        return value.isoformat()
+    return value
+
+
+@dataclass
+class ReplaySummary:
+    store: str
+    applied: list = field(default_factory=list)       # event ids, in the order applied
+    skipped: list = field(default_factory=list)       # already in the store
+    player_updates: int = 0                           # change rows written
+    players: int = 0                                  # distinct players updated
+    new_players: int = 0                              # players the store had not seen
+    player_games: int = 0                             # rated games, once per player per section
+    seconds: float = 0.0
+    disagreements: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.player_games / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict:
+        return {"store": self.store, "events_applied": len(self.applied),
+                "events_skipped": len(self.skipped), "applied": list(self.applied),
+                "skipped": list(self.skipped), "player_updates": self.player_updates,
+                "players": self.players, "new_players": self.new_players,
+                "player_games": self.player_games, "seconds": round(self.seconds, 3),
+                "player_games_per_second": round(self.rate, 1),
+                "disagreements": [d.as_dict() for d in self.disagreements],
+                "warnings": list(self.warnings)}
+
+    def format(self) -> str:
+        lines = [f"{len(self.applied)} event(s) applied, {len(self.skipped)} skipped (already "
+                 f"in the store); {self.player_updates} player update(s) of {self.players} "
+                 f"player(s) ({self.new_players} new); {self.player_games} player-games in "
+                 f"{self.seconds:.2f} s ({self.rate:,.0f}/s)"]
+        if self.disagreements:
+            lines.append(f"{len(self.disagreements)} disagreement(s) between files and the store")
+        return "\n".join(lines) + "\n"
+
+
+def event_id(event: Event) -> str:
+    """The event's id, or its file's stem."""
+    if event.id:
+        return str(event.id)
+    if event.source:
+        return Path(event.source).stem
+    raise InputError(f"event {event.name!r} has no id and no file to name it by")
+
+
+def event_key(event: Event) -> tuple:
+    """Replay order: end date, then start date, then event id."""
+    return (event.end, event.start, event_id(event))
+
+
+def _count_games(event: Event) -> int:
+    return sum(1 for s in event.sections for p in s.players for r in p.rounds if r.rated)
+
+
+# --------------------------------------------------------------- ordering
+def _ordered(items: Iterable[EventLike], loader) -> list[tuple[tuple, Optional[Event], Optional[str]]]:
+    """Read everything once (so that a bad file stops the run before any
+    write) and sort; large runs keep only some events in memory."""
+    out = []
+    kept = 0
+    for item in items:
+        if isinstance(item, Event):
+            out.append((event_key(item), item, None))
+            continue
+        event = loader(item)
+        size = sum(len(s.players) for s in event.sections)
+        keep = kept + size <= KEEP_PLAYERS
+        kept += size if keep else 0
+        out.append((event_key(event), event if keep else None, str(item)))
+    out.sort(key=lambda x: x[0])
+    seen: dict[str, str] = {}
+    for key, event, path in out:
+        where = path or (event.source if event else None) or "(in memory)"
+        if key[2] in seen:
+            raise InputError(f"event id {key[2]} is given twice: {seen[key[2]]} and {where}")
+        seen[key[2]] = where
+    return out
+
+
+# --------------------------------------------------------------- merging
+def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreements) -> PlayerInfo:
+    """The player's identity: the store's, completed and refreshed by the file
+    (a later FIDE/CFC rating, a name or state; a birth date or adult flag
+    only where the store has none)."""
+    if known is None:
+        return PlayerInfo(id=p.id, name=p.name, birth_date=p.birth_date, adult=p.adult,
+                          state=p.state, fide=p.fide, cfc=p.cfc)
+    if p.birth_date is not None and known.birth_date is not None \
+            and p.birth_date != known.birth_date:
+        disagreements.append(Disagreement(eid, section, p.id, "birth_date", None,
+                                          p.birth_date, known.birth_date))
+    fide = _newer(p.fide, known.fide)
+    cfc = _newer(p.cfc, known.cfc)
+    name = p.name or known.name
+    state = p.state or known.state
+    birth = known.birth_date if known.birth_date is not None else p.birth_date
+    adult = known.adult if known.adult is not None else p.adult
+    if (fide is known.fide and cfc is known.cfc and name == known.name and state == known.state
+            and birth == known.birth_date and adult == known.adult):
+        return known
+    return PlayerInfo(id=p.id, name=name, birth_date=birth, adult=adult, state=state,
+                      fide=fide, cfc=cfc)
+
+
+def _newer(mine, theirs):
+    """The file's FIDE/CFC rating unless the store's is dated later."""
+    if mine is None or mine == theirs:
+        return theirs
+    if theirs is None or (mine.date or _dt.date.min) >= (theirs.date or _dt.date.min):
+        return mine
+    return theirs
+
+
+def _disagrees(file_rec: SystemRecord, store_rec: SystemRecord) -> bool:
+    return (abs(file_rec.rating - store_rec.rating) > ROUNDING + 1e-9
+            or file_rec.games != store_rec.games)
+
+
+def _summary_record(rec: SystemRecord) -> dict:
+    return {"rating": rec.rating, "games": rec.games}
+
+
+class _SharedRules:
+    """A stand-in for the rule book that builds each rules combination once.
+
+    ``RuleBook.rules`` caches by date, and every new date costs a new plugin
+    manager (about 2 ms: pluggy inspects every hook implementation); a
+    history has thousands of distinct section dates but only a few dozen
+    combinations.  Resolution only changes on the effective dates of the
+    entries (parameters and plugin slots, whatever the reading or knowledge
+    date) and on a reform's period bounds, so the rules in force on a date
+    are those of the latest such change on or before it: they are resolved
+    for that date once and handed out as a copy carrying the date asked for
+    (same parameters, plugins, hook and fingerprint; ``on`` as asked, for
+    messages)."""
+
+    def __init__(self, book: RuleBook):
+        self.book = book
+        changes = {e.effective for group in (book.timelines, book.slots)
+                   for t in group.values() for e in t.entries}
+        self.changes = sorted(changes)
+        self._copies: dict = {}
+        self._fp: dict[int, str] = {}          # id(hook) -> fingerprint
+
+    def _canonical(self, on: _dt.date, reform) -> _dt.date:
+        points = self.changes
+        if reform is not None:
+            points = sorted({*points, *(d for periods in (*reform.parameters.values(),
+                                                          *reform.plugins.values())
+                                        for start, until, _, _ in periods
+                                        for d in (start, until) if d is not None)})
+        i = bisect.bisect_right(points, on)
+        return points[i - 1] if i else on
+
+    def rules(self, on, *, known_on=None, readings=None, edition=None, reform=None):
+        key = (on, known_on, tuple(sorted((readings or {}).items())), edition,
+               reform.key() if reform is not None else None)
+        hit = self._copies.get(key)
+        if hit is None:
+            base = self.book.rules(self._canonical(on, reform), known_on=known_on,
+                                   readings=readings, edition=edition, reform=reform)
+            hit = self._copies[key] = base if base.on == on else _dated(base, on)
+            if id(base.hook) not in self._fp:
+                self._fp[id(base.hook)] = base.fingerprint
+        return hit
+
+    def fingerprint(self, rules) -> str:
+        fp = self._fp.get(id(rules.hook))
+        return fp if fp is not None else rules.fingerprint
+
+
+def _dated(rules, on: _dt.date):
+    """The same rules (sharing their hook and caches) carrying another date."""
+    out = copy.copy(rules)
+    out.on = on
+    return out
+
+
+class _Replayer:
+    """Rates events against a store.  The players' state is read from the
+    store once per run and kept (written through after each commit), for at
+    most ``CACHE_PLAYERS`` players: a replay is the store's only writer."""
+
+    def __init__(self, store: Store, options: RatingOptions, book: RuleBook):
+        self.store = store
+        self.options = options
+        self.book = _SharedRules(book)
+        self._states: dict[str, dict[str, SystemRecord]] = {}
+        self._infos: dict[str, Optional[PlayerInfo]] = {}
+
+    def _load(self, ids: list[str]) -> None:
+        missing = [pid for pid in ids if pid not in self._infos]
+        if not missing:
+            return
+        if len(self._infos) + len(missing) > CACHE_PLAYERS:
+            self._states.clear()
+            self._infos.clear()
+        infos = self.store.players(missing)
+        for pid in missing:
+            self._infos[pid] = infos.get(pid)
+            self._states[pid] = {}
+        for (pid, system), rec in self.store.states(missing).items():
+            self._states[pid][system] = rec
+
+    def committed(self, write: EventWrite) -> None:
+        for (pid, system), rec in write.ratings.items():
+            self._states.setdefault(pid, {})[system] = rec
+        for info in write.players:
+            self._infos[info.id] = info
+
+    def fingerprint(self, rules) -> str:
+        return self.book.fingerprint(rules)
+
+    def prepare(self, event: Event, eid: str):
+        """Rate one event against the store: the write, the new players,
+        the disagreements."""
+        ids = list(dict.fromkeys(p.id for s in event.sections for p in s.players))
+        self._load(ids)
+        known = {pid: self._infos[pid] for pid in ids if self._infos[pid] is not None}
+        stored = self._states
+        write = EventWrite(id=eid, name=event.name, start=event.start, end=event.end,
+                           source=event.source)
+        disagreements: list[Disagreement] = []
+        infos: dict[str, PlayerInfo] = {}
+        pos = 0
+        for section in sorted(event.sections, key=lambda s: (s.end, s.start)):
+            players = []
+            for p in section.players:
+                info = infos.get(p.id)
+                if info is None:
+                    info = infos[p.id] = _merge_info(p, known.get(p.id), eid, section.name,
+                                                     disagreements)
+                ratings = dict(stored[p.id])
+                if pos:  # a player of an earlier section starts from its results
+                    for system in SYSTEMS:
+                        rec = write.ratings.get((p.id, system))
+                        if rec is not None:
+                            ratings[system] = rec
+                for system, rec in p.ratings.items():
+                    have = ratings.get(system)
+                    if have is None:
+                        ratings[system] = rec
+                    elif _disagrees(rec, have):
+                        disagreements.append(Disagreement(
+                            eid, section.name, p.id, "rating", system,
+                            _summary_record(rec), _summary_record(have)))
+                players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
+                                      ratings=ratings, birth_date=info.birth_date,
+                                      adult=info.adult, fide=info.fide, cfc=info.cfc,
+                                      state=info.state,
+                                      **({"match_history": p.match_history}
+                                         if getattr(p, "match_history", None) else {})))
+            one = Event(name=event.name, start=event.start, end=event.end,
+                        sections=[replace(section, players=players)], online=event.online,
+                        id=eid, source=event.source)
+            result = rate_event(one, self.options, self.book)
+            for sr in result.sections:
+                fp = self.fingerprint(sr.rules)
+                if fp not in write.rulesets and not self.store.has_rules(fp):
+                    rules = sr.rules.as_dict()
+                    rules.pop("on", None)
+                    write.rulesets[fp] = rules
+                for pr in sr.players:
+                    if pr.m == 0 or pr.record_after is None:
+                        continue  # no rated game: nothing changes
+                    write.changes.append((eid, pos, section.name, sr.system, pr.id, pr.pre,
+                                          pr.post, pr.games_before, pr.games_after, pr.m,
+                                          pr.score, pr.formula, int(bool(pr.floor_applied)), fp))
+                    pos += 1
+                    write.ratings[(pr.id, sr.system)] = pr.record_after
+        for pid, info in infos.items():
+            if known.get(pid) is not info:
+                write.players.append(info)
+        new = sum(1 for pid in infos if pid not in known)
+        return write, new, disagreements
+
+
+def _kill_hook():
+    spec = os.environ.get("USCHESS_REPLAY_KILL", "")
+    if not spec:
+        return None, None
+    try:
+        when, n = spec.split(":")
+        return when, int(n)
+    except ValueError:
+        raise InputError(f"USCHESS_REPLAY_KILL={spec!r}: write after:N or during:N")
+
+
+def _die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,
+           *, skip_applied: bool = False, ordered: bool = False,
+           progress: Optional[Callable[[int, int, int, float], None]] = None,
+           book: Optional[RuleBook] = None,
+           loader: Callable[[str], Event] = load_event) -> ReplaySummary:
+    """Rate ``events`` into ``store`` in replay order; see the module text.
+
+    ``ordered=True`` streams the events as given (memory stays bounded for a
+    generator of any length) and only checks that they come in replay order;
+    otherwise all are read first and sorted.  ``progress(done, total,
+    player_games, seconds)`` is called after each event (total is 0 when
+    streaming).  ``loader`` reads a path (default: the event-file reader)."""
+    options = options or RatingOptions(trace=False)
+    book = book or RuleBook.load()
+    started = time.perf_counter()
+    summary = ReplaySummary(store=store.name)
+    kill_when, kill_n = _kill_hook()
+    replayer = _Replayer(store, options, book)
+    last = store.last_event()
+    last_key = (_dt.date.fromisoformat(last["end"]), _dt.date.fromisoformat(last["start"]),
+                last["id"]) if last else None
+    players: set[str] = set()
+
+    if ordered:
+        total = 0
+        stream: Iterator = _stream(events, loader)
+    else:
+        items = _ordered(events, loader)
+        total = len(items)
+        applied = store.applied(k[2] for k, _, _ in items)
+        if applied and not skip_applied:
+            first = next(k[2] for k, _, _ in items if k[2] in applied)
+            where = next((p or (e.source if e else None)) for k, e, p in items if k[2] == first)
+            more = f" (and {len(applied) - 1} more)" if len(applied) > 1 else ""
+            raise InputError(f"event {first} is already applied to {store.name} "
+                             f"(on {applied[first]}){more}; it is never applied twice: "
+                             "use --skip-applied to skip applied events and resume",
+                             file=where)
+        stream = _release(items, applied)
+
+    done = 0
+    for key, event, path, is_applied in stream:
+        eid = key[2]
+        if is_applied is None:
+            is_applied = store.is_applied(eid)
+            if is_applied and not skip_applied:
+                raise InputError(f"event {eid} is already applied to {store.name}; it is never "
+                                 "applied twice: use --skip-applied to skip applied events",
+                                 file=path or (event.source if event else None))
+        if is_applied:
+            summary.skipped.append(eid)
+            done += 1
+            if progress:
+                progress(done, total, summary.player_games, time.perf_counter() - started)
+            continue
+        if event is None:
+            event = loader(path)
+            if event_key(event) != key:
+                raise InputError("changed while the replay was running", file=path)
+        if last_key is not None and key < last_key:
+            summary.warnings.append(f"event {eid} (ends {key[0]}) is replayed after event "
+                                    f"{last_key[2]} (ends {last_key[0]}), which is later in "
+                                    "replay order: it is rated against the store's current state")
+        try:
+            write, new, disagreements = replayer.prepare(event, eid)
+        except InputError as err:
+            if summary.applied:
+                err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "
+                                "before it are applied: fix it and rerun with --skip-applied)")
+                err.args = (err.message,)
+            raise err.located(file=event.source or path)
+        during = None
+        if kill_when == "during" and len(summary.applied) + 1 == kill_n:
+            during = _die
+        store.apply_event(write, during=during)
+        replayer.committed(write)
+        last_key = key if last_key is None or key > last_key else last_key
+        summary.applied.append(eid)
+        summary.player_updates += len(write.changes)
+        summary.new_players += new
+        summary.disagreements.extend(disagreements)
+        players.update(pid for pid, _ in write.ratings)
+        summary.player_games += _count_games(event)
+        done += 1
+        if kill_when == "after" and len(summary.applied) == kill_n:
+            _die()
+        if progress:
+            progress(done, total, summary.player_games, time.perf_counter() - started)
+    summary.players = len(players)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _release(items: list, applied: dict):
+    """The sorted events, each dropped from the list once handed out."""
+    for i in range(len(items)):
+        key, event, path = items[i]
+        items[i] = None
+        yield key, event, path, key[2] in applied
+
+
+def _stream(events: Iterable[EventLike], loader):
+    """Events as given, checked to be in replay order with distinct ids."""
+    previous = None
+    seen: set[str] = set()
+    for item in events:
+        event = item if isinstance(item, Event) else loader(item)
+        key = event_key(event)
+        where = event.source or key[2]
+        if previous is not None and key < previous:
+            raise InputError(f"event {key[2]} (end {key[0]}) comes after event {previous[2]} "
+                             f"(end {previous[0]}): not in replay order", file=where)
+        if key[2] in seen:
+            raise InputError(f"event id {key[2]} is given twice", file=where)
+        seen.add(key[2])
+        previous = key
+        yield key, event, None, None

@@ -1,0 +1,529 @@
+"""The ratings store: every player's state in every system, and every change.
+
+A store is a SQLite file by default (the standard library's ``sqlite3``,
+nothing to start, WAL journal) or a PostgreSQL database given as a
+``postgresql://`` URL (through psycopg, imported only then).  The SQL is
+written once for both: plain types (TEXT, INTEGER, DOUBLE PRECISION),
+``INSERT ... ON CONFLICT ... DO UPDATE`` upserts, ``?`` placeholders that the
+PostgreSQL connection rewrites to ``%s``.
+
+Ratings are stored as 8-byte floats, so a rating read back is the very float
+the engine computed.  Dates are ISO text (``YYYY-MM-DD``).
+
+Tables (schema version in ``meta``):
+
+``players``   identity: name, birth date, adult flag, state, FIDE and CFC
+              ratings with their dates;
+``ratings``   one row per player and system: the state the next event starts
+              from (rating, N, W/D/L, events with 3+ games, highest
+              established rating, games while established above 2200, OLM
+              flag, prize floor, the date it was computed, the last event);
+``events``    the applied events in order (``seq``), with ``applied_at``;
+``changes``   every rating change: event, section, system, player, pre, post,
+              games before/after, the formula, whether a floor bound, and the
+              fingerprint of the rules combination;
+``rulesets``  each fingerprint's rules with their sources (``Rules.as_dict``
+              as JSON, stored once);
+``published`` post ratings as published, for audits (:meth:`Store.audit`).
+
+One event is written in one transaction (:meth:`Store.apply_event`): a store
+killed at any moment holds whole events only.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from .errors import InputError
+from .model import SYSTEMS, ForeignRating, SystemRecord
+
+SCHEMA_VERSION = 1
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS meta (
+        key VARCHAR(64) PRIMARY KEY,
+        value TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS players (
+        id VARCHAR(32) PRIMARY KEY,
+        name TEXT,
+        birth_date VARCHAR(10),
+        adult INTEGER,
+        state VARCHAR(16),
+        fide_rating DOUBLE PRECISION,
+        fide_date VARCHAR(10),
+        cfc_rating DOUBLE PRECISION,
+        cfc_date VARCHAR(10),
+        cfc_canadian INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS ratings (
+        player_id VARCHAR(32) NOT NULL,
+        system VARCHAR(8) NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER,
+        draws INTEGER,
+        losses INTEGER,
+        events3 INTEGER,
+        peak DOUBLE PRECISION,
+        games_above_2200 INTEGER,
+        olm INTEGER NOT NULL,
+        prize_floor INTEGER,
+        rated_on VARCHAR(10),
+        last_event VARCHAR(128),
+        PRIMARY KEY (player_id, system))""",
+    """CREATE TABLE IF NOT EXISTS events (
+        id VARCHAR(128) PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        name TEXT,
+        start_date VARCHAR(10) NOT NULL,
+        end_date VARCHAR(10) NOT NULL,
+        source TEXT,
+        applied_at VARCHAR(32) NOT NULL)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_seq ON events (seq)",
+    """CREATE TABLE IF NOT EXISTS changes (
+        event_id VARCHAR(128) NOT NULL,
+        pos INTEGER NOT NULL,
+        section TEXT NOT NULL,
+        system VARCHAR(8) NOT NULL,
+        player_id VARCHAR(32) NOT NULL,
+        pre DOUBLE PRECISION,
+        post DOUBLE PRECISION NOT NULL,
+        games_before INTEGER NOT NULL,
+        games_after INTEGER NOT NULL,
+        m INTEGER NOT NULL,
+        score DOUBLE PRECISION NOT NULL,
+        formula VARCHAR(32) NOT NULL,
+        floor_applied INTEGER NOT NULL,
+        fingerprint VARCHAR(64) NOT NULL,
+        PRIMARY KEY (event_id, pos))""",
+    "CREATE INDEX IF NOT EXISTS changes_player ON changes (player_id, system)",
+    """CREATE TABLE IF NOT EXISTS rulesets (
+        fingerprint VARCHAR(64) PRIMARY KEY,
+        rules TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS published (
+        event_id VARCHAR(128) NOT NULL,
+        player_id VARCHAR(32) NOT NULL,
+        system VARCHAR(8) NOT NULL,
+        post DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (event_id, player_id, system))""",
+]
+
+RATING_COLUMNS = ("rating", "games", "wins", "draws", "losses", "events3", "peak",
+                  "games_above_2200", "olm", "prize_floor", "rated_on", "last_event")
+CHANGE_COLUMNS = ("event_id", "pos", "section", "system", "player_id", "pre", "post",
+                  "games_before", "games_after", "m", "score", "formula", "floor_applied",
+                  "fingerprint")
+PLAYER_COLUMNS = ("id", "name", "birth_date", "adult", "state", "fide_rating", "fide_date",
+                  "cfc_rating", "cfc_date", "cfc_canadian")
+
+_UPSERT_RATING = (
+    f"INSERT INTO ratings (player_id, system, {', '.join(RATING_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * (len(RATING_COLUMNS) + 2))}) "
+    "ON CONFLICT (player_id, system) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in RATING_COLUMNS))
+_UPSERT_PLAYER = (
+    f"INSERT INTO players ({', '.join(PLAYER_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(PLAYER_COLUMNS))}) "
+    "ON CONFLICT (id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in PLAYER_COLUMNS[1:]))
+_INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(CHANGE_COLUMNS))})")
+
+#: Largest IN (...) list sent at once (SQLite's old default limit is 999).
+CHUNK = 500
+
+
+def _iso(d: Optional[_dt.date]) -> Optional[str]:
+    return d.isoformat() if d is not None else None
+
+
+def _date(s: Optional[str]) -> Optional[_dt.date]:
+    return _dt.date.fromisoformat(s) if s else None
+
+
+@dataclass
+class PlayerInfo:
+    """What the store knows of a player beyond the ratings."""
+
+    id: str
+    name: Optional[str] = None
+    birth_date: Optional[_dt.date] = None
+    adult: Optional[bool] = None
+    state: Optional[str] = None
+    fide: Optional[ForeignRating] = None
+    cfc: Optional[ForeignRating] = None
+
+    def row(self) -> tuple:
+        f, c = self.fide, self.cfc
+        return (self.id, self.name, _iso(self.birth_date),
+                None if self.adult is None else int(bool(self.adult)), self.state,
+                f.rating if f else None, _iso(f.date) if f else None,
+                c.rating if c else None, _iso(c.date) if c else None,
+                int(bool(c.canadian)) if c else None)
+
+    @classmethod
+    def from_row(cls, row) -> "PlayerInfo":
+        (pid, name, birth, adult, state, fr, fd, cr, cd, cc) = row
+        return cls(id=pid, name=name, birth_date=_date(birth),
+                   adult=None if adult is None else bool(adult), state=state,
+                   fide=ForeignRating(fr, _date(fd)) if fr is not None else None,
+                   cfc=ForeignRating(cr, _date(cd), bool(cc)) if cr is not None else None)
+
+
+def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
+    """A SystemRecord as the ratings columns (after player_id, system)."""
+    return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
+            rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date), last_event)
+
+
+def record_from_row(row) -> SystemRecord:
+    (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on) = row[:11]
+    return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
+                        events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
+                        date=_date(rated_on), games_above_2200=g2200)
+
+
+@dataclass
+class EventWrite:
+    """Everything one event changes, written by :meth:`Store.apply_event`."""
+
+    id: str
+    name: str
+    start: _dt.date
+    end: _dt.date
+    source: Optional[str] = None
+    changes: list = field(default_factory=list)     # tuples in CHANGE_COLUMNS order
+    ratings: dict = field(default_factory=dict)     # (player_id, system) -> SystemRecord
+    players: list = field(default_factory=list)     # PlayerInfo to insert or update
+    rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
+
+
+class _Connection:
+    """The few operations the store needs, for sqlite3 or psycopg."""
+
+    kind = "sqlite"
+
+    def __init__(self, raw, kind: str):
+        self.raw = raw
+        self.kind = kind
+        self.cur = raw.cursor()
+
+    def sql(self, text: str) -> str:
+        return text.replace("?", "%s") if self.kind == "postgresql" else text
+
+    def execute(self, text: str, params=()):
+        self.cur.execute(self.sql(text), params)
+        return self.cur
+
+    def executemany(self, text: str, rows) -> None:
+        rows = list(rows)
+        if rows:
+            self.cur.executemany(self.sql(text), rows)
+
+    def fetchall(self, text: str, params=()) -> list:
+        return self.execute(text, params).fetchall()
+
+    def begin(self) -> None:
+        if self.kind == "sqlite":
+            self.cur.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.raw.commit() if self.kind == "postgresql" else self.cur.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.kind == "postgresql":
+            self.raw.rollback()
+        elif self.raw.in_transaction:
+            self.cur.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _connect(target: str, create: bool) -> _Connection:
+    if target.startswith(("postgresql://", "postgres://")):
+        try:
+            import psycopg  # noqa: PLC0415 - optional, imported only for PostgreSQL stores
+        except ImportError:
+            raise InputError(f"{_redact(target)}: a PostgreSQL store needs psycopg "
+                             "(pip install 'psycopg[binary]'); SQLite files need nothing")
+        try:
+            raw = psycopg.connect(target)
+        except Exception as err:  # psycopg.OperationalError and friends
+            raise InputError(f"{_redact(target)}: cannot connect: {err}")
+        return _Connection(raw, "postgresql")
+    path = Path(target)
+    if not create and not path.exists():
+        raise InputError("no such ratings store (run 'uschess replay' to create one)", file=path)
+    if path.exists() and path.is_dir():
+        raise InputError("is a directory, not a ratings store", file=path)
+    try:
+        raw = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
+        raw.execute("PRAGMA journal_mode=WAL")
+        # WAL: readers never block the writer, a commit is an append; NORMAL
+        # syncs at checkpoints only (a killed process loses nothing committed);
+        # checkpoints every ~40 MB of WAL rather than 4 MB (each one syncs).
+        raw.execute("PRAGMA synchronous=NORMAL")
+        raw.execute("PRAGMA wal_autocheckpoint=10000")
+    except sqlite3.DatabaseError as err:
+        raise InputError(f"not a usable SQLite store: {err}", file=path)
+    return _Connection(raw, "sqlite")
+
+
+def _redact(url: str) -> str:
+    """A URL without its password, for messages."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        cred, host = rest.rsplit("@", 1)
+        return f"{scheme}://{cred.split(':', 1)[0]}@{host}"
+    return url
+
+
+class Store:
+    """A ratings store.  ``Store.open(path_or_url)``; use as a context manager."""
+
+    def __init__(self, conn: _Connection, target: str):
+        self.conn = conn
+        self.target = target
+        self._fingerprints: set[str] = set()
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, target, *, create: bool = True) -> "Store":
+        target = str(target)
+        conn = _connect(target, create)
+        store = cls(conn, target)
+        try:
+            store._init_schema(create)
+        except Exception:
+            conn.close()
+            raise
+        return store
+
+    def _init_schema(self, create: bool) -> None:
+        c = self.conn
+        try:
+            c.begin()
+            have_meta = self._has_table("meta")
+            if have_meta:
+                rows = c.fetchall("SELECT value FROM meta WHERE key = ?", ("schema_version",))
+                version = int(rows[0][0]) if rows else None
+                if version != SCHEMA_VERSION:
+                    c.rollback()
+                    raise InputError(f"store schema version {version}, this program reads "
+                                     f"version {SCHEMA_VERSION}", file=self.name)
+            elif not create:
+                c.rollback()
+                raise InputError("not a ratings store (no meta table)", file=self.name)
+            else:
+                for ddl in SCHEMA:
+                    c.execute(ddl)
+                c.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
+                          ("schema_version", str(SCHEMA_VERSION)))
+                c.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
+                          ("created_at", _now()))
+            c.commit()
+        except InputError:
+            raise
+        except sqlite3.DatabaseError as err:
+            c.rollback()
+            raise InputError(f"not a usable SQLite store: {err}", file=self.name)
+        self._fingerprints = {r[0] for r in c.fetchall("SELECT fingerprint FROM rulesets")}
+
+    def _has_table(self, name: str) -> bool:
+        if self.conn.kind == "sqlite":
+            q = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        else:
+            q = "SELECT 1 FROM information_schema.tables WHERE table_name = ?"
+        return bool(self.conn.fetchall(q, (name,)))
+
+    @property
+    def name(self) -> str:
+        return _redact(self.target)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ reading
+    def schema_version(self) -> int:
+        return int(self.conn.fetchall("SELECT value FROM meta WHERE key = ?",
+                                      ("schema_version",))[0][0])
+
+    def _chunked(self, query: str, keys: list, extra=()) -> Iterator[tuple]:
+        """Run ``query`` (with one ``{marks}`` IN list) over ``keys`` in chunks."""
+        for i in range(0, len(keys), CHUNK):
+            part = keys[i:i + CHUNK]
+            yield from self.conn.fetchall(query.format(marks=", ".join("?" * len(part))),
+                                          (*part, *extra))
+
+    def applied(self, event_ids: Iterable[str]) -> dict[str, str]:
+        """Which of these events are applied: id -> applied_at."""
+        ids = list(dict.fromkeys(event_ids))
+        return {r[0]: r[1] for r in
+                self._chunked("SELECT id, applied_at FROM events WHERE id IN ({marks})", ids)}
+
+    def is_applied(self, event_id: str) -> bool:
+        return bool(self.applied([event_id]))
+
+    def events(self) -> list[dict]:
+        rows = self.conn.fetchall("SELECT id, seq, name, start_date, end_date, source, applied_at "
+                                  "FROM events ORDER BY seq")
+        keys = ("id", "seq", "name", "start", "end", "source", "applied_at")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def last_event(self) -> Optional[dict]:
+        rows = self.conn.fetchall("SELECT id, end_date, start_date FROM events "
+                                  "ORDER BY seq DESC LIMIT 1")
+        return {"id": rows[0][0], "end": rows[0][1], "start": rows[0][2]} if rows else None
+
+    def states(self, player_ids: Iterable[str]) -> dict[tuple[str, str], SystemRecord]:
+        """Current records: (player_id, system) -> SystemRecord."""
+        ids = list(dict.fromkeys(player_ids))
+        cols = ", ".join(RATING_COLUMNS[:-1])
+        out = {}
+        for row in self._chunked(f"SELECT player_id, system, {cols} FROM ratings "
+                                 "WHERE player_id IN ({marks})", ids):
+            out[(row[0], row[1])] = record_from_row(row[2:])
+        return out
+
+    def players(self, player_ids: Iterable[str]) -> dict[str, PlayerInfo]:
+        ids = list(dict.fromkeys(player_ids))
+        return {r[0]: PlayerInfo.from_row(r) for r in self._chunked(
+            f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE id IN ({{marks}})", ids)}
+
+    def player(self, player_id: str) -> Optional[PlayerInfo]:
+        return self.players([player_id]).get(player_id)
+
+    def ratings_of(self, player_id: str) -> dict[str, SystemRecord]:
+        got = {s: r for (_, s), r in self.states([player_id]).items()}
+        order = {s: i for i, s in enumerate(SYSTEMS)}
+        return dict(sorted(got.items(), key=lambda kv: (order.get(kv[0], 99), kv[0])))
+
+    def history(self, player_id: str, system: Optional[str] = None) -> list[dict]:
+        """Every change of a player, in the order applied."""
+        q = ("SELECT c.event_id, e.end_date, c.section, c.system, c.pre, c.post, c.games_before, "
+             "c.games_after, c.m, c.score, c.formula, c.floor_applied, c.fingerprint "
+             "FROM changes c JOIN events e ON e.id = c.event_id WHERE c.player_id = ?")
+        params: tuple = (player_id,)
+        if system:
+            q += " AND c.system = ?"
+            params += (system,)
+        q += " ORDER BY e.seq, c.pos"
+        keys = ("event", "end", "section", "system", "pre", "post", "games_before",
+                "games_after", "m", "score", "formula", "floor_applied", "fingerprint")
+        return [dict(zip(keys, r)) for r in self.conn.fetchall(q, params)]
+
+    def rules(self, fingerprint: str) -> Optional[dict]:
+        rows = self.conn.fetchall("SELECT rules FROM rulesets WHERE fingerprint = ?",
+                                  (fingerprint,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def has_rules(self, fingerprint: str) -> bool:
+        """Whether a rules combination is stored (known at open or written since)."""
+        return fingerprint in self._fingerprints
+
+    def counts(self) -> dict[str, int]:
+        return {t: self.conn.fetchall(f"SELECT COUNT(*) FROM {t}")[0][0]
+                for t in ("players", "ratings", "events", "changes", "rulesets", "published")}
+
+    def dump(self, table: str) -> list[tuple]:
+        """Every row of a table in a stable order (for comparisons and tests)."""
+        order = {"players": "id", "ratings": "player_id, system", "events": "seq",
+                 "changes": "event_id, pos", "rulesets": "fingerprint",
+                 "published": "event_id, player_id, system", "meta": "key"}
+        if table not in order:
+            raise InputError(f"no table {table!r} (one of {', '.join(order)})")
+        return [tuple(r) for r in self.conn.fetchall(f"SELECT * FROM {table} ORDER BY {order[table]}")]
+
+    # ------------------------------------------------------------ writing
+    @contextmanager
+    def transaction(self):
+        self.conn.begin()
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.rollback()
+            raise
+        else:
+            self.conn.commit()
+
+    def apply_event(self, write: EventWrite, *, during=None) -> int:
+        """Write one event in one transaction; returns its sequence number.
+        An event already in the store is refused with an InputError.
+        ``during`` (tests) is called inside the transaction after the rows
+        are written, before the commit."""
+        c = self.conn
+        try:
+            with self.transaction():
+                seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
+                try:
+                    c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
+                              "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (write.id, seq, write.name, _iso(write.start), _iso(write.end),
+                               write.source, _now()))
+                except Exception as err:
+                    if _is_integrity(err):
+                        raise InputError(f"event {write.id} is already applied to {self.name}")
+                    raise
+                new_rules = [(fp, json.dumps(r, sort_keys=True, default=str))
+                             for fp, r in write.rulesets.items() if fp not in self._fingerprints]
+                c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
+                              "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
+                c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
+                c.executemany(_INSERT_CHANGE, write.changes)
+                c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
+                                               for (pid, system), rec in write.ratings.items()])
+                if during is not None:
+                    during()
+        except sqlite3.OperationalError as err:
+            raise InputError(f"cannot write event {write.id}: {err}", file=self.name)
+        self._fingerprints.update(fp for fp, _ in new_rules)
+        return seq
+
+    def record_published(self, event_id: str, rows: Iterable[tuple[str, str, float]]) -> int:
+        """Record published post ratings (player_id, system, post) of an event."""
+        rows = [(event_id, pid, system, float(post)) for pid, system, post in rows]
+        q = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
+             "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
+        with self.transaction() as c:
+            c.executemany(q, rows)
+        return len(rows)
+
+    def audit(self, tolerance: float = 0.5, event_id: Optional[str] = None) -> list[dict]:
+        """Published post ratings that differ from the computed ones by more
+        than ``tolerance`` (0.5: a published integer is a rounding of ours),
+        or that have no computed counterpart (post None)."""
+        q = ("SELECT p.event_id, p.player_id, p.system, p.post, c.post FROM published p "
+             "LEFT JOIN changes c ON c.event_id = p.event_id AND c.player_id = p.player_id "
+             "AND c.system = p.system")
+        params: tuple = ()
+        if event_id is not None:
+            q += " WHERE p.event_id = ?"
+            params = (event_id,)
+        out = []
+        for ev, pid, system, published, computed in self.conn.fetchall(q + " ORDER BY 1, 2, 3",
+                                                                        params):
+            if computed is None or abs(published - computed) > tolerance:
+                out.append({"event": ev, "player": pid, "system": system,
+                            "published": published, "computed": computed})
+        return out
+
+
+def _is_integrity(err: Exception) -> bool:
+    return isinstance(err, sqlite3.IntegrityError) or type(err).__name__ in (
+        "IntegrityError", "UniqueViolation")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

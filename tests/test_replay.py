@@ -1,0 +1,316 @@
+"""Replay into a store: order, exactness, refusal of events applied twice,
+disagreements, resuming after a kill, and the player command."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.errors import InputError
+from engine.eventfile import load_event, write_event
+from engine.generate import generate_history, write_history
+from engine.model import SYSTEMS
+from engine.pipeline import RatingOptions, rate_event
+from engine.replay import _SharedRules, event_key, replay
+from engine.rulebook import RuleBook
+from engine.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
+#: Tables compared between runs (events without applied_at, which is a clock).
+TABLES = ("players", "ratings", "changes", "rulesets", "published")
+
+
+def snapshot(db) -> dict:
+    with Store.open(db, create=False) as store:
+        out = {t: store.dump(t) for t in TABLES}
+        out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])
+                         for e in store.events()]
+    return out
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """A generated history as files, and the store of an uninterrupted replay."""
+    base = tmp_path_factory.mktemp("history")
+    files = write_history(base / "events", seed=7, players=250, events=120)
+    db = base / "full.db"
+    assert main(["replay", str(base / "events"), "--db", str(db)]) == 0
+    return base, files, db
+
+
+def cli(*args, env=None, **kw):
+    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], cwd=ROOT,
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True, **kw)
+
+
+# ------------------------------------------------------------- exactness
+def test_store_holds_rate_event_results_exactly(tmp_path):
+    event = load_event(WFCC)
+    expected = rate_event(event, RatingOptions(trace=False))
+    with Store.open(tmp_path / "r.db") as store:
+        summary = replay([WFCC], store)
+        assert summary.applied == ["wfcc15"] and summary.disagreements == []
+        got = {(h["system"], pid): h for pid in {p.id for s in event.sections for p in s.players}
+               for h in store.history(pid)}
+        n = 0
+        for sr in expected.sections:
+            for pr in sr.players:
+                if pr.m == 0:
+                    continue
+                row = got[(sr.system, pr.id)]
+                assert row["post"] == pr.post and row["pre"] == pr.pre  # exact floats
+                assert row["fingerprint"] == sr.rules.fingerprint
+                rec = store.ratings_of(pr.id)[sr.system]
+                assert rec == pr.record_after
+                n += 1
+        assert summary.player_updates == n
+        assert store.counts()["changes"] == n
+        rules = store.rules(expected.sections[0].rules.fingerprint)
+        assert rules["parameters"]["absolute_floor"]["source"] == "002"
+
+
+def test_dual_rated_section_updates_both_systems(tmp_path):
+    with Store.open(tmp_path / "r.db") as store:
+        replay([WFCC], store)
+        assert set(store.ratings_of("32510077")) == {"OTBR", "OTBQ"}  # unrated before
+
+
+def test_replay_orders_by_end_start_and_id(tmp_path):
+    events = list(generate_history(3, 60, 12))
+    shuffled = events[:]
+    random.Random(1).shuffle(shuffled)
+    with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
+        replay(events, a)
+        replay(shuffled, b)
+        assert [e["id"] for e in b.events()] == [e.id for e in sorted(events, key=event_key)]
+        for t in TABLES:
+            assert a.dump(t) == b.dump(t)
+
+
+def test_shared_rules_match_the_rule_book():
+    book = RuleBook.load()
+    shared = _SharedRules(book)
+    rng = random.Random(5)
+    for _ in range(150):
+        on = dt.date(2001, 1, 1) + dt.timedelta(days=rng.randrange(9300))
+        for kw in ({}, {"readings": {"revision-2020": "2020-09-proposal"}},
+                   {"known_on": dt.date(2016, 1, 1)}):
+            a, b = book.rules(on, **kw), shared.rules(on, **kw)
+            assert a.as_dict() == b.as_dict()
+            assert shared.fingerprint(b) == a.fingerprint
+
+
+# ------------------------------------------------------------- applied twice
+def test_same_event_twice_is_refused_and_can_be_skipped(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    assert main(["replay", str(WFCC), "--db", str(db)]) == 0
+    before = snapshot(db)
+    capsys.readouterr()
+    assert main(["replay", str(WFCC), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "wfcc15 is already applied" in err and "--skip-applied" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert snapshot(db) == before
+    assert main(["replay", str(WFCC), "--db", str(db), "--skip-applied", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["events_applied"] == 0 and out["skipped"] == ["wfcc15"]
+    assert snapshot(db) == before
+
+
+def test_same_event_id_twice_in_one_run_is_refused(tmp_path):
+    copy_ = tmp_path / "copy.yaml"
+    copy_.write_text(WFCC.read_text())
+    (tmp_path / "wfcc15.yaml").write_text(WFCC.read_text())
+    with Store.open(tmp_path / "r.db") as store:
+        with pytest.raises(InputError, match="given twice"):
+            replay([WFCC, tmp_path / "wfcc15.yaml"], store)
+        assert store.counts()["events"] == 0
+
+
+def test_streamed_events_must_come_in_order(tmp_path):
+    events = list(generate_history(4, 40, 6))
+    with Store.open(tmp_path / "r.db") as store:
+        with pytest.raises(InputError, match="not in replay order"):
+            replay(list(reversed(events)), store, ordered=True)
+        assert store.counts()["events"] == 1  # the first one is whole
+
+
+# ------------------------------------------------------------- disagreements
+def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    assert main(["replay", str(WFCC), "--db", str(db)]) == 0
+    event = load_event(WFCC)
+    event.id = "wfcc16"
+    with Store.open(db) as store:
+        stored = {p.id: store.ratings_of(p.id) for s in event.sections for p in s.players}
+    # Pabon's OTBR in the file: the pre-event 1206 (the store has his post-event
+    # rating); everyone else agrees with the store up to rounding.
+    for s in event.sections:
+        for p in s.players:
+            for system, rec in list(p.ratings.items()):
+                if not (p.id == "32207444" and system == "OTBR"):
+                    have = stored[p.id][system]
+                    p.ratings[system] = replace(have, rating=float(round(have.rating)))
+    path = tmp_path / "wfcc16.yaml"
+    write_event(event, path)
+    capsys.readouterr()
+    assert main(["replay", str(path), "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("disagreement") == 1
+    assert "32207444" in err and "OTBR" in err and "1206" in err
+    with Store.open(db) as store:
+        h = store.history("32207444", "OTBR")
+        assert h[1]["pre"] == h[0]["post"]  # the store's state was used, not the file's
+    with Store.open(tmp_path / "fresh.db") as fresh:
+        assert replay([path], fresh).disagreements == []  # a new store takes the file's
+
+
+# ------------------------------------------------------------- kill and resume
+@pytest.mark.parametrize("when", ["during:30", "after:70"])
+def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
+    base, files, full = history
+    db = tmp_path / "killed.db"
+    run = cli("replay", base / "events", "--db", db, env={"USCHESS_REPLAY_KILL": when})
+    assert run.returncode == -signal.SIGKILL
+    n = int(when.split(":")[1])
+    with Store.open(db, create=False) as store:
+        assert store.counts()["events"] == (n - 1 if when.startswith("during") else n)
+    refused = cli("replay", base / "events", "--db", db)
+    assert refused.returncode == 2 and "already applied" in refused.stderr
+    done = cli("replay", base / "events", "--db", db, "--skip-applied")
+    assert done.returncode == 0, done.stderr
+    assert snapshot(db) == snapshot(full)
+
+
+def test_sigkill_at_any_moment_leaves_whole_events(history, tmp_path):
+    base, files, full = history
+    db = tmp_path / "timed.db"
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "replay", str(base / "events"),
+                             "--db", str(db)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 20
+    while time.time() < deadline and proc.poll() is None:
+        if db.exists():
+            try:
+                raw = sqlite3.connect(db, timeout=0.1)
+                n = raw.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+                raw.close()
+            except sqlite3.Error:
+                n = 0
+            if n >= 5:
+                break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL  # killed, not finished
+    killed, whole = snapshot(db), snapshot(full)
+    applied = [e[0] for e in killed["events"]]
+    assert 5 <= len(applied) < len(files)
+    assert killed["events"] == whole["events"][:len(applied)]
+    # each applied event has every one of its changes, and nothing else is there
+    assert killed["changes"] == [r for r in whole["changes"] if r[0] in set(applied)]
+    assert cli("replay", base / "events", "--db", db, "--skip-applied").returncode == 0
+    assert snapshot(db) == whole
+
+
+# ------------------------------------------------------------- the whole history
+def test_generated_history_rates_in_all_six_systems(history):
+    base, files, db = history
+    with Store.open(db, create=False) as store:
+        systems = {r[1] for r in store.dump("ratings")}
+        assert systems == set(SYSTEMS)
+        counts = store.counts()
+        assert counts["events"] == len(files)
+        assert counts["rulesets"] > 5  # many eras
+
+
+# ------------------------------------------------------------- player
+def test_player_json_has_exactly_the_documented_keys(history, capsys):
+    base, files, db = history
+    with Store.open(db, create=False) as store:
+        pid = store.dump("changes")[0][4]
+        expected_history = store.history(pid)
+    capsys.readouterr()
+    assert main(["player", pid, "--db", str(db), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"id", "systems"} and data["id"] == pid
+    assert data["systems"]
+    for system, s in data["systems"].items():
+        assert set(s) == {"rating", "games", "wins", "draws", "losses", "events3", "peak",
+                          "floor", "history"}
+        assert s["floor"] >= 100
+        for h in s["history"]:
+            assert set(h) == {"event", "end", "pre", "post"}
+        mine = [h for h in expected_history if h["system"] == system]
+        assert [h["post"] for h in s["history"]] == [h["post"] for h in mine]
+        assert s["history"][-1]["post"] == s["rating"]
+    assert main(["player", pid, "--db", str(db)]) == 0
+    assert pid in capsys.readouterr().out
+
+
+def test_unknown_player_is_an_input_error(history, tmp_path, capsys):
+    base, files, db = history
+    assert main(["player", "no-such-id", "--db", str(db), "--json"]) == 2
+    assert "no player with id no-such-id" in capsys.readouterr().err
+    assert main(["player", "1", "--db", str(tmp_path / "none.db")]) == 2
+    assert not (tmp_path / "none.db").exists()
+
+
+# ------------------------------------------------------------- details
+def test_player_in_two_sections_starts_the_second_from_the_first(tmp_path):
+    event = load_event(WFCC)
+    open_, = [s for s in event.sections if s.name == "OPEN"]
+    extra = replace(open_, name="BLITZ SIDE", time_control="G/90;d5")
+    extra.players = [replace(p, ratings={}) for p in open_.players]  # same people
+    event.sections.append(extra)
+    event.id = "two-sections"
+    with Store.open(tmp_path / "r.db") as store:
+        replay([event], store)
+        h = store.history("12743305", "OTBR")
+        assert [x["section"] for x in h] == ["OPEN", "BLITZ SIDE"]
+        assert h[1]["pre"] == h[0]["post"]
+        assert store.ratings_of("12743305")["OTBR"].rating == h[1]["post"]
+        assert store.ratings_of("12743305")["OTBR"].games == 640 + 3 + 3
+
+
+def test_an_event_earlier_than_the_store_is_flagged(tmp_path):
+    events = list(generate_history(4, 40, 6))
+    with Store.open(tmp_path / "r.db") as store:
+        replay(events[3:], store)
+        summary = replay(events[:1], store)
+        assert len(summary.warnings) == 1 and "later in replay order" in summary.warnings[0]
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path, capsys):
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "a.db")]) == 0
+    out = capsys.readouterr()
+    assert "[" not in out.err and "1 event(s) applied" in out.out
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "b.db"), "--progress"]) == 0
+    assert "1/1 events" in capsys.readouterr().err
+
+
+def test_a_bad_event_stops_the_run_after_whole_events(tmp_path, capsys):
+    events = list(generate_history(4, 40, 5))
+    bad = events[3]
+    bad.sections[0].time_control = "G/1"   # rated in no system
+    for e in events:
+        write_event(e, tmp_path / f"{e.id}.json")
+    db = tmp_path / "r.db"
+    assert main(["replay", str(tmp_path), "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert bad.id in err and "3 event(s) before it are applied" in err
+    with Store.open(db) as store:
+        assert [e["id"] for e in store.events()] == [e.id for e in events[:3]]
