@@ -4,9 +4,11 @@
     python benchmarks/replay_bench.py --player-games 100000 --profile
 
 Prints player-games per second (rated games counted once per player per
-section) for the replay alone (the events are generated beforehand, outside
-the timing, unless --stream), the peak memory, and with --profile the top
-cProfile entries.  --files also times writing and reading event files.
+section: a game counts for both its players, a dual-rated game once) for the
+replay alone (the events are generated beforehand, outside the timing, unless
+--stream), wall and CPU time, the peak memory (RSS; --tracemalloc for Python
+allocations), and with --profile the top cProfile entries.  Reading event
+files is not included: time 'uschess generate' + 'uschess replay DIR' for that.
 """
 
 from __future__ import annotations

@@ -141,10 +141,6 @@ def event_key(event: Event) -> tuple:
     return (event.end, event.start, event_id(event))
 
 
-def _count_games(event: Event) -> int:
-    return sum(1 for s in event.sections for p in s.players for r in p.rounds if r.rated)
-
-
 # --------------------------------------------------------------- ordering
 def _ordered(items: Iterable[EventLike], loader) -> list[tuple[tuple, Optional[Event], Optional[str]]]:
     """Read everything once (so that a bad file stops the run before any
@@ -280,6 +276,7 @@ class _Replayer:
         self.book = _SharedRules(book)
         self._states: dict[str, dict[str, SystemRecord]] = {}
         self._infos: dict[str, Optional[PlayerInfo]] = {}
+        self.games = 0                         # player-games rated so far
 
     def _load(self, ids: list[str]) -> None:
         missing = [pid for pid in ids if pid not in self._infos]
@@ -347,6 +344,8 @@ class _Replayer:
                         sections=[replace(section, players=players)], online=event.online,
                         id=eid, source=event.source)
             result = rate_event(one, self.options, self.book)
+            if result.sections:  # rated games, once per player (not per system)
+                self.games += sum(pr.m for pr in result.sections[0].players)
             for sr in result.sections:
                 fp = self.fingerprint(sr.rules)
                 if fp not in write.rulesets and not self.store.has_rules(fp):
@@ -465,7 +464,7 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
         summary.new_players += new
         summary.disagreements.extend(disagreements)
         players.update(pid for pid, _ in write.ratings)
-        summary.player_games += _count_games(event)
+        summary.player_games = replayer.games
         done += 1
         if kill_when == "after" and len(summary.applied) == kill_n:
             _die()

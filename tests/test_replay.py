@@ -20,7 +20,7 @@ import pytest
 from engine.cli import main
 from engine.errors import InputError
 from engine.eventfile import load_event, write_event
-from engine.generate import generate_history, write_history
+from engine.generate import generate_history, player_games, write_history
 from engine.model import SYSTEMS
 from engine.pipeline import RatingOptions, rate_event
 from engine.replay import _SharedRules, event_key, replay
@@ -93,8 +93,9 @@ def test_replay_orders_by_end_start_and_id(tmp_path):
     shuffled = events[:]
     random.Random(1).shuffle(shuffled)
     with Store.open(tmp_path / "a.db") as a, Store.open(tmp_path / "b.db") as b:
-        replay(events, a)
+        summary = replay(events, a)
         replay(shuffled, b)
+        assert summary.player_games == sum(player_games(e) for e in events) > 0
         assert [e["id"] for e in b.events()] == [e.id for e in sorted(events, key=event_key)]
         for t in TABLES:
             assert a.dump(t) == b.dump(t)
