@@ -125,10 +125,11 @@ def parse_dbf(data: bytes, *, source=None, encoding: str = "cp1252", raw: bool =
               include_deleted: bool = False) -> DbfTable:
     """Parse the bytes of a dBase table.
 
-    With ``raw=True`` every value is the field's text with trailing blanks
-    and NULs removed (types are not interpreted, so no value can be
-    refused); otherwise C is text, N/F a number (int when it has no
-    decimals), D a ``datetime.date``, L a bool, and a blank value None.
+    With ``raw=True`` every value is the field's text, without trailing
+    blanks and NULs (C) or surrounding ones (other types); types are not
+    interpreted, so no value can be refused.  Otherwise C is text, N/F a
+    number (int when it has no decimals), D a ``datetime.date``, L a bool,
+    and a blank value None.
     Deleted records are skipped unless ``include_deleted``.
     """
     data = bytes(data)
@@ -165,7 +166,8 @@ def parse_dbf(data: bytes, *, source=None, encoding: str = "cp1252", raw: bool =
         for f, lo, hi in offsets:
             cell = chunk[lo:hi]
             if raw:
-                rec[f.name] = cell.rstrip(b" \x00").decode(encoding, errors="replace")
+                cell = cell.rstrip(b" \x00") if f.type == "C" else cell.strip(b" \x00")
+                rec[f.name] = cell.decode(encoding, errors="replace")
             else:
                 try:
                     rec[f.name] = _convert(f, cell, encoding)
@@ -390,12 +392,15 @@ def atomic_write(files: Mapping[Path, bytes]) -> None:
     """Write every file to a temporary sibling first, then rename them all
     into place; if any write fails, no target is touched."""
     staged: list[tuple[str, Path]] = []
+    mask = os.umask(0)
+    os.umask(mask)
     try:
         for target, data in files.items():
             target = Path(target)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                        dir=target.parent)
             staged.append((tmp, target))
+            os.fchmod(fd, 0o666 & ~mask)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()

@@ -57,7 +57,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional
 
 from ..errors import InputError
 from ..eventfile import event_from_dict, validate_section
@@ -195,6 +195,8 @@ def parse_uscf_dbf(header: bytes, sections: bytes, details: bytes, *, source=Non
 
     strict = len(h_table.records) == 1
     secs = _read_sections(s_table, ev_id, online, strict)
+    if not secs:
+        raise InputError(f"no sections for event {ev_id or '(blank id)'}", file=s_table.source)
     total = hw.int("H_TOT_SECT", lo=0, hi=999)
     if total and total != len(secs):
         raise InputError(f"H_TOT_SECT says {total} sections but TSEXPORT has {len(secs)}",
@@ -213,8 +215,6 @@ def parse_uscf_dbf(header: bytes, sections: bytes, details: bytes, *, source=Non
             if sec[key] is not None:
                 out[key] = sec[key]
         raw_sections.append(out)
-    if not raw_sections:
-        raise InputError("no sections for this event", file=s_table.source)
     raw = {"event": {"name": _text(head, "H_NAME") or "(unnamed event)", "start": start,
                      "end": end, "online": online, **({"id": ev_id} if ev_id else {})},
            "sections": raw_sections}

@@ -1,0 +1,79 @@
+"""Load an event from whatever a tournament director has at hand.
+
+:func:`load_event_any` decides by the path:
+
+* a directory holding THEXPORT/TSEXPORT/TDEXPORT.DBF (any case), or one of
+  those ``.dbf`` files -> the rating report reader;
+* ``.trf`` or ``.txt`` whose first line is a TRF tag -> the TRF reader;
+* ``.yaml``, ``.yml``, ``.json`` -> the event file reader;
+
+and then merges the players file, if one is given.  Anything else is an
+:class:`~engine.errors.InputError` naming the path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError
+from ..eventfile import load_event
+from ..model import Event
+from .players import load_players, merge_players
+from .trf import looks_like_trf, read_trf
+from .uscf_dbf import FILE_NAMES, read_uscf_dbf
+
+EVENT_SUFFIXES = (".yaml", ".yml", ".json")
+TRF_SUFFIXES = (".trf", ".txt")
+#: Bytes sniffed to recognise a TRF.
+SNIFF_BYTES = 4096
+
+
+def detect_format(path) -> str:
+    """``"dbf"``, ``"trf"`` or ``"event"`` for ``path``; InputError otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        return "dbf"
+    if not path.exists():
+        raise InputError("no such file or directory", file=path)
+    suffix = path.suffix.lower()
+    if suffix == ".dbf" and any(path.name.upper().endswith(n) for n in FILE_NAMES.values()):
+        return "dbf"
+    if suffix in EVENT_SUFFIXES:
+        return "event"
+    if suffix in TRF_SUFFIXES:
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", file=path)
+        text = head.decode("utf-8", errors="replace")
+        if looks_like_trf(text):
+            return "trf"
+        raise InputError("does not start with a TRF record (like '012 ' or '001 '); "
+                         "not a format this program reads", file=path)
+    raise InputError("unknown event format (expected a directory of rating report DBFs, "
+                     ".trf/.txt TRF, or .yaml/.yml/.json event file)", file=path)
+
+
+def load_event_any(path, players_file=None) -> Event:
+    """The Event in ``path`` (see the module docstring), with the member
+    data of ``players_file`` merged in when given."""
+    path = Path(path)
+    kind = detect_format(path)
+    if kind == "dbf":
+        event = read_uscf_dbf(path if path.is_dir() else path.parent)
+    elif kind == "trf":
+        event = read_trf(path)
+    else:
+        try:
+            event = load_event(path)
+        except InputError:
+            raise
+        except Exception as err:  # noqa: BLE001
+            # engine.eventfile lets PyYAML's constructor errors through (an
+            # impossible date such as 2024-02-30, "!!timestamp null"); they
+            # mean a malformed file, never a crash.
+            raise InputError(f"malformed event file: {type(err).__name__}: {err}", file=path)
+    if players_file is not None:
+        event = merge_players(event, load_players(players_file))
+    return event
