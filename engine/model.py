@@ -20,6 +20,7 @@ SYSTEMS = ("OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB")
 GAME_CODES = {"W": 1.0, "D": 0.5, "L": 0.0}
 FORFEIT_CODES = {"X": 1.0, "Z": 0.5, "F": 0.0}
 BYE_CODES = {"B": 1.0, "H": 0.5, "U": 0.0}
+POINTS = {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}
 #: What the opponent's cell must say for each code of a paired round.
 MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
 
@@ -86,7 +87,7 @@ class Round:
 
     @property
     def points(self) -> float:
-        return {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}[self.code]
+        return POINTS[self.code]
 
     def __str__(self) -> str:
         return f"{self.code}{self.opponent if self.opponent is not None else ''}"

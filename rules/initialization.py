@@ -165,10 +165,9 @@ class Blended(RulePlugin):
             if when is None:
                 raise InputError(f"the {name} rating has no date, needed for blended initialization "
                                  f"of {system} (000 sec. 2, staleness D_k)", player=player.label)
-            d = (end - when).days
-            if d < 0:
-                raise InputError(f"the {name} rating is dated {when}, after the section ends ({end})",
-                                 player=player.label)
+            # a source rating dated after the section (overlapping events in a
+            # replay) is as fresh as can be: staleness 0
+            d = max(0, (end - when).days)
             pk = (hook.uschess_age_rating(player=player, on=when, p=p) or (p.unrated_default,))[0]
             z = min(b["z_cap"], (x - pk) / 350.0)
             s = math.exp(b["staleness_rate"] * (z - b["z_cap"]) * d / 365.25)
