@@ -4,7 +4,8 @@
 delay or increment in seconds.  Accepted forms include ``G/60;d5``, ``G/60 d5``,
 ``G/60+5``, ``G/5d0``, ``G/3+2``, ``Game/90 inc30``, ``40/90, SD/30; d5``,
 ``40/120 SD/60``, ``40/2, SD/1`` (hours when a move period's time is 6 or
-less), ``G/45 +10`` and the bare ``60+5`` or ``90 d30``.
+less), ``G/45 +10``, the bare ``60+5`` or ``90 d30``, and FIDE's wording
+``90 min/40 moves + 30 min + 30 sec/move`` or ``90'+30"``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,27 @@ class TimeControl:
         return self.mm + self.ss
 
 
+_VERBAL_MIN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:MIN(?:UTES?|S)?\b|')")
+_VERBAL_SEC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:SEC(?:ONDS?|S)?\b|\")")
+_VERBAL_HOUR = re.compile(r"(\d+(?:\.\d+)?)\s*(?:H(?:OURS?|RS?)?\b)")
+
+
+def _verbal(raw: str, s: str) -> TimeControl | None:
+    """FIDE-style wording: ``90 min/40 moves + 30 min + 30 sec/move``, ``90'+30"``."""
+    minutes = [float(x) for x in _VERBAL_MIN.findall(s)]
+    hours = [float(x) for x in _VERBAL_HOUR.findall(s)]
+    seconds = [float(x) for x in _VERBAL_SEC.findall(s)]
+    if not minutes and not hours:
+        return None
+    return TimeControl(raw, sum(minutes) + 60 * sum(hours), max(seconds, default=0.0))
+
+
 def parse_time_control(text: str) -> TimeControl:
     raw = str(text).strip()
     s = raw.upper()
+    verbal = _verbal(raw, s)
+    if verbal is not None:
+        return verbal
     bare = _BARE.match(s.replace(" ", ""))
     if bare:
         return TimeControl(raw, float(bare.group(1)), float(bare.group(3) or 0))
