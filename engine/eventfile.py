@@ -306,6 +306,10 @@ def read_data(path: str | Path) -> Any:
         mark = getattr(err, "problem_mark", None)
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or 'not YAML'}", file=path)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as err:
+        # PyYAML raises plain exceptions for values such as 2024-02-30 or
+        # '!!int ""'; Python refuses JSON integers of over 4,300 digits
+        raise InputError(f"unreadable value: {type(err).__name__}: {str(err)[:120]}", file=path)
 
 
 def load_event(path: str | Path) -> Event:
