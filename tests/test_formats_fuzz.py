@@ -228,14 +228,14 @@ def test_fuzz_regressions(path):
 
 
 def test_event_file_with_constructor_errors_is_refused(tmp_path):
-    """engine.eventfile lets PyYAML's ValueError through; load_event_any
-    turns it into an InputError naming the file."""
+    """PyYAML's plain exceptions (an impossible date, '!!timestamp null')
+    become an InputError naming the file."""
     from engine.formats.detect import load_event_any
     for n, text in enumerate(["event: {name: X, start: 2024-02-30}\nsections: []\n",
                               "event: {name: X, start: !!timestamp null}\n"]):
         path = tmp_path / f"event{n}.yaml"
         path.write_text(text)
-        with pytest.raises(InputError, match="malformed event file") as info:
+        with pytest.raises(InputError, match="unreadable value") as info:
             load_event_any(path)
         assert info.value.file == str(path)
 

@@ -65,15 +65,7 @@ def load_event_any(path, players_file=None) -> Event:
     elif kind == "trf":
         event = read_trf(path)
     else:
-        try:
-            event = load_event(path)
-        except InputError:
-            raise
-        except Exception as err:  # noqa: BLE001
-            # engine.eventfile lets PyYAML's constructor errors through (an
-            # impossible date such as 2024-02-30, "!!timestamp null"); they
-            # mean a malformed file, never a crash.
-            raise InputError(f"malformed event file: {type(err).__name__}: {err}", file=path)
+        event = load_event(path)
     if players_file is not None:
         event = merge_players(event, load_players(players_file))
     return event
