@@ -341,8 +341,12 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
         after.olm = True
     depends = set(DEPENDS["special"] if info["formula"] == "special" else DEPENDS["standard"])
-    if info.get("bonus_eligible") is not None and m >= 3:
-        depends |= DEPENDS["bonus"]
+    if info.get("bonus_eligible") is not None:
+        # the bonus multiplier matters to every standard-formula player; the
+        # eligibility wordings differ only for m = 3 or a repeated opponent
+        depends |= {"bonus_multiplier", "bonus_m_prime_min"}
+        if m == 3 or len(set(e.opps)) < m:
+            depends |= DEPENDS["bonus"]
     if init is not None:
         depends |= DEPENDS["initialize"]
     # Personal floors bind only the final rating (project reading 1); the
