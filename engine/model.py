@@ -25,7 +25,7 @@ POINTS = {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}
 MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
 
 
-@dataclass
+@dataclass(slots=True)
 class SystemRecord:
     """A player's standing in one rating system before (or after) an event.
 

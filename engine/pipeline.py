@@ -39,7 +39,7 @@ DEPENDS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class PlayerResult:
     """One player's rating in one system for one section."""
 
