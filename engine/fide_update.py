@@ -44,7 +44,7 @@ from .errors import InputError
 from .eventfile import MAX_RATING, parse_date, parse_record, record_to_dict, read_data
 from .formulas import effective_games, piecewise, round_half_up, standard_rating
 from .model import SystemRecord
-from .pipeline import DEPENDS, RatingOptions
+from .pipeline import DEPENDS, RatingOptions, record_after, settle_record
 from .rulebook import RuleBook, Rules
 
 SYSTEM = "OTBR"
@@ -350,24 +350,12 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
     losses = sum(1 for _, o in counted if o.result == "L")
     draws = m - wins - losses
 
-    def add(before, extra):
-        return None if before is None else before + extra
-
-    peak = max(x for x in (rec.peak, pre) if x is not None)
-    after = SystemRecord(
-        rating=value, games=rec.games + m, wins=add(rec.wins, wins), draws=add(rec.draws, draws),
-        losses=add(rec.losses, losses), events3=add(rec.events3, 1 if m >= 3 else 0),
-        peak=max(peak, value), olm=rec.olm, prize_floor=rec.prize_floor, date=update.end,
-        games_above_2200=(None if rec.games_above_2200 is None else
-                          rec.games_above_2200 + (m if pre > p.olm["above"] else 0)))
-    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
-        after.olm = True
+    after = record_after(rec, m, wins, draws, losses, value, update.end, p)
     floor, reason = hook.uschess_personal_floor(system=SYSTEM, after=after, p=p)
     floor_applied = value < floor
     post = float(floor) if floor_applied else value
     post = hook.uschess_store_rating(pre=pre, value=post, p=p)
-    after.rating = post
-    after.peak = max(after.peak, post)
+    settle_record(after, post, p)
     return FideUpdateResult(
         id=update.player_id, name=update.player_name, system=SYSTEM, pre=pre, post=post, k=k,
         bonus=bonus, bonus_eligible=eligible, expected=expected, score=score, m=m, n_eff=n_eff,

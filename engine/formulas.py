@@ -57,6 +57,10 @@ class SpecialTrace:
     clamped: bool = False
     capped: bool = False
 
+    def as_dict(self) -> dict:
+        return {"R0'": self.r0_adj, "S'": self.s_adj, "start": self.start, "moves": self.moves,
+                "p": self.p, "clamped": self.clamped, "capped": self.capped}
+
 
 def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: float, *,
                    all_wins: bool, all_losses: bool, eps: float, cap: float,

@@ -56,7 +56,7 @@ from .errors import InputError
 from .eventfile import parse_date
 from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
 from .model import SYSTEMS, Player, Section, SystemRecord
-from .pipeline import DEPENDS, PlayerResult, SectionResult, _record_dict
+from .pipeline import DEPENDS, PlayerResult, SectionResult, _record_dict, record_after, settle_record
 from .rulebook import Rules
 from .timecontrol import TimeControl
 
@@ -362,9 +362,7 @@ def _rate_once(pl: Player, system: str, opps: list[float], played, n_eff: float,
             all_wins=rec.all_wins, all_losses=rec.all_losses, n=rec.games, p=p, trace=st)
         info.update(formula="special", all_wins=rec.all_wins, all_losses=rec.all_losses)
         if st is not None:
-            info["special"] = {"R0'": st.r0_adj, "S'": st.s_adj, "start": st.start,
-                               "moves": st.moves, "p": st.p, "clamped": st.clamped,
-                               "capped": st.capped}
+            info["special"] = st.as_dict()
         return value, info
     otbr = pl.ratings["OTBR"].rating if "OTBR" in pl.ratings else None
     k = hook.uschess_k_factor(r0=rec.rating, n_eff=n_eff, m=m, system=system, tc=tc,
@@ -476,19 +474,8 @@ def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, in
         notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
                      f"({'; '.join(caps.binding)})")
 
-    def add(before, extra):
-        return None if before is None else before + extra
-
-    games_after = rec.games + m
-    peak = max([x for x in (rec.peak, pre) if x is not None])  # pre is established
-    after = MatchRecord(
-        rating=value, games=games_after, wins=add(rec.wins, wins), draws=add(rec.draws, draws),
-        losses=add(rec.losses, losses), events3=add(rec.events3, 1 if m >= 3 else 0),
-        peak=max(peak, value), olm=rec.olm, prize_floor=rec.prize_floor, date=section.end,
-        games_above_2200=(None if rec.games_above_2200 is None else
-                          rec.games_above_2200 + (m if pre > p.olm["above"] else 0)))
-    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
-        after.olm = True
+    after = record_after(rec, m, wins, draws, losses, value, section.end, p, cls=MatchRecord)
+    games_after = after.games
     floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
     lowered, lowered_from = getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None)
     if lowered is not None and lowered_from is not None and float(floor) == lowered_from:
@@ -519,8 +506,7 @@ def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, in
         else:
             post, floor_applied = float(floor), True
     post = hook.uschess_store_rating(pre=pre, value=post, p=p)
-    after.rating = post
-    after.peak = max(after.peak, post)
+    settle_record(after, post, p)
     info5 = dict(info5, match={"change_uncapped": s5 - pre, "caps": caps.as_dict()})
     res = MatchPlayerResult(
         pair=pl.pair, id=pl.id, name=pl.name, system=system, pre=pre, games_before=rec.games,

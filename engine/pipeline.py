@@ -298,14 +298,52 @@ def _rate_one(e: _Entrant, opps: list, rules: Rules, trace: bool):
             all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p, trace=st)
         info.update(formula="special", all_wins=e.all_wins, all_losses=e.all_losses)
         if st is not None:
-            info["special"] = {"R0'": st.r0_adj, "S'": st.s_adj, "start": st.start,
-                               "moves": st.moves, "p": st.p, "clamped": st.clamped,
-                               "capped": st.capped}
+            info["special"] = st.as_dict()
         return value, info
     value, expected, bonus = standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
                                              b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
     info.update(formula="standard", k=e.k, expected=expected, bonus=bonus, bonus_eligible=e.eligible)
     return value, info
+
+
+def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
+                 value: float, date, p, cls=SystemRecord) -> SystemRecord:
+    """A player's record after an event of ``m`` rated games, rated ``value``
+    before personal floors and storage.  Counts include the event (project
+    reading 2); unknown earlier counts stay unknown, except for a player new
+    to the system.  The highest established rating takes in the pre-event
+    rating (when established) and ``value`` (when established after)."""
+
+    def add(before, extra):
+        if rec is None:
+            return extra
+        return None if before is None else before + extra
+
+    games = (rec.games if rec else 0) + m
+    peaks = [x for x in (rec.peak if rec else None,
+                         rec.rating if rec and rec.established else None,
+                         value if games > p.established_games else None) if x is not None]
+    above = p.olm["above"]
+    after = cls(
+        rating=value, games=games,
+        wins=add(rec.wins if rec else 0, wins), draws=add(rec.draws if rec else 0, draws),
+        losses=add(rec.losses if rec else 0, losses),
+        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
+        peak=max(peaks) if peaks else None,
+        olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None, date=date,
+        games_above_2200=(None if rec and rec.games_above_2200 is None else
+                          (rec.games_above_2200 if rec else 0)
+                          + (m if rec and rec.established and rec.rating > above else 0)))
+    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
+        after.olm = True
+    return after
+
+
+def settle_record(after: SystemRecord, post: float, p) -> None:
+    """Set the stored post-event rating on the record (and the peak)."""
+    after.rating = post
+    if after.games > p.established_games:
+        after.peak = max(after.peak, post) if after.peak is not None else post
 
 
 def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Section,
@@ -316,30 +354,7 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     pair = pl.pair
     w, lo = e.wins, e.losses
     d = m - w - lo
-    after_games = (rec.games if rec else 0) + m
-    established_after = after_games > p.established_games
-
-    def add(before, extra):
-        if rec is None:
-            return extra
-        return None if before is None else before + extra
-
-    peak_candidates = [x for x in (rec.peak if rec else None,
-                                   rec.rating if rec and rec.established else None) if x is not None]
-    after = SystemRecord(
-        rating=step5, games=after_games,
-        wins=add(rec.wins if rec else 0, w), draws=add(rec.draws if rec else 0, d),
-        losses=add(rec.losses if rec else 0, lo),
-        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
-        peak=max(peak_candidates) if peak_candidates else None,
-        olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None,
-        date=section.end,
-        games_above_2200=(None if rec and rec.games_above_2200 is None else
-                          (rec.games_above_2200 if rec else 0)
-                          + (m if rec and rec.established and rec.rating > p.olm["above"] else 0)),
-    )
-    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
-        after.olm = True
+    after = record_after(rec, m, w, d, lo, step5, section.end, p)
     depends = set(DEPENDS["special"] if info["formula"] == "special" else DEPENDS["standard"])
     if info.get("bonus_eligible") is not None:
         # the bonus multiplier matters to every standard-formula player; the
@@ -352,8 +367,6 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     # Personal floors bind only the final rating (project reading 1); the
     # floor reflects the record including this event (project reading 2).
     post = step5
-    if established_after:
-        after.peak = max(after.peak, step5) if after.peak is not None else step5
     floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
     floor_applied = post < floor
     if floor_applied:
@@ -361,13 +374,11 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
         depends |= DEPENDS["floor"]
     post = hook.uschess_store_rating(pre=rec.rating if rec else None, value=post, p=p)
     depends |= DEPENDS["storage"]
-    after.rating = post
-    if established_after:
-        after.peak = max(after.peak, post)
+    settle_record(after, post, p)
     res = PlayerResult(
         pair=pair, id=pl.id, name=pl.name, system=system, pre=rec.rating if rec else None,
         games_before=rec.games if rec else 0, m=m, score=info["score"], post=post,
-        games_after=after_games, formula=info["formula"], initial=init,
+        games_after=after.games, formula=info["formula"], initial=init,
         n_eff=e.n_eff, step3=step3, step4=step4, step5=step5,
         k=info.get("k"), bonus=info.get("bonus"), expected=info.get("expected"), floor=floor,
         floor_reason=reason, floor_applied=floor_applied, record_after=after, depends=depends,
