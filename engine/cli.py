@@ -9,7 +9,7 @@ import sys
 
 from .errors import InputError
 
-COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate"]
+COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io"]
 
 
 def build_parser() -> argparse.ArgumentParser:
