@@ -9,8 +9,11 @@ player and round of the first problem.  YAML is only ever read with
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
+import os
+import tempfile
 import math
 import re
 from pathlib import Path
@@ -380,12 +383,30 @@ def event_to_dict(event: Event) -> dict:
     return {"event": head, "sections": sections}
 
 
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` all or nothing: a temporary file in the same
+    directory, flushed to disk, then renamed over the target."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise InputError(f"cannot write: {err.strerror or err}", file=path)
+
+
 def write_event(event: Event, path: str | Path) -> None:
-    """Write atomically: a temporary file renamed over the target."""
+    """Write an event file (YAML, or JSON for ``.json``) atomically."""
     path = Path(path)
     data = event_to_dict(event)
     text = (json.dumps(data, indent=2) + "\n" if path.suffix.lower() == ".json"
             else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, text)

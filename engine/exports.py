@@ -39,7 +39,6 @@ JSON
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import math
@@ -179,30 +178,9 @@ def crosstable_csv(result: EventResult) -> str:
     return buf.getvalue()
 
 
-def _player_dict(pr: PlayerResult) -> dict:
-    if _rated_after(pr):
-        return pr.as_dict()
-    # PlayerResult.as_dict cannot round a missing (NaN) post
-    out = dataclasses.replace(pr, post=_NO_POST).as_dict()
-    out["post"] = out["post_rounded"] = None
-    return out
-
-
-def result_dict(result: EventResult) -> dict:
-    """:meth:`EventResult.as_dict`, also for a player left unrated."""
-    sections = []
-    for res in result.sections:
-        sec = dataclasses.replace(res, players=[]).as_dict()
-        sec["players"] = [_player_dict(pr) for pr in res.players]
-        sections.append(sec)
-    out = dataclasses.replace(result, sections=[]).as_dict()
-    out["sections"] = sections
-    return out
-
-
 def crosstable_json(result: EventResult) -> str:
     """The text ``uschess rate --json`` prints."""
-    return json.dumps(result_dict(result), indent=2, allow_nan=False, default=str) + "\n"
+    return json.dumps(result.as_dict(), indent=2, allow_nan=False, default=str) + "\n"
 
 
 def crosstable(result: EventResult, fmt: str) -> str:

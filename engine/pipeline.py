@@ -51,7 +51,7 @@ class PlayerResult:
     games_before: int
     m: int
     score: float
-    post: float
+    post: Optional[float]  # None: unrated and still unrated (no rated games)
     games_after: int
     formula: str
     initial: Optional[Initial] = None
@@ -71,8 +71,8 @@ class PlayerResult:
     trace: dict = field(default_factory=dict)
 
     @property
-    def post_rounded(self) -> int:
-        return round_half_up(self.post)
+    def post_rounded(self) -> Optional[int]:
+        return None if self.post is None else round_half_up(self.post)
 
     @property
     def provisional_after(self) -> bool:
@@ -274,7 +274,7 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
             out.append(PlayerResult(
                 pair=pl.pair, id=pl.id, name=pl.name, system=system,
                 pre=rec.rating if rec else None, games_before=rec.games if rec else 0, m=0,
-                score=pl.total, post=rec.rating if rec else float("nan"),
+                score=pl.total, post=rec.rating if rec else None,
                 games_after=rec.games if rec else 0, formula="not rated (no rated games)",
                 record_after=rec))
             continue

@@ -139,3 +139,16 @@ def test_fixtures_match_published_schema():
             continue
         data = json.loads(json.dumps(yaml.safe_load(path.read_text()), default=str))
         jsonschema.validate(data, schema)
+
+
+def test_json_for_a_player_left_unrated(tmp_path, capsys):
+    """An unrated player whose only round is a bye stays unrated: post is null."""
+    data = base()
+    sec = data["sections"][1]
+    sec["players"].append({"pair": 5, "id": "39999999", "name": "Late, Entry", "rounds": ["B", "U", "U"]})
+    assert main(["rate", str(write(tmp_path, data)), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    late = [p for s in out["sections"] for p in s["players"] if p["id"] == "39999999"][0]
+    assert late["post"] is None and late["post_rounded"] is None and late["m"] == 0
+    assert main(["rate", str(write(tmp_path, data))]) == 0
+    assert "Unrated -> Unrated" in capsys.readouterr().out

@@ -309,9 +309,9 @@ def test_unwritable_output_is_an_input_error(tmp_path, capsys, monkeypatch):
 
 
 def test_import_write_failure_is_an_input_error(tmp_path, capsys, monkeypatch):
-    def failing_replace(self, target):
+    def failing_replace(src, dst):
         raise OSError(13, "Permission denied")
-    monkeypatch.setattr(Path, "replace", failing_replace)
+    monkeypatch.setattr(os, "replace", failing_replace)
     assert cli("import", CLUB_YAML, "-o", tmp_path / "x.yaml") == 2
     assert "Permission denied" in err_of(capsys)
     assert os.listdir(tmp_path) == []

@@ -151,14 +151,7 @@ def _only_for_crosstable(args) -> None:
 def run_import(args) -> int:
     out = _output_file(args.output, "event file", EVENT_SUFFIXES, args.force)
     event = load_event_arg(args.source, args.players)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp_existed = tmp.exists()
-    try:
-        write_event(event, out)
-    except OSError as err:
-        if not tmp_existed:
-            tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write: {err.strerror or err}", file=out)
+    write_event(event, out)
     players = sum(len(s.players) for s in event.sections)
     print(f"wrote {out}: {len(event.sections)} section(s), {players} player entries")
     return 0
