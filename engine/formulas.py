@@ -8,6 +8,7 @@ Names follow the documents (N', R0', PWe, We, K, B, m').
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -85,9 +86,13 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
         r0a, sa = r0, score + n_eff / 2.0
 
     def f(r: float) -> float:
-        total = n_eff * pwe(r, r0a) - sa
+        # N' PWe(R, R0') + sum PWe(R, Ri) - S', with PWe written out (hot path)
+        x = r - r0a
+        total = n_eff * (0.0 if x <= -400.0 else 1.0 if x >= 400.0 else 0.5 + x / 800.0) - sa
         for ri in opponents:
-            total += pwe(r, ri)
+            x = r - ri
+            if x > -400.0:
+                total += 1.0 if x >= 400.0 else 0.5 + x / 800.0
         return total
 
     knots = sorted({r0a - 400.0, r0a + 400.0, *(ri - 400.0 for ri in opponents),
@@ -102,10 +107,10 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     fm = f(mm)
     for _ in range(4 * len(knots) + 8):
         if fm > eps:  # step 2: move left
-            below = [z for z in knots if z < mm]
-            if not below:
+            i = bisect_left(knots, mm)
+            if i == 0:
                 break
-            za = below[-1]
+            za = knots[i - 1]
             fa = f(za)
             if abs(fm - fa) < eps:
                 mm = za
@@ -113,10 +118,10 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 ms = mm - fm * (mm - za) / (fm - fa)
                 mm = za if ms < za else ms
         elif fm < -eps:  # step 3: move right
-            above = [z for z in knots if z > mm]
-            if not above:
+            j = bisect_right(knots, mm)
+            if j == len(knots):
                 break
-            zb = above[0]
+            zb = knots[j]
             fb = f(zb)
             if abs(fb - fm) < eps:
                 mm = zb
@@ -139,12 +144,11 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     if trace is not None:
         trace.p = p
     if p == 0 and abs(fm) <= eps:
-        below = [z for z in knots if z < mm]
-        above = [z for z in knots if z > mm]
-        za = below[-1] if below else -math.inf
-        zb = above[0] if above else math.inf
-        if mm in knots:  # M on a knot: take the flat side of it
-            if below and abs(f(za)) <= eps:
+        i, j = bisect_left(knots, mm), bisect_right(knots, mm)
+        za = knots[i - 1] if i > 0 else -math.inf
+        zb = knots[j] if j < len(knots) else math.inf
+        if j > i:  # M on a knot: take the flat side of it
+            if i > 0 and abs(f(za)) <= eps:
                 zb = mm
             else:
                 za = mm
@@ -179,8 +183,8 @@ def standard_rating(r0: float, k: float, opponents: Sequence[float], score: floa
     ``Rs = R0 + K(S - E) + max(0, K(S - E) - B sqrt(m'))`` when eligible,
     ``m' = max(m, 4)``; without the bonus term otherwise."""
     e = 0.0
-    for ri in opponents:
-        e += we(r0, ri)
+    for ri in opponents:  # We(R0, Ri), written out (hot path)
+        e += 1.0 / (1.0 + 10.0 ** (-(r0 - ri) / 400.0))
     gain = k * (score - e)
     bonus = 0.0
     if bonus_eligible:

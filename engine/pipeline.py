@@ -21,7 +21,7 @@ from rules.base import Initial
 
 from .errors import InputError, RuleError
 from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
-from .model import Event, Player, Section, SystemRecord
+from .model import GAME_CODES, Event, Player, Section, SystemRecord
 from .rulebook import RuleBook, Rules
 from .timecontrol import TimeControl, parse_time_control
 
@@ -195,7 +195,8 @@ class _Entrant:
                  "special", "all_wins", "all_losses", "k", "eligible")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord]):
-        played = [(r.opponent, r.points) for r in pl.rounds if r.rated]
+        played = [(r.opponent, GAME_CODES[r.code]) for r in pl.rounds
+                  if r.opponent is not None and r.code in GAME_CODES]
         self.pl, self.rec = pl, rec
         self.opps = [o for o, _ in played]
         self.score = sum(s for _, s in played)
