@@ -192,9 +192,9 @@ def standard_rating(r0: float, k: float, opponents: Sequence[float], score: floa
     return r0 + gain + bonus, e, bonus
 
 
-def age_in_years(birth, end) -> float:
+def age_in_years(birth, end, days_per_year: float) -> float:
     """Age = (Tournament End Date - Birth Date)/365.25 (sec. 2.3)."""
-    return (end - birth).days / 365.25
+    return (end - birth).days / days_per_year
 
 
 def age_rating(age: float, young: float, per_year: float, old: float,

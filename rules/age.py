@@ -28,7 +28,7 @@ class AgeRating2017(RulePlugin):
     def uschess_age_rating(self, player, on, p):
         a = p.age_formula
         if player.birth_date is not None:
-            age = (on - player.birth_date).days / a["days_per_year"]
+            age = age_in_years(player.birth_date, on, a["days_per_year"])
             if age < a["miscoded_below"]:
                 return a["adult"], f"age {age:.2f} < {a['miscoded_below']:g}: miscoded, taken as 26"
             return _formula(age, a), f"age {age:.4f} on {on}"
@@ -56,7 +56,7 @@ class AgeRating2020(RulePlugin):
     def uschess_age_rating(self, player, on, p):
         a = p.age_formula
         if player.birth_date is not None:
-            age = age_in_years(player.birth_date, on) * 365.25 / a["days_per_year"]
+            age = age_in_years(player.birth_date, on, a["days_per_year"])
             if age >= a["miscoded_below"]:
                 return _formula(age, a), f"age {age:.4f} on {on}"
             why = f"age {age:.2f} < {a['miscoded_below']:g}"

@@ -169,8 +169,8 @@ class Blended(RulePlugin):
             # replay) is as fresh as can be: staleness 0
             d = max(0, (end - when).days)
             pk = (hook.uschess_age_rating(player=player, on=when, p=p) or (p.unrated_default,))[0]
-            z = min(b["z_cap"], (x - pk) / 350.0)
-            s = math.exp(b["staleness_rate"] * (z - b["z_cap"]) * d / 365.25)
+            z = min(b["z_cap"], (x - pk) / b["z_scale"])
+            s = math.exp(b["staleness_rate"] * (z - b["z_cap"]) * d / b["days_per_year"])
             rows.append({"source": name, "X": x, "date": when.isoformat(), "G": g, "D": d,
                          "P": pk, "Z": z, "S": s, "W": g * s})
         total_w = sum(r["W"] for r in rows)
