@@ -2,13 +2,24 @@
 
 A store is a SQLite file by default (the standard library's ``sqlite3``,
 nothing to start, WAL journal) or a PostgreSQL database given as a
-``postgresql://`` URL (through psycopg, imported only then).  The SQL is
-written once for both: plain types (TEXT, INTEGER, DOUBLE PRECISION),
+``postgresql://`` URL (through psycopg 3, imported only then; the database
+must exist, the tables are created in its current schema on first use).  The
+SQL is written once for both: plain types (TEXT, INTEGER, DOUBLE PRECISION;
+no length limits, which SQLite would not enforce and PostgreSQL would),
 ``INSERT ... ON CONFLICT ... DO UPDATE`` upserts, ``?`` placeholders that the
-PostgreSQL connection rewrites to ``%s``.
+PostgreSQL connection rewrites to ``%s``, explicit ``BEGIN``/``COMMIT`` on an
+autocommit connection in both (reads take no transaction), and text sorted by
+its bytes (``COLLATE "C"`` on PostgreSQL, whose default collation may be a
+locale's) wherever an order is returned.
 
 Ratings are stored as 8-byte floats, so a rating read back is the very float
-the engine computed.  Dates are ISO text (``YYYY-MM-DD``).
+the engine computed (a PostgreSQL session sets ``extra_float_digits = 3``:
+exact text output whatever the server's setting).  Flags are INTEGER 0/1 and
+dates ISO text (``YYYY-MM-DD``), the same values in both databases.
+
+On PostgreSQL a transaction that writes (creating the schema, applying an
+event) first takes a transaction-scoped advisory lock, so that concurrent
+writers take their turns instead of colliding on the event sequence.
 
 Tables (schema version in ``meta``):
 
@@ -39,6 +50,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
+from urllib.parse import unquote
 
 from .errors import InputError
 from .model import SYSTEMS, ForeignRating, SystemRecord
@@ -47,22 +59,22 @@ SCHEMA_VERSION = 1
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS meta (
-        key VARCHAR(64) PRIMARY KEY,
+        key TEXT PRIMARY KEY,
         value TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS players (
-        id VARCHAR(32) PRIMARY KEY,
+        id TEXT PRIMARY KEY,
         name TEXT,
-        birth_date VARCHAR(10),
+        birth_date TEXT,
         adult INTEGER,
-        state VARCHAR(16),
+        state TEXT,
         fide_rating DOUBLE PRECISION,
-        fide_date VARCHAR(10),
+        fide_date TEXT,
         cfc_rating DOUBLE PRECISION,
-        cfc_date VARCHAR(10),
+        cfc_date TEXT,
         cfc_canadian INTEGER)""",
     """CREATE TABLE IF NOT EXISTS ratings (
-        player_id VARCHAR(32) NOT NULL,
-        system VARCHAR(8) NOT NULL,
+        player_id TEXT NOT NULL,
+        system TEXT NOT NULL,
         rating DOUBLE PRECISION NOT NULL,
         games INTEGER NOT NULL,
         wins INTEGER,
@@ -73,42 +85,42 @@ SCHEMA = [
         games_above_2200 INTEGER,
         olm INTEGER NOT NULL,
         prize_floor INTEGER,
-        rated_on VARCHAR(10),
-        last_event VARCHAR(128),
+        rated_on TEXT,
+        last_event TEXT,
         PRIMARY KEY (player_id, system))""",
     """CREATE TABLE IF NOT EXISTS events (
-        id VARCHAR(128) PRIMARY KEY,
+        id TEXT PRIMARY KEY,
         seq INTEGER NOT NULL,
         name TEXT,
-        start_date VARCHAR(10) NOT NULL,
-        end_date VARCHAR(10) NOT NULL,
+        start_date TEXT NOT NULL,
+        end_date TEXT NOT NULL,
         source TEXT,
-        applied_at VARCHAR(32) NOT NULL)""",
+        applied_at TEXT NOT NULL)""",
     "CREATE UNIQUE INDEX IF NOT EXISTS events_seq ON events (seq)",
     """CREATE TABLE IF NOT EXISTS changes (
-        event_id VARCHAR(128) NOT NULL,
+        event_id TEXT NOT NULL,
         pos INTEGER NOT NULL,
         section TEXT NOT NULL,
-        system VARCHAR(8) NOT NULL,
-        player_id VARCHAR(32) NOT NULL,
+        system TEXT NOT NULL,
+        player_id TEXT NOT NULL,
         pre DOUBLE PRECISION,
         post DOUBLE PRECISION NOT NULL,
         games_before INTEGER NOT NULL,
         games_after INTEGER NOT NULL,
         m INTEGER NOT NULL,
         score DOUBLE PRECISION NOT NULL,
-        formula VARCHAR(32) NOT NULL,
+        formula TEXT NOT NULL,
         floor_applied INTEGER NOT NULL,
-        fingerprint VARCHAR(64) NOT NULL,
+        fingerprint TEXT NOT NULL,
         PRIMARY KEY (event_id, pos))""",
     "CREATE INDEX IF NOT EXISTS changes_player ON changes (player_id, system)",
     """CREATE TABLE IF NOT EXISTS rulesets (
-        fingerprint VARCHAR(64) PRIMARY KEY,
+        fingerprint TEXT PRIMARY KEY,
         rules TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS published (
-        event_id VARCHAR(128) NOT NULL,
-        player_id VARCHAR(32) NOT NULL,
-        system VARCHAR(8) NOT NULL,
+        event_id TEXT NOT NULL,
+        player_id TEXT NOT NULL,
+        system TEXT NOT NULL,
         post DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (event_id, player_id, system))""",
 ]
@@ -203,18 +215,39 @@ class EventWrite:
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
 
 
+#: The key of the PostgreSQL advisory lock a writing transaction takes
+#: (advisory locks are per database: stores in other databases never wait).
+PG_LOCK_KEY = 0x7573636865737321
+
+
 class _Connection:
-    """The few operations the store needs, for sqlite3 or psycopg."""
+    """The few operations the store needs, for sqlite3 or psycopg.
+
+    Both connections are in autocommit mode: a statement outside
+    :meth:`begin` ... :meth:`commit` commits by itself (reads leave no
+    transaction open), and a transaction is the explicit one between them."""
 
     kind = "sqlite"
 
-    def __init__(self, raw, kind: str):
+    def __init__(self, raw, kind: str, errors: tuple = (sqlite3.DatabaseError,),
+                 write_errors: tuple = (sqlite3.OperationalError, sqlite3.DataError)):
         self.raw = raw
         self.kind = kind
         self.cur = raw.cursor()
+        #: any error of the driver, and those a write can meet through no
+        #: fault of the program (locked, disconnected, a value it refuses)
+        self.errors = errors
+        self.write_errors = write_errors
 
     def sql(self, text: str) -> str:
         return text.replace("?", "%s") if self.kind == "postgresql" else text
+
+    def text_order(self, *columns: str) -> str:
+        """An ORDER BY list sorting text columns by their bytes in both
+        databases (SQLite's BINARY; PostgreSQL's default is a locale's)."""
+        if self.kind == "postgresql":
+            return ", ".join(f'{c} COLLATE "C"' for c in columns)
+        return ", ".join(columns)
 
     def execute(self, text: str, params=()):
         self.cur.execute(self.sql(text), params)
@@ -228,17 +261,21 @@ class _Connection:
     def fetchall(self, text: str, params=()) -> list:
         return self.execute(text, params).fetchall()
 
-    def begin(self) -> None:
-        if self.kind == "sqlite":
-            self.cur.execute("BEGIN")
+    def begin(self, *, write: bool = False) -> None:
+        self.cur.execute("BEGIN")
+        if write and self.kind == "postgresql":
+            self.cur.execute("SELECT pg_advisory_xact_lock(%s)", (PG_LOCK_KEY,))
+
+    def in_transaction(self) -> bool:
+        if self.kind == "postgresql":
+            return self.raw.info.transaction_status.name != "IDLE"
+        return self.raw.in_transaction
 
     def commit(self) -> None:
-        self.raw.commit() if self.kind == "postgresql" else self.cur.execute("COMMIT")
+        self.cur.execute("COMMIT")
 
     def rollback(self) -> None:
-        if self.kind == "postgresql":
-            self.raw.rollback()
-        elif self.raw.in_transaction:
+        if self.in_transaction():
             self.cur.execute("ROLLBACK")
 
     def close(self) -> None:
@@ -251,12 +288,22 @@ def _connect(target: str, create: bool) -> _Connection:
             import psycopg  # noqa: PLC0415 - optional, imported only for PostgreSQL stores
         except ImportError:
             raise InputError(f"{_redact(target)}: a PostgreSQL store needs psycopg "
-                             "(pip install 'psycopg[binary]'); SQLite files need nothing")
+                             "(pip install 'psycopg[binary]', or the project's 'postgres' "
+                             "extra); SQLite files need nothing")
         try:
-            raw = psycopg.connect(target)
-        except Exception as err:  # psycopg.OperationalError and friends
-            raise InputError(f"{_redact(target)}: cannot connect: {err}")
-        return _Connection(raw, "postgresql")
+            raw = psycopg.connect(target, autocommit=True)
+        except psycopg.Error as err:  # OperationalError and friends; bad URLs too
+            raise InputError(f"{_redact(target)}: cannot connect: {_scrub(err, target)}")
+        try:
+            # floats as text with the shortest exact digits, whatever the
+            # server or database sets (0 would round them to 15 digits)
+            raw.execute("SET extra_float_digits = 3")
+        except psycopg.Error as err:
+            raw.close()
+            raise InputError(f"{_redact(target)}: cannot use the connection: "
+                             f"{_scrub(err, target)}")
+        return _Connection(raw, "postgresql", errors=(psycopg.Error,),
+                           write_errors=(psycopg.OperationalError, psycopg.DataError))
     path = Path(target)
     if not create and not path.exists():
         raise InputError("no such ratings store (run 'uschess replay' to create one)", file=path)
@@ -273,6 +320,24 @@ def _connect(target: str, create: bool) -> _Connection:
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
+
+
+def _one_line(err: Exception) -> str:
+    """A driver's message on one line (psycopg's may span several)."""
+    return " ".join(str(err).split())
+
+
+def _scrub(err: Exception, url: str) -> str:
+    """A driver's message on one line, without the URL's password (a
+    message about a malformed URL may quote it)."""
+    text = _one_line(err)
+    if "@" in url and "://" in url:
+        cred = url.split("://", 1)[1].rsplit("@", 1)[0]
+        if ":" in cred:
+            secret = cred.split(":", 1)[1]
+            for form in {secret, unquote(secret)} - {""}:
+                text = text.replace(form, "***")
+    return text
 
 
 def _redact(url: str) -> str:
@@ -310,6 +375,10 @@ class Store:
         try:
             c.begin()
             have_meta = self._has_table("meta")
+            if not have_meta and create and c.kind == "postgresql":
+                # another process may be creating it: wait for it, then look again
+                c.execute("SELECT pg_advisory_xact_lock(?)", (PG_LOCK_KEY,))
+                have_meta = self._has_table("meta")
             if have_meta:
                 rows = c.fetchall("SELECT value FROM meta WHERE key = ?", ("schema_version",))
                 version = int(rows[0][0]) if rows else None
@@ -328,18 +397,20 @@ class Store:
                 c.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
                           ("created_at", _now()))
             c.commit()
+            self._fingerprints = {r[0] for r in c.fetchall("SELECT fingerprint FROM rulesets")}
         except InputError:
             raise
-        except sqlite3.DatabaseError as err:
+        except c.errors as err:
             c.rollback()
-            raise InputError(f"not a usable SQLite store: {err}", file=self.name)
-        self._fingerprints = {r[0] for r in c.fetchall("SELECT fingerprint FROM rulesets")}
+            what = "a usable SQLite store" if c.kind == "sqlite" else "a usable ratings store"
+            raise InputError(f"not {what}: {_one_line(err)}", file=self.name)
 
     def _has_table(self, name: str) -> bool:
         if self.conn.kind == "sqlite":
             q = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        else:
-            q = "SELECT 1 FROM information_schema.tables WHERE table_name = ?"
+        else:  # the schema the tables are created in (the first of search_path)
+            q = ("SELECT 1 FROM information_schema.tables "
+                 "WHERE table_schema = current_schema() AND table_name = ?")
         return bool(self.conn.fetchall(q, (name,)))
 
     @property
@@ -439,9 +510,10 @@ class Store:
 
     def dump(self, table: str) -> list[tuple]:
         """Every row of a table in a stable order (for comparisons and tests)."""
-        order = {"players": "id", "ratings": "player_id, system", "events": "seq",
-                 "changes": "event_id, pos", "rulesets": "fingerprint",
-                 "published": "event_id, player_id, system", "meta": "key"}
+        text = self.conn.text_order
+        order = {"players": text("id"), "ratings": text("player_id", "system"), "events": "seq",
+                 "changes": f"{text('event_id')}, pos", "rulesets": text("fingerprint"),
+                 "published": text("event_id", "player_id", "system"), "meta": text("key")}
         if table not in order:
             raise InputError(f"no table {table!r} (one of {', '.join(order)})")
         return [tuple(r) for r in self.conn.fetchall(f"SELECT * FROM {table} ORDER BY {order[table]}")]
@@ -449,7 +521,8 @@ class Store:
     # ------------------------------------------------------------ writing
     @contextmanager
     def transaction(self):
-        self.conn.begin()
+        """One writing transaction (on PostgreSQL, holding the store's lock)."""
+        self.conn.begin(write=True)
         try:
             yield self.conn
         except BaseException:
@@ -486,8 +559,8 @@ class Store:
                                                for (pid, system), rec in write.ratings.items()])
                 if during is not None:
                     during()
-        except sqlite3.OperationalError as err:
-            raise InputError(f"cannot write event {write.id}: {err}", file=self.name)
+        except c.write_errors as err:
+            raise InputError(f"cannot write event {write.id}: {_one_line(err)}", file=self.name)
         self._fingerprints.update(fp for fp, _ in new_rules)
         return seq
 
@@ -496,8 +569,12 @@ class Store:
         rows = [(event_id, pid, system, float(post)) for pid, system, post in rows]
         q = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
              "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
-        with self.transaction() as c:
-            c.executemany(q, rows)
+        try:
+            with self.transaction() as c:
+                c.executemany(q, rows)
+        except self.conn.write_errors as err:
+            raise InputError(f"cannot record the published ratings of {event_id}: "
+                             f"{_one_line(err)}", file=self.name)
         return len(rows)
 
     def audit(self, tolerance: float = 0.5, event_id: Optional[str] = None) -> list[dict]:
@@ -512,8 +589,8 @@ class Store:
             q += " WHERE p.event_id = ?"
             params = (event_id,)
         out = []
-        for ev, pid, system, published, computed in self.conn.fetchall(q + " ORDER BY 1, 2, 3",
-                                                                        params):
+        q += " ORDER BY " + self.conn.text_order("p.event_id", "p.player_id", "p.system")
+        for ev, pid, system, published, computed in self.conn.fetchall(q, params):
             if computed is None or abs(published - computed) > tolerance:
                 out.append({"event": ev, "player": pid, "system": system,
                             "published": published, "computed": computed})
