@@ -17,7 +17,9 @@ Decisions where sec. 6 is silent (each also in the result's ``notes``):
 * the update is booked like a rated event: N grows by the games counted, the
   win/draw/loss counts and N_R (three or more games) with it, and the
   personal floors of sec. 5 bind the result (sec. 5: "No rating can be lower
-  than the absolute rating floor"; only matches are exempted, sec. 7);
+  than the absolute rating floor"; only matches are exempted, sec. 7), or a
+  floor lowered after an earlier match while the sec. 5 floor it replaced is
+  still the one computed (:func:`engine.match.lowered_floor_for`);
 * an event with no FIDE-rated opponent leaves the rating as it is.
 
 Input (YAML or JSON; :func:`load_fide_update`)::
@@ -43,6 +45,7 @@ from typing import Any, Mapping, Optional
 from .errors import InputError
 from .eventfile import MAX_RATING, parse_date, parse_record, record_to_dict, read_data
 from .formulas import effective_games, piecewise, round_half_up, standard_rating
+from .match import MatchRecord, lowered_floor_for
 from .model import SystemRecord
 from .pipeline import DEPENDS, RatingOptions, record_after, settle_record
 from .rulebook import RuleBook, Rules
@@ -241,6 +244,11 @@ def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
         raise err.located(file=source)
 
 
+def is_fide_update_data(raw: Any) -> bool:
+    """Whether a file's data is a FIDE update (a mapping with ``kind: fide-update``)."""
+    return isinstance(raw, Mapping) and raw.get("kind") == "fide-update"
+
+
 def load_fide_update(path) -> FideUpdate:
     """Read a FIDE update file (``.yaml``, ``.yml`` or ``.json``)."""
     return fide_update_from_dict(read_data(path), source=str(path))
@@ -350,8 +358,13 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
     losses = sum(1 for _, o in counted if o.result == "L")
     draws = m - wins - losses
 
-    after = record_after(rec, m, wins, draws, losses, value, update.end, p)
+    carries = getattr(rec, "lowered_floor", None) is not None
+    after = record_after(rec, m, wins, draws, losses, value, update.end, p,
+                         cls=MatchRecord if carries else SystemRecord)
     floor, reason = hook.uschess_personal_floor(system=SYSTEM, after=after, p=p)
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    if lowered is not None:
+        after.lowered_floor, after.lowered_from = lowered, lowered_from
     floor_applied = value < floor
     post = float(floor) if floor_applied else value
     post = hook.uschess_store_rating(pre=pre, value=post, p=p)
@@ -370,27 +383,22 @@ def store_event_id(update: FideUpdate) -> str:
     return update.event_id or f"fide-update:{update.player_id}:{update.start.isoformat()}"
 
 
-def apply_fide_update(update: FideUpdate, store, options: Optional[RatingOptions] = None,
-                      book: Optional[RuleBook] = None) -> FideUpdateResult:
-    """Rate ``update`` from the player's OTBR state in a ratings store
-    (:class:`engine.store.Store`; the store's record wins over the file's) and
-    write it there as one event (id :func:`store_event_id`, section ``FIDE``)
-    with one change, so that replays of events, matches and FIDE updates can
-    be mixed in date order."""
-    from dataclasses import replace
-
+def fide_update_write(result: FideUpdateResult, *, fingerprint: Optional[str] = None,
+                      rules_stored: bool = False, new_player: bool = False):
+    """What a rated FIDE update writes to a ratings store
+    (:class:`engine.store.EventWrite`): one event (id :func:`store_event_id`)
+    with one change in section ``FIDE`` (none when no opponent counted), the
+    rules unless ``rules_stored``, and the player's identity when
+    ``new_player``.  ``fingerprint`` defaults to the result's rules'."""
     from .store import EventWrite, PlayerInfo
 
-    stored = store.states([update.player_id]).get((update.player_id, SYSTEM))
-    if stored is not None:
-        update = replace(update, record=stored)
-    result = fide_update(update, options, book)
+    update = result.update
     eid = store_event_id(update)
     write = EventWrite(id=eid, name=update.event_name, start=update.start, end=update.end,
                        source=update.source)
     if result.m:
-        fp = result.rules.fingerprint
-        if store.rules(fp) is None:
+        fp = fingerprint or result.rules.fingerprint
+        if not rules_stored:
             rules = result.rules.as_dict()
             rules.pop("on", None)
             write.rulesets[fp] = rules
@@ -398,8 +406,26 @@ def apply_fide_update(update: FideUpdate, store, options: Optional[RatingOptions
                               result.games_before, result.games_after, result.m, result.score,
                               result.formula, int(result.floor_applied), fp))
         write.ratings[(update.player_id, SYSTEM)] = result.record_after
-    if store.player(update.player_id) is None:
+    if new_player:
         write.players.append(PlayerInfo(id=update.player_id, name=update.player_name))
+    return write
+
+
+def apply_fide_update(update: FideUpdate, store, options: Optional[RatingOptions] = None,
+                      book: Optional[RuleBook] = None) -> FideUpdateResult:
+    """Rate ``update`` from the player's OTBR state in a ratings store
+    (:class:`engine.store.Store`; the store's record wins over the file's) and
+    write it there as one event (id :func:`store_event_id`, section ``FIDE``)
+    with one change.  A replay (:func:`engine.replay.replay`) takes FIDE
+    updates among its events and writes the same."""
+    from dataclasses import replace
+
+    stored = store.states([update.player_id]).get((update.player_id, SYSTEM))
+    if stored is not None:
+        update = replace(update, record=stored)
+    result = fide_update(update, options, book)
+    write = fide_update_write(result, rules_stored=store.rules(result.rules.fingerprint) is not None,
+                              new_player=store.player(update.player_id) is None)
     store.apply_event(write)
     return result
 
@@ -430,5 +456,5 @@ def format_result(res: FideUpdateResult) -> str:
 
 
 __all__ = ["FideGame", "FideUpdate", "FideOpponent", "FideUpdateResult", "fide_update",
-           "apply_fide_update", "store_event_id",
+           "apply_fide_update", "store_event_id", "fide_update_write", "is_fide_update_data",
            "fide_update_from_dict", "load_fide_update", "fide_update_from_trf", "format_result"]

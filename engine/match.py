@@ -27,13 +27,18 @@ A section marked ``type: match`` in the event file is rated here instead of by
    reported in ``match.floor_request``); with it the rating drops (no lower
    than the new floor) and the record after the match is a
    :class:`MatchRecord` whose ``lowered_floor`` is the new floor.  The
-   absolute floor (100) is never lowered.
+   absolute floor (100) is never lowered.  The lowered floor lasts while the
+   sec. 5 floor it replaced (``lowered_from``) is still the one computed: a
+   later match (:func:`lowered_floor_for`), FIDE update or, in a replay, any
+   later event (:func:`honour_lowered_floor`; the ratings store keeps both
+   numbers) is judged against it.
 
 The caps look back over the player's earlier matches in the same system, a
 list of (date, change).  It comes, first found, from the ``match_history``
 argument or ``RatingOptions.match_history`` (a mapping, a function, or a
 ratings store, :class:`engine.store.Store`, whose changes with a ``match``
-formula are the earlier matches), a ``match_history`` attribute of the
+formula are the earlier matches; a store-like source with a ``knows(player
+id, system)`` method that says no is passed over), a ``match_history`` attribute of the
 :class:`~engine.model.Player`, or the event file: an optional
 ``match_history`` list on each player of the match section::
 
@@ -56,7 +61,8 @@ from .errors import InputError
 from .eventfile import parse_date
 from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
 from .model import SYSTEMS, Player, Section, SystemRecord
-from .pipeline import DEPENDS, PlayerResult, SectionResult, _record_dict, record_after, settle_record
+from .pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, record_after,
+                       settle_record)
 from .rulebook import Rules
 from .timecontrol import TimeControl
 
@@ -132,6 +138,9 @@ def history_lookup(source: HistorySource, player_id: str, system: str) -> Option
     if source is None:
         return None
     if callable(getattr(source, "history", None)):
+        knows = getattr(source, "knows", None)
+        if callable(knows) and not knows(player_id, system):
+            return None  # a store that has not seen the player there: look further
         return store_match_history(source, player_id, system)
     if callable(source):
         entries = source(player_id, system)
@@ -277,6 +286,58 @@ class MatchRecord(SystemRecord):
 
     lowered_floor: Optional[float] = None
     lowered_from: Optional[float] = None
+
+
+def lowered_floor_for(before: Optional[SystemRecord], floor: float,
+                      reason: str) -> tuple[float, str, Optional[float], Optional[float]]:
+    """The floor to use after an event, given the player's record before it
+    and the sec. 5 ``floor`` computed on the record after it: a floor lowered
+    after an earlier match (``before.lowered_floor``) replaces ``floor`` while
+    ``floor`` is still the one it replaced (``before.lowered_from``); a new
+    peak that raises the floor ends it.  Returns (floor, reason,
+    lowered_floor, lowered_from) with the last two to carry into the record
+    after the event (None, None when nothing is lowered)."""
+    lowered = getattr(before, "lowered_floor", None)
+    origin = getattr(before, "lowered_from", None)
+    if lowered is not None and origin is not None and float(floor) == origin:
+        return (lowered, f"{reason}, lowered to {lowered:g} after a match (sec. 7)",
+                lowered, origin)
+    return floor, reason, None, None
+
+
+def _extra(after: Optional[int], before: Optional[int]) -> int:
+    return after - before if after is not None and before is not None else 0
+
+
+def honour_lowered_floor(pr: PlayerResult, before: Optional[SystemRecord], rules: Rules) -> bool:
+    """Carry a lowered floor through a section rated by the pipeline (which
+    knows only sec. 5 floors): when ``before`` has one and the sec. 5 floor
+    computed for ``pr`` is still the one it replaced, the final rating is
+    judged against the lowered floor instead and the record after the event
+    is a :class:`MatchRecord` that keeps it.  Personal floors bind only the
+    final rating (project reading 1), so no other player's result changes.
+    Changes ``pr`` in place; True when it applied.  A ratings replay calls it
+    for every player of every section that is not a match."""
+    if (getattr(before, "lowered_floor", None) is None or pr.record_after is None or pr.m == 0
+            or pr.floor is None or pr.step5 is None or isinstance(pr, MatchPlayerResult)):
+        return False
+    floor, reason, lowered, origin = lowered_floor_for(before, pr.floor, pr.floor_reason or "")
+    if lowered is None:
+        return False  # the floor it replaced no longer binds: the lowering has ended
+    p, hook = rules.p, rules.hook
+    done = pr.record_after
+    # the record after the event again, before storage, as the pipeline built it
+    after = record_after(before, pr.m, _extra(done.wins, before.wins),
+                         _extra(done.draws, before.draws), _extra(done.losses, before.losses),
+                         pr.step5, done.date, p, cls=MatchRecord)
+    applied = pr.step5 < floor
+    post = hook.uschess_store_rating(pre=pr.pre, value=float(floor) if applied else pr.step5, p=p)
+    settle_record(after, post, p)
+    after.lowered_floor, after.lowered_from = lowered, origin
+    pr.post, pr.floor, pr.floor_reason, pr.floor_applied = post, float(floor), reason, applied
+    pr.record_after = after
+    pr.depends |= DEPENDS["floor"] | MATCH_DEPENDS
+    return True
 
 
 @dataclass
@@ -477,9 +538,8 @@ def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, in
     after = record_after(rec, m, wins, draws, losses, value, section.end, p, cls=MatchRecord)
     games_after = after.games
     floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
-    lowered, lowered_from = getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None)
-    if lowered is not None and lowered_from is not None and float(floor) == lowered_from:
-        floor, reason = lowered, f"{reason}, lowered to {lowered:g} after a match (sec. 7)"
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    if lowered is not None:
         after.lowered_floor, after.lowered_from = lowered, lowered_from
     depends = set(DEPENDS["special"] if info5["formula"] == "special" else DEPENDS["standard"])
     depends |= MATCH_DEPENDS | DEPENDS["floor"] | DEPENDS["storage"]
@@ -522,5 +582,6 @@ def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, in
 
 
 __all__ = ["MatchChange", "MatchRecord", "MatchPlayerResult", "CapOutcome", "rate_match",
+           "lowered_floor_for", "honour_lowered_floor",
            "check_match", "cap_change", "shares_window", "window_end", "history_lookup",
            "store_match_history", "parse_history", "parse_history_entry"]

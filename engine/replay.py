@@ -1,8 +1,10 @@
 """Replay: rate a sequence of events into a ratings store, in order.
 
 ``replay(events, store, options)`` takes events (``Event`` objects or event
-file paths), orders them by end date, then start date, then event id (the
-event's ``id``, or its file's stem), and for each one:
+file paths) and FIDE updates (:class:`~engine.fide_update.FideUpdate` objects
+or their files), orders them by end date, then start date, then id (the
+event's ``id``, or its file's stem; a FIDE update's
+:func:`~engine.fide_update.store_event_id`), and for each event:
 
 1. reads the state of every player in it from the store (each system's
    record, birth date, FIDE/CFC ratings); a player or system the store has not
@@ -19,13 +21,35 @@ event's ``id``, or its file's stem), and for each one:
    replay killed at any moment leaves whole events only, and running it again
    with ``skip_applied`` resumes where it stopped.
 
-An event already in the store is refused (an :class:`InputError` naming it,
-before anything is written), or skipped with ``skip_applied=True``.
+A FIDE update (sec. 6) is rated from the player's OTBR record in the store
+(the file's record serves when the store has none; a disagreement is
+reported) and written as one event with one change, section ``FIDE``, as
+:func:`~engine.fide_update.apply_fide_update` writes it.  Paths are told apart
+by peeking: a YAML/JSON file holding a mapping with ``kind: fide-update`` is a
+FIDE update, any other YAML/JSON file an event file; TRF files and DBF report
+directories are events (:func:`load_item`).
+
+Matches (sec. 7) take their earlier match changes, for the 180-day and 3-year
+caps, from the store (``RatingOptions.match_history`` is set to it unless
+given): the players' matches replayed before, from whatever file, and those
+of earlier sections of the same event.  A file's ``match_history`` serves
+only for a player the store has not seen in the system; for one it has, it is
+ignored and reported as a disagreement when it differs from the store's.
+
+A floor lowered after a match (``grant_floor_requests``; sec. 7, restriction
+4) is kept by the store with the sec. 5 floor it replaced, loaded back as a
+:class:`~engine.match.MatchRecord`, and honoured by every later event, match
+and FIDE update of the player in that system while that sec. 5 floor is still
+the one computed (:func:`engine.match.honour_lowered_floor`).
+
+An event or FIDE update already in the store is refused (an
+:class:`InputError` naming it, before anything is written), or skipped with
+``skip_applied=True``.
 
 Testing hook: the environment variable ``USCHESS_REPLAY_KILL`` set to
 ``after:N`` makes the process kill itself (SIGKILL) right after the N-th event
-of a run commits, ``during:N`` in the middle of the N-th event's transaction
-(rows written, not committed).
+(or FIDE update) of a run commits, ``during:N`` in the middle of the N-th
+one's transaction (rows written, not committed).
 """
 
 from __future__ import annotations
@@ -38,10 +62,13 @@ import signal
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, Union
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from .errors import InputError
-from .eventfile import load_event
+from .eventfile import event_from_dict, load_event, read_data
+from .fide_update import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update, fide_update_from_dict,
+                          fide_update_write, is_fide_update_data, store_event_id)
+from .match import MatchPlayerResult, honour_lowered_floor, parse_history
 from .model import SYSTEMS, Event, Player, SystemRecord
 from .pipeline import RatingOptions, rate_event
 from .rulebook import RuleBook
@@ -55,7 +82,11 @@ CACHE_PLAYERS = 200_000
 #: How far a file's rating may be from the store's and still agree (rounding).
 ROUNDING = 0.5
 
-EventLike = Union[Event, str, Path]
+#: What a replay rates: an event or a FIDE update.
+Item = Union[Event, FideUpdate]
+EventLike = Union[Event, FideUpdate, str, Path]
+#: Files peeked at for ``kind: fide-update``.
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass
@@ -65,7 +96,7 @@ class Disagreement:
     event: str
     section: str
     player: str
-    what: str                    # "rating" (a system record) or "birth_date"
+    what: str                    # "rating" (a system record), "birth_date" or "match_history"
     system: Optional[str]
     file: object
     store: object
@@ -95,6 +126,7 @@ class ReplaySummary:
     store: str
     applied: list = field(default_factory=list)       # event ids, in the order applied
     skipped: list = field(default_factory=list)       # already in the store
+    fide_updates: int = 0                             # of the applied, FIDE updates
     player_updates: int = 0                           # change rows written
     players: int = 0                                  # distinct players updated
     new_players: int = 0                              # players the store had not seen
@@ -109,7 +141,8 @@ class ReplaySummary:
 
     def as_dict(self) -> dict:
         return {"store": self.store, "events_applied": len(self.applied),
-                "events_skipped": len(self.skipped), "applied": list(self.applied),
+                "events_skipped": len(self.skipped), "fide_updates_applied": self.fide_updates,
+                "applied": list(self.applied),
                 "skipped": list(self.skipped), "player_updates": self.player_updates,
                 "players": self.players, "new_players": self.new_players,
                 "player_games": self.player_games, "seconds": round(self.seconds, 3),
@@ -118,7 +151,8 @@ class ReplaySummary:
                 "warnings": list(self.warnings)}
 
     def format(self) -> str:
-        lines = [f"{len(self.applied)} event(s) applied, {len(self.skipped)} skipped (already "
+        fide = f" ({self.fide_updates} of them FIDE updates)" if self.fide_updates else ""
+        lines = [f"{len(self.applied)} event(s) applied{fide}, {len(self.skipped)} skipped (already "
                  f"in the store); {self.player_updates} player update(s) of {self.players} "
                  f"player(s) ({self.new_players} new); {self.player_games} player-games in "
                  f"{self.seconds:.2f} s ({self.rate:,.0f}/s)"]
@@ -136,23 +170,66 @@ def event_id(event: Event) -> str:
     raise InputError(f"event {event.name!r} has no id and no file to name it by")
 
 
-def event_key(event: Event) -> tuple:
-    """Replay order: end date, then start date, then event id."""
-    return (event.end, event.start, event_id(event))
+def item_id(item: Item) -> str:
+    """The id an event or a FIDE update is kept under in the store."""
+    if isinstance(item, FideUpdate):
+        return store_event_id(item)
+    return event_id(item)
+
+
+def event_key(event: Item) -> tuple:
+    """Replay order: end date, then start date, then id (events and FIDE
+    updates alike)."""
+    return (event.end, event.start, item_id(event))
+
+
+def _any_format(path) -> Event:
+    """An event from any format the program reads (detected from the path)."""
+    try:
+        from .formats.detect import load_event_any
+    except ImportError:  # readers for other formats not installed
+        return load_event(path)
+    return load_event_any(path)
+
+
+def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
+    """An event or a FIDE update from a path.  A YAML/JSON file is read once
+    and peeked at: a mapping with ``kind: fide-update`` is a FIDE update
+    (:func:`~engine.fide_update.fide_update_from_dict`), one with another
+    ``kind`` an error, anything else an event file (read from the same data,
+    or by ``loader`` when one is given).  Other paths (TRF files, DBF report
+    directories) go to ``loader``, by default the reader of every format."""
+    p = Path(path)
+    if p.suffix.lower() in DATA_SUFFIXES and not p.is_dir():
+        data = read_data(p)
+        if is_fide_update_data(data):
+            return fide_update_from_dict(data, source=str(path))
+        if isinstance(data, Mapping) and "kind" in data:
+            raise InputError(f"'kind' is {data['kind']!r}: a replay takes event files (no "
+                             "'kind') and FIDE updates ('kind: fide-update')", file=path)
+        if loader is None or loader is load_event:
+            return event_from_dict(data, source=str(path))
+    return (loader or _any_format)(str(path))
+
+
+def _size(item: Item) -> int:
+    if isinstance(item, FideUpdate):
+        return 1
+    return sum(len(s.players) for s in item.sections)
 
 
 # --------------------------------------------------------------- ordering
-def _ordered(items: Iterable[EventLike], loader) -> list[tuple[tuple, Optional[Event], Optional[str]]]:
+def _ordered(items: Iterable[EventLike], loader) -> list[tuple[tuple, Optional[Item], Optional[str]]]:
     """Read everything once (so that a bad file stops the run before any
     write) and sort; large runs keep only some events in memory."""
     out = []
     kept = 0
     for item in items:
-        if isinstance(item, Event):
+        if isinstance(item, (Event, FideUpdate)):
             out.append((event_key(item), item, None))
             continue
-        event = loader(item)
-        size = sum(len(s.players) for s in event.sections)
+        event = load_item(item, loader)
+        size = _size(event)
         keep = kept + size <= KEEP_PLAYERS
         kept += size if keep else 0
         out.append((event_key(event), event if keep else None, str(item)))
@@ -265,6 +342,48 @@ def _dated(rules, on: _dt.date):
     return out
 
 
+class _StoreMatches:
+    """``RatingOptions.match_history`` in a replay: a store-like source
+    (:func:`engine.match.history_lookup`) holding the earlier matches of the
+    players the store has seen in the system, with those of the event being
+    prepared (written, not yet committed), dated by their section's end."""
+
+    def __init__(self, replayer: "_Replayer"):
+        self.replayer = replayer
+        self.write: Optional[EventWrite] = None
+        self.section_ends: dict[str, _dt.date] = {}
+
+    def knows(self, player_id: str, system: str) -> bool:
+        return (system in self.replayer._states.get(player_id, {})
+                or (self.write is not None and (player_id, system) in self.write.ratings))
+
+    def history(self, player_id: str, system: str) -> list[dict]:
+        rows = self.replayer.store.history(player_id, system)
+        if self.write is not None:
+            rows += [{"event": c[0], "end": self.section_ends.get(c[2], self.write.end),
+                      "section": c[2], "system": c[3], "pre": c[5], "post": c[6],
+                      "formula": c[11]}
+                     for c in self.write.changes if c[4] == player_id and c[3] == system]
+        return rows
+
+
+def _history_disagreement(eid: str, section: str, pl: Player, pr: MatchPlayerResult,
+                          system: str) -> Optional[Disagreement]:
+    """The file's match_history of a player for whom the store's was used,
+    when the two differ (beyond rounding)."""
+    if not pl.match_history or pr.history_source != "store":
+        return None
+    mine = sorted((h for h in parse_history(pl.match_history) if h.system in (None, system)),
+                  key=lambda h: (h.date, h.change))
+    theirs = sorted(pr.history, key=lambda h: (h.date, h.change))
+    if len(mine) == len(theirs) and all(
+            a.date == b.date and abs(a.change - b.change) <= ROUNDING + 1e-9
+            for a, b in zip(mine, theirs)):
+        return None
+    return Disagreement(eid, section, pl.id, "match_history", system,
+                        [h.as_dict() for h in mine], [h.as_dict() for h in theirs])
+
+
 class _Replayer:
     """Rates events against a store.  The players' state is read from the
     store once per run and kept (written through after each commit), for at
@@ -272,10 +391,15 @@ class _Replayer:
 
     def __init__(self, store: Store, options: RatingOptions, book: RuleBook):
         self.store = store
+        self.matches = _StoreMatches(self)
+        if options.match_history is None or options.match_history is store:
+            options = replace(options, match_history=self.matches)
         self.options = options
         self.book = _SharedRules(book)
         self._states: dict[str, dict[str, SystemRecord]] = {}
         self._infos: dict[str, Optional[PlayerInfo]] = {}
+        #: players of the cache with a record that carries a lowered floor
+        self._lowered: set[str] = set()
         self.games = 0                         # player-games rated so far
 
     def _load(self, ids: list[str]) -> None:
@@ -285,12 +409,16 @@ class _Replayer:
         if len(self._infos) + len(missing) > CACHE_PLAYERS:
             self._states.clear()
             self._infos.clear()
+            self._lowered.clear()
+            missing = list(dict.fromkeys(ids))  # this event's cached players went too
         infos = self.store.players(missing)
         for pid in missing:
             self._infos[pid] = infos.get(pid)
             self._states[pid] = {}
         for (pid, system), rec in self.store.states(missing).items():
             self._states[pid][system] = rec
+            if type(rec) is not SystemRecord and rec.lowered_floor is not None:
+                self._lowered.add(pid)
 
     def committed(self, write: EventWrite) -> None:
         for (pid, system), rec in write.ratings.items():
@@ -313,6 +441,8 @@ class _Replayer:
         disagreements: list[Disagreement] = []
         infos: dict[str, PlayerInfo] = {}
         pos = 0
+        self.matches.write = write
+        self.matches.section_ends = {s.name: s.end for s in event.sections}
         for section in sorted(event.sections, key=lambda s: (s.end, s.start)):
             players = []
             for p in section.players:
@@ -346,6 +476,9 @@ class _Replayer:
             result = rate_event(one, self.options, self.book)
             if result.sections:  # rated games, once per player (not per system)
                 self.games += sum(pr.m for pr in result.sections[0].players)
+            is_match = section.kind == "match"
+            if is_match or (self._lowered and any(pl.id in self._lowered for pl in players)):
+                self._after_rating(result, players, eid, section.name, is_match, disagreements)
             for sr in result.sections:
                 fp = self.fingerprint(sr.rules)
                 if fp not in write.rulesets and not self.store.has_rules(fp):
@@ -364,7 +497,48 @@ class _Replayer:
             if known.get(pid) is not info:
                 write.players.append(info)
         new = sum(1 for pid in infos if pid not in known)
+        self.matches.write = None
         return write, new, disagreements
+
+    def _after_rating(self, result, players: list[Player], eid: str, section: str,
+                      is_match: bool, disagreements: list) -> None:
+        """A match section: report a file's match_history the store
+        overrides, note the players whose floor was lowered.  Any other
+        section with such a player: honour the lowered floor."""
+        by_pair = {pl.pair: pl for pl in players}
+        for sr in result.sections:
+            for pr in sr.players:
+                pl = by_pair[pr.pair]
+                if is_match:
+                    d = _history_disagreement(eid, section, pl, pr, sr.system)
+                    if d is not None:
+                        disagreements.append(d)
+                    if getattr(pr.record_after, "lowered_floor", None) is not None:
+                        self._lowered.add(pr.id)
+                elif pr.id in self._lowered:
+                    honour_lowered_floor(pr, pl.ratings.get(sr.system), sr.rules)
+
+    def prepare_fide(self, update: FideUpdate, eid: str):
+        """Rate one FIDE update against the store: the write (as
+        :func:`engine.fide_update.apply_fide_update` writes it), the new
+        players, the disagreements."""
+        pid = update.player_id
+        self._load([pid])
+        known = self._infos[pid]
+        stored = self._states[pid].get(FIDE_SYSTEM)
+        disagreements: list[Disagreement] = []
+        if stored is not None:
+            if update.record is not None and _disagrees(update.record, stored):
+                disagreements.append(Disagreement(
+                    eid, "FIDE", pid, "rating", FIDE_SYSTEM, _summary_record(update.record),
+                    _summary_record(stored)))
+            update = replace(update, record=stored)
+        result = fide_update(update, self.options, self.book)
+        fp = self.fingerprint(result.rules)
+        write = fide_update_write(result, fingerprint=fp, rules_stored=self.store.has_rules(fp),
+                                  new_player=known is None)
+        self.games += result.m
+        return write, int(known is None), disagreements
 
 
 def _kill_hook():
@@ -386,14 +560,16 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
            *, skip_applied: bool = False, ordered: bool = False,
            progress: Optional[Callable[[int, int, int, float], None]] = None,
            book: Optional[RuleBook] = None,
-           loader: Callable[[str], Event] = load_event) -> ReplaySummary:
-    """Rate ``events`` into ``store`` in replay order; see the module text.
+           loader: Optional[Callable[[str], Event]] = None) -> ReplaySummary:
+    """Rate ``events`` (events and FIDE updates, or their paths) into
+    ``store`` in replay order; see the module text.
 
     ``ordered=True`` streams the events as given (memory stays bounded for a
     generator of any length) and only checks that they come in replay order;
     otherwise all are read first and sorted.  ``progress(done, total,
     player_games, seconds)`` is called after each event (total is 0 when
-    streaming).  ``loader`` reads a path (default: the event-file reader)."""
+    streaming).  ``loader`` reads an event from a path that is not a FIDE
+    update (:func:`load_item`; default: every format the program reads)."""
     options = options or RatingOptions(trace=False)
     book = book or RuleBook.load()
     started = time.perf_counter()
@@ -438,15 +614,19 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
                 progress(done, total, summary.player_games, time.perf_counter() - started)
             continue
         if event is None:
-            event = loader(path)
+            event = load_item(path, loader)
             if event_key(event) != key:
                 raise InputError("changed while the replay was running", file=path)
         if last_key is not None and key < last_key:
             summary.warnings.append(f"event {eid} (ends {key[0]}) is replayed after event "
                                     f"{last_key[2]} (ends {last_key[0]}), which is later in "
                                     "replay order: it is rated against the store's current state")
+        is_fide = isinstance(event, FideUpdate)
         try:
-            write, new, disagreements = replayer.prepare(event, eid)
+            if is_fide:
+                write, new, disagreements = replayer.prepare_fide(event, eid)
+            else:
+                write, new, disagreements = replayer.prepare(event, eid)
         except InputError as err:
             if summary.applied:
                 err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "
@@ -460,6 +640,7 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key
         summary.applied.append(eid)
+        summary.fide_updates += is_fide
         summary.player_updates += len(write.changes)
         summary.new_players += new
         summary.disagreements.extend(disagreements)
@@ -488,7 +669,7 @@ def _stream(events: Iterable[EventLike], loader):
     previous = None
     seen: set[str] = set()
     for item in events:
-        event = item if isinstance(item, Event) else loader(item)
+        event = item if isinstance(item, (Event, FideUpdate)) else load_item(item, loader)
         key = event_key(event)
         where = event.source or key[2]
         if previous is not None and key < previous:

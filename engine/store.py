@@ -28,7 +28,10 @@ Tables (schema version in ``meta``):
 ``ratings``   one row per player and system: the state the next event starts
               from (rating, N, W/D/L, events with 3+ games, highest
               established rating, games while established above 2200, OLM
-              flag, prize floor, the date it was computed, the last event);
+              flag, prize floor, the date it was computed, a floor lowered
+              after a match and the sec. 5 floor it replaced (sec. 7,
+              restriction 4; see :class:`engine.match.MatchRecord`), the last
+              event);
 ``events``    the applied events in order (``seq``), with ``applied_at``;
 ``changes``   every rating change: event, section, system, player, pre, post,
               games before/after, the formula, whether a floor bound, and the
@@ -39,6 +42,10 @@ Tables (schema version in ``meta``):
 
 One event is written in one transaction (:meth:`Store.apply_event`): a store
 killed at any moment holds whole events only.
+
+Schema versions: 1, the first; 2 adds ``ratings.lowered_floor`` and
+``ratings.lowered_from``.  Opening a store of an older version migrates it in
+place, in one transaction (:data:`MIGRATIONS`); a newer version is refused.
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ from urllib.parse import unquote
 from .errors import InputError
 from .model import SYSTEMS, ForeignRating, SystemRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS meta (
@@ -87,6 +94,8 @@ SCHEMA = [
         prize_floor INTEGER,
         rated_on TEXT,
         last_event TEXT,
+        lowered_floor DOUBLE PRECISION,
+        lowered_from DOUBLE PRECISION,
         PRIMARY KEY (player_id, system))""",
     """CREATE TABLE IF NOT EXISTS events (
         id TEXT PRIMARY KEY,
@@ -125,8 +134,18 @@ SCHEMA = [
         PRIMARY KEY (event_id, player_id, system))""",
 ]
 
+#: Statements that take a store from version N to N + 1, run in one
+#: transaction with the version bump (:meth:`Store._migrate`).
+MIGRATIONS = {
+    1: ["ALTER TABLE ratings ADD COLUMN lowered_floor DOUBLE PRECISION",
+        "ALTER TABLE ratings ADD COLUMN lowered_from DOUBLE PRECISION"],
+}
+
+#: The ratings columns after (player_id, system); ``last_event`` stays last
+#: (:meth:`Store.states` reads all but it).
 RATING_COLUMNS = ("rating", "games", "wins", "draws", "losses", "events3", "peak",
-                  "games_above_2200", "olm", "prize_floor", "rated_on", "last_event")
+                  "games_above_2200", "olm", "prize_floor", "rated_on", "lowered_floor",
+                  "lowered_from", "last_event")
 CHANGE_COLUMNS = ("event_id", "pos", "section", "system", "player_id", "pre", "post",
                   "games_before", "games_after", "m", "score", "formula", "floor_applied",
                   "fingerprint")
@@ -188,16 +207,26 @@ class PlayerInfo:
 
 
 def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
-    """A SystemRecord as the ratings columns (after player_id, system)."""
+    """A SystemRecord as the ratings columns (after player_id, system).  A
+    record with a lowered floor (:class:`engine.match.MatchRecord`) keeps it."""
     return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
-            rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date), last_event)
+            rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date),
+            getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None), last_event)
 
 
 def record_from_row(row) -> SystemRecord:
-    (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on) = row[:11]
-    return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
-                        events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
-                        date=_date(rated_on), games_above_2200=g2200)
+    """The record of a ratings row (the columns of RATING_COLUMNS but the
+    last event): a :class:`engine.match.MatchRecord` when a floor is lowered,
+    so that later events and matches honour it, else a SystemRecord."""
+    (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
+     lowered, lowered_from) = row[:13]
+    fields = dict(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
+                  events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
+                  date=_date(rated_on), games_above_2200=g2200)
+    if lowered is None:
+        return SystemRecord(**fields)
+    from .match import MatchRecord  # noqa: PLC0415 - the store needs it only here
+    return MatchRecord(**fields, lowered_floor=lowered, lowered_from=lowered_from)
 
 
 @dataclass
@@ -384,8 +413,11 @@ class Store:
                 version = int(rows[0][0]) if rows else None
                 if version != SCHEMA_VERSION:
                     c.rollback()
-                    raise InputError(f"store schema version {version}, this program reads "
-                                     f"version {SCHEMA_VERSION}", file=self.name)
+                    if version is None or not 1 <= version < SCHEMA_VERSION:
+                        raise InputError(f"store schema version {version}, this program reads "
+                                         f"version {SCHEMA_VERSION}", file=self.name)
+                    self._migrate()
+                    c.begin()
             elif not create:
                 c.rollback()
                 raise InputError("not a ratings store (no meta table)", file=self.name)
@@ -404,6 +436,34 @@ class Store:
             c.rollback()
             what = "a usable SQLite store" if c.kind == "sqlite" else "a usable ratings store"
             raise InputError(f"not {what}: {_one_line(err)}", file=self.name)
+
+    def _migrate(self) -> None:
+        """Bring an older store to SCHEMA_VERSION in one transaction (a write
+        transaction from the start, so two programs opening the same old store
+        migrate it once); killed or failing half-way, the store is unchanged."""
+        c = self.conn
+        if c.kind == "sqlite":
+            c.cur.execute("BEGIN IMMEDIATE")
+            lock = ""
+        else:  # the writers' lock, and the version row's: a second migrator waits
+            c.begin(write=True)
+            lock = " FOR UPDATE"
+        try:
+            version = int(c.fetchall("SELECT value FROM meta WHERE key = ?" + lock,
+                                     ("schema_version",))[0][0])
+            for step in range(version, SCHEMA_VERSION):
+                for ddl in MIGRATIONS[step]:
+                    c.execute(ddl)
+            if version < SCHEMA_VERSION:
+                c.execute("UPDATE meta SET value = ? WHERE key = ?",
+                          (str(SCHEMA_VERSION), "schema_version"))
+                c.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                          "DO UPDATE SET value = excluded.value",
+                          (f"migrated_from_{version}_at", _now()))
+            c.commit()
+        except BaseException:
+            c.rollback()
+            raise
 
     def _has_table(self, name: str) -> bool:
         if self.conn.kind == "sqlite":

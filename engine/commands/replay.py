@@ -1,4 +1,5 @@
-"""``uschess replay EVENTS... --db FILE``: rate events into a ratings store."""
+"""``uschess replay EVENTS... --db FILE``: rate events, matches and FIDE
+updates into a ratings store."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..replay import replay
 from ..store import Store
-from .common import add_rules_options, load_event_arg, print_json, rating_options
+from .common import add_rules_options, print_json, rating_options
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
 SHOW = 50
@@ -17,17 +18,21 @@ EVENT_SUFFIXES = (".json", ".yaml", ".yml", ".trf")
 
 def register(sub) -> None:
     p = sub.add_parser("replay", help="rate events in date order into a ratings store",
-                       description="Rate events in order (end date, start date, event id) into "
-                                   "a ratings store, each from the players' state in the store. "
-                                   "One transaction per event: an interrupted run leaves whole "
-                                   "events only; run it again with --skip-applied to resume.")
+                       description="Rate events and FIDE updates in order (end date, start "
+                                   "date, id) into a ratings store, each from the players' state "
+                                   "in the store; matches take their earlier matches from the "
+                                   "store. One transaction per event: an interrupted run leaves "
+                                   "whole events only; run it again with --skip-applied to resume.")
     p.add_argument("events", nargs="+", metavar="EVENT",
-                   help="event files (YAML/JSON, TRF, DBF report directories), or directories of "
-                        "event files")
+                   help="event files (YAML/JSON, TRF, DBF report directories), FIDE update files "
+                        "(YAML/JSON with 'kind: fide-update'), or directories of these")
     p.add_argument("--db", required=True, metavar="FILE",
                    help="the store: a SQLite file (created if missing) or a postgresql:// URL")
     p.add_argument("--skip-applied", action="store_true",
                    help="skip events already in the store instead of refusing them")
+    p.add_argument("--grant-floor-requests", action="store_true",
+                   help="matches (sec. 7): grant every request to lower a floor by 100; the "
+                        "lowered floor is kept in the store for later events")
     p.add_argument("--progress", action="store_true",
                    help="show a progress bar on stderr even when it is not a terminal")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -46,8 +51,8 @@ def _is_dbf_report(path: Path) -> bool:
 
 def expand(paths: list[str]) -> list[str]:
     """Files as given; a directory of DBF rating report files is one event,
-    any other directory stands for the event files (and TRFs) in it, except
-    players files (``*.players.yaml``)."""
+    any other directory stands for the event files, FIDE update files and
+    TRFs in it, except players files (``*.players.yaml``)."""
     out = []
     for raw in paths:
         path = Path(raw)
@@ -95,11 +100,12 @@ def run(args) -> int:
     files = expand(args.events)
     show = args.progress or sys.stderr.isatty()
     bar = ProgressBar() if show else None
+    options = rating_options(args, trace=False)
+    options.grant_floor_requests = args.grant_floor_requests
     with Store.open(args.db) as store:
         try:
-            summary = replay(files, store, rating_options(args, trace=False),
-                             skip_applied=args.skip_applied, progress=bar,
-                             loader=lambda path: load_event_arg(path))
+            summary = replay(files, store, options, skip_applied=args.skip_applied,
+                             progress=bar)
         finally:
             if bar:
                 bar.finish()
