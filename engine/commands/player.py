@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..errors import InputError
+from ..match import lowered_floor_for
 from ..rulebook import RuleBook
 from ..store import Store
 from .common import print_json
@@ -27,7 +28,8 @@ def player_data(store: Store, pid: str, today: _dt.date | None = None) -> dict:
     history = store.history(pid)
     systems = {}
     for system, rec in records.items():
-        floor, _ = rules.hook.uschess_personal_floor(system=system, after=rec, p=rules.p)
+        floor, reason = rules.hook.uschess_personal_floor(system=system, after=rec, p=rules.p)
+        floor = lowered_floor_for(rec, floor, reason)[0]  # a floor lowered after a match
         systems[system] = {
             "rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,
             "losses": rec.losses, "events3": rec.events3, "peak": rec.peak, "floor": floor,
