@@ -33,14 +33,15 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import store_write as _write
 
 from engine.cli import main
 from engine.errors import InputError
 from engine.formats.msa import load_msa
 from engine.generate import generate_history, write_history
-from engine.model import SYSTEMS, ForeignRating, SystemRecord
+from engine.model import SYSTEMS, ForeignRating
 from engine.replay import replay
-from engine.store import SCHEMA_VERSION, EventWrite, PlayerInfo, Store
+from engine.store import SCHEMA_VERSION, Store
 
 try:
     import psycopg
@@ -211,16 +212,6 @@ def raw_execute(target: str, sql: str) -> None:
 
 
 # ------------------------------------------------------------- the store, on both
-def _write(eid="E1", rating=1234.5678901234567, pid="100", system="OTBR", pre=None):
-    rec = SystemRecord(rating=rating, games=4, wins=2, draws=1, losses=1, events3=1,
-                       peak=None, date=D(2020, 1, 5), games_above_2200=0)
-    w = EventWrite(id=eid, name="Test", start=D(2020, 1, 4), end=D(2020, 1, 5), source="x.yaml")
-    w.changes.append((eid, 0, "Open", system, pid, pre, rating, 0, 4, 4, 2.5, "special", 0, "fp1"))
-    w.ratings[(pid, system)] = rec
-    w.players.append(PlayerInfo(id=pid, name="Doe, Jane", birth_date=D(2000, 2, 29),
-                                fide=ForeignRating(1900.0, D(2019, 12, 1))))
-    w.rulesets["fp1"] = {"parameters": {"k": 1}}
-    return w
 
 
 def test_new_store_has_versioned_schema(target):
