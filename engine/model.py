@@ -50,11 +50,6 @@ class SystemRecord:
     games_above_2200: Optional[int] = None
 
     @property
-    def established(self) -> bool:
-        """More than 25 games (sec. 1)."""
-        return self.games > 25
-
-    @property
     def all_wins(self) -> bool:
         """Every earlier rated game a win (project reading 3: needs games)."""
         return self.games > 0 and self.wins is not None and self.wins == self.games

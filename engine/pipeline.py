@@ -195,14 +195,17 @@ class _Entrant:
                  "special", "all_wins", "all_losses", "k", "eligible")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord]):
-        played = [(r.opponent, GAME_CODES[r.code]) for r in pl.rounds
-                  if r.opponent is not None and r.code in GAME_CODES]
+        opps, score, wins, losses = [], 0.0, 0, 0
+        for r in pl.rounds:
+            if r.opponent is not None and r.code in GAME_CODES:
+                opps.append(r.opponent)
+                s = GAME_CODES[r.code]
+                score += s
+                wins += s == 1.0
+                losses += s == 0.0
         self.pl, self.rec = pl, rec
-        self.opps = [o for o, _ in played]
-        self.score = sum(s for _, s in played)
-        self.m = len(played)
-        self.wins = sum(1 for _, s in played if s == 1.0)
-        self.losses = sum(1 for _, s in played if s == 0.0)
+        self.opps, self.score, self.m = opps, score, len(opps)
+        self.wins, self.losses = wins, losses
         self.all_wins = bool(rec and rec.all_wins)
         self.all_losses = bool(rec and rec.all_losses)
         self.k = self.eligible = None
@@ -320,21 +323,24 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
             return extra
         return None if before is None else before + extra
 
+    est = p.established_games
     games = (rec.games if rec else 0) + m
-    peaks = [x for x in (rec.peak if rec else None,
-                         rec.rating if rec and rec.established else None,
-                         value if games > p.established_games else None) if x is not None]
+    was_established = rec is not None and rec.games > est
+    peak = rec.peak if rec else None
+    for x in (rec.rating if was_established else None, value if games > est else None):
+        if x is not None and (peak is None or x > peak):
+            peak = x
     above = p.olm["above"]
     after = cls(
         rating=value, games=games,
         wins=add(rec.wins if rec else 0, wins), draws=add(rec.draws if rec else 0, draws),
         losses=add(rec.losses if rec else 0, losses),
         events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
-        peak=max(peaks) if peaks else None,
+        peak=peak,
         olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None, date=date,
         games_above_2200=(None if rec and rec.games_above_2200 is None else
                           (rec.games_above_2200 if rec else 0)
-                          + (m if rec and rec.established and rec.rating > above else 0)))
+                          + (m if was_established and rec.rating > above else 0)))
     if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
         after.olm = True
     return after

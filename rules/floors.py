@@ -17,27 +17,35 @@ class _Floors(RulePlugin):
     @hookimpl
     def uschess_personal_floor(self, system, after, p):
         """Highest of: the absolute floor, the personal absolute floor (where in
-        force), the established floor, the OLM floor and a prize floor."""
-        best, why = p.absolute_floor, "absolute floor"
-        candidates = []
+        force), the established floor, the OLM floor and a prize floor.  The
+        reason is written out only for the floor that wins."""
+        best, kind = p.absolute_floor, "absolute"
         if self.personal and system in p.personal_floor_systems:
             pf = p.personal_floor
             af = min(pf["base"] + pf["win"] * (after.wins or 0) + pf["draw"] * (after.draws or 0)
                      + pf["event"] * (after.events3 or 0), pf["cap"])
-            candidates.append((af, f"personal absolute floor min({pf['base']} + {pf['win']}x{after.wins or 0} + "
-                                   f"{pf['draw']}x{after.draws or 0} + {after.events3 or 0}, {pf['cap']})"))
+            if af > best:
+                best, kind = af, "personal"
         if after.peak is not None:
             level = floor_level(after.peak, p.floor_drop, p.floor_levels)
-            if level is not None:
-                candidates.append((level, f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"))
-        if after.olm and system in p.olm_systems:
-            candidates.append((p.olm["floor"], "Original Life Master floor"))
-        if after.prize_floor is not None:
-            candidates.append((min(after.prize_floor, p.prize_floor_top), "prize floor"))
-        for value, reason in candidates:
-            if value > best:
-                best, why = value, reason
-        return best, why
+            if level is not None and level > best:
+                best, kind = level, "established"
+        if after.olm and system in p.olm_systems and p.olm["floor"] > best:
+            best, kind = p.olm["floor"], "olm"
+        if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
+            best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
+        return best, self._reason(kind, after, p)
+
+    @staticmethod
+    def _reason(kind, after, p) -> str:
+        if kind == "personal":
+            pf = p.personal_floor
+            return (f"personal absolute floor min({pf['base']} + {pf['win']}x{after.wins or 0} + "
+                    f"{pf['draw']}x{after.draws or 0} + {after.events3 or 0}, {pf['cap']})")
+        if kind == "established":
+            return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
+        return {"absolute": "absolute floor", "olm": "Original Life Master floor",
+                "prize": "prize floor"}[kind]
 
 
 class Floors002(_Floors):
