@@ -353,6 +353,32 @@ def settle_record(after: SystemRecord, post: float, p) -> None:
         after.peak = max(after.peak, post) if after.peak is not None else post
 
 
+def _depends(rules: Rules, formula: str, standard: bool, wording: bool, initialized: bool,
+             floored: bool) -> tuple:
+    """The rules a player's rating depended on, and their warnings: the
+    formula's; for the standard formula the bonus multiplier and, where the
+    eligibility wordings differ (m = 3 or a repeated opponent), the
+    eligibility rule; initialization for a new player; the floors when one
+    bound; storage always.  Cached per rules combination."""
+    key = (formula, standard, wording, initialized, floored)
+    cache = rules.depends_cache
+    hit = cache.get(key)
+    if hit is None:
+        names = set(DEPENDS["special"] if formula == "special" else DEPENDS["standard"])
+        if standard:
+            names |= {"bonus_multiplier", "bonus_m_prime_min"}
+        if wording:
+            names |= DEPENDS["bonus"]
+        if initialized:
+            names |= DEPENDS["initialize"]
+        if floored:
+            names |= DEPENDS["floor"]
+        names |= DEPENDS["storage"]
+        names = frozenset(names)
+        hit = cache[key] = (names, tuple(rules.warnings(names)))
+    return hit
+
+
 def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Section,
             rules: Rules) -> PlayerResult:
     """Personal floor, storage and the record after the event."""
@@ -362,15 +388,6 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     w, lo = e.wins, e.losses
     d = m - w - lo
     after = record_after(rec, m, w, d, lo, step5, section.end, p)
-    depends = set(DEPENDS["special"] if info["formula"] == "special" else DEPENDS["standard"])
-    if info.get("bonus_eligible") is not None:
-        # the bonus multiplier matters to every standard-formula player; the
-        # eligibility wordings differ only for m = 3 or a repeated opponent
-        depends |= {"bonus_multiplier", "bonus_m_prime_min"}
-        if m == 3 or len(set(e.opps)) < m:
-            depends |= DEPENDS["bonus"]
-    if init is not None:
-        depends |= DEPENDS["initialize"]
     # Personal floors bind only the final rating (project reading 1); the
     # floor reflects the record including this event (project reading 2).
     post = step5
@@ -378,10 +395,12 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     floor_applied = post < floor
     if floor_applied:
         post = float(floor)
-        depends |= DEPENDS["floor"]
     post = hook.uschess_store_rating(pre=rec.rating if rec else None, value=post, p=p)
-    depends |= DEPENDS["storage"]
     settle_record(after, post, p)
+    standard = info.get("bonus_eligible") is not None
+    depends, warnings = _depends(rules, info["formula"], standard,
+                                 standard and (m == 3 or len(set(e.opps)) < m),
+                                 init is not None, floor_applied)
     res = PlayerResult(
         pair=pair, id=pl.id, name=pl.name, system=system, pre=rec.rating if rec else None,
         games_before=rec.games if rec else 0, m=m, score=info["score"], post=post,
@@ -389,5 +408,5 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
         n_eff=e.n_eff, step3=step3, step4=step4, step5=step5,
         k=info.get("k"), bonus=info.get("bonus"), expected=info.get("expected"), floor=floor,
         floor_reason=reason, floor_applied=floor_applied, record_after=after, depends=depends,
-        warnings=rules.warnings(depends), trace={"step5": info})
+        warnings=list(warnings), trace={"step5": info})
     return res

@@ -91,6 +91,7 @@ class Rules:
 
     def __post_init__(self):
         self._warn_cache: dict = {}
+        self.depends_cache: dict = {}
         self.call = _direct_calls(self.hook)
 
     def warnings(self, names=None) -> list[str]:
