@@ -20,7 +20,7 @@ from typing import Optional
 from rules.base import Initial
 
 from .errors import InputError, RuleError
-from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
+from .formulas import SpecialTrace, n_star, round_half_up, standard_rating
 from .model import GAME_CODES, Event, Player, Section, SystemRecord
 from .rulebook import RuleBook, Rules
 from .timecontrol import TimeControl, parse_time_control
@@ -239,8 +239,9 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
         e.r0, e.n = init.rating, init.games
 
     # Step 2: effective games; and what does not change between steps 4 and 5.
+    ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
     for e in playing.values():
-        e.n_eff = effective_games(e.n, e.r0, **nstar)
+        e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
         e.special = e.n <= p.special_max_games or e.all_wins or e.all_losses
         if not e.special:
             e.k = hook.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
@@ -265,9 +266,10 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
     step4: dict[int, float] = {}
     details4: dict[int, dict] = {}
     for pair, e in playing.items():
-        value, info = _rate_one(e, [seed[o] for o in e.opps], rules, trace=False)
+        value, info = _rate_one(e, [seed[o] for o in e.opps], rules, trace=False, details=trace)
         step4[pair] = max(value, floor100)
-        details4[pair] = info
+        if trace:
+            details4[pair] = info
 
     # Step 5: again, with every opponent at its step-4 result.
     out = []
@@ -291,9 +293,18 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
     return SectionResult(section, system, rules, tc, out)
 
 
-def _rate_one(e: _Entrant, opps: list, rules: Rules, trace: bool):
-    """Step 4 or 5 for one player: the special or the standard formula."""
+def _rate_one(e: _Entrant, opps: list, rules: Rules, trace: bool, details: bool = True):
+    """Step 4 or 5 for one player: the special or the standard formula.
+    Returns (rating, what was done); without ``details`` only the rating."""
     p, hook = rules.p, rules.call
+    if not details:
+        if e.special:
+            return hook.uschess_special_rating(
+                r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
+                losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p,
+                trace=None), None
+        return standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
+                               b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)[0], None
     info: dict = {"opponents": opps, "score": e.score, "m": e.m}
     if e.special:
         st = SpecialTrace() if trace else None
