@@ -1,5 +1,8 @@
-"""The ratings store: schema, full-precision floats, one transaction per event,
-audits, and the connection layer's portability."""
+"""The ratings store, SQLite specifics: WAL, files that are not stores, and
+the connection layer's portability.  The behaviour shared by both backends
+(full-precision floats, one transaction per event, upserts, published ratings,
+schema versions) is tested on SQLite and PostgreSQL alike in
+tests/test_store_backends.py."""
 
 from __future__ import annotations
 
@@ -8,10 +11,8 @@ import datetime as dt
 import sqlite3
 
 import pytest
-from helpers import store_write as _write
 
 from engine.errors import InputError
-from engine.model import ForeignRating
 from engine.store import SCHEMA, SCHEMA_VERSION, Store, _Connection, _redact
 
 D = dt.date
@@ -30,60 +31,6 @@ def test_new_store_has_versioned_schema_and_wal(tmp_path):
     assert dict(raw.execute("SELECT key, value FROM meta"))["schema_version"] == str(SCHEMA_VERSION)
 
 
-def test_floats_round_trip_exactly(tmp_path):
-    values = [1234.5678901234567, 1 / 3, 2199.9999999999995, 100.00000000000001]
-    with Store.open(tmp_path / "r.db") as store:
-        for i, v in enumerate(values):
-            store.apply_event(_write(f"E{i}", rating=v, pid=str(i)))
-    with Store.open(tmp_path / "r.db", create=False) as store:
-        for i, v in enumerate(values):
-            rec = store.ratings_of(str(i))["OTBR"]
-            assert rec.rating == v and rec.games == 4 and rec.date == D(2020, 1, 5)
-            assert store.history(str(i))[0]["post"] == v
-        info = store.player("0")
-        assert info.birth_date == D(2000, 2, 29) and info.fide == ForeignRating(1900.0, D(2019, 12, 1))
-        assert store.rules("fp1") == {"parameters": {"k": 1}}
-        assert store.has_rules("fp1") and not store.has_rules("nope")
-
-
-def test_event_is_written_whole_or_not_at_all(tmp_path):
-    with Store.open(tmp_path / "r.db") as store:
-        assert store.apply_event(_write("E1")) == 1
-        before = {t: store.dump(t) for t in ("players", "ratings", "events", "changes")}
-        with pytest.raises(InputError, match="E1 is already applied"):
-            store.apply_event(_write("E1", rating=1500.0, pid="200"))
-        # a failure in the middle of the transaction leaves nothing behind
-
-        def boom():
-            raise RuntimeError("killed")
-        with pytest.raises(RuntimeError):
-            store.apply_event(_write("E2", pid="300"), during=boom)
-        assert {t: store.dump(t) for t in before} == before
-        assert store.applied(["E1", "E2"]).keys() == {"E1"}
-        assert store.apply_event(_write("E2", pid="300")) == 2
-        assert [e["id"] for e in store.events()] == ["E1", "E2"]
-
-
-def test_upsert_replaces_the_state(tmp_path):
-    with Store.open(tmp_path / "r.db") as store:
-        store.apply_event(_write("E1", rating=1500.0))
-        store.apply_event(_write("E2", rating=1510.25, pre=1500.0))
-        assert store.ratings_of("100")["OTBR"].rating == 1510.25
-        assert [(h["event"], h["pre"], h["post"]) for h in store.history("100")] == [
-            ("E1", None, 1500.0), ("E2", 1500.0, 1510.25)]
-        assert store.counts()["ratings"] == 1 and store.counts()["players"] == 1
-
-
-def test_published_ratings_and_audit(tmp_path):
-    with Store.open(tmp_path / "r.db") as store:
-        store.apply_event(_write("E1", rating=1500.4))
-        store.record_published("E1", [("100", "OTBR", 1500), ("999", "OTBR", 1200)])
-        assert store.audit() == [{"event": "E1", "player": "999", "system": "OTBR",
-                                  "published": 1200.0, "computed": None}]
-        store.record_published("E1", [("100", "OTBR", 1502)])
-        assert [a["player"] for a in store.audit(event_id="E1")] == ["100", "999"]
-
-
 def test_refuses_what_is_not_a_store(tmp_path):
     with pytest.raises(InputError, match="no such ratings store"):
         Store.open(tmp_path / "missing.db", create=False)
@@ -97,17 +44,6 @@ def test_refuses_what_is_not_a_store(tmp_path):
         Store.open(other, create=False)
     with pytest.raises(InputError, match="directory"):
         Store.open(tmp_path)
-
-
-def test_schema_version_mismatch_is_refused(tmp_path):
-    db = tmp_path / "r.db"
-    Store.open(db).close()
-    raw = sqlite3.connect(db)
-    raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    raw.commit()
-    raw.close()
-    with pytest.raises(InputError, match="schema version 99"):
-        Store.open(db)
 
 
 def test_postgresql_url_needs_psycopg(monkeypatch):

@@ -1,4 +1,5 @@
-"""The ratings store on PostgreSQL, against a throwaway cluster on loopback.
+"""The ratings store on both backends: SQLite, and PostgreSQL against a
+throwaway cluster on loopback.
 
 A session-wide fixture starts a temporary cluster (``initdb`` into a temporary
 directory, ``pg_ctl`` with its socket there and TCP on 127.0.0.1 only; as
