@@ -447,13 +447,3 @@ def to_csv(cmp: Comparison) -> str:
     return buf.getvalue()
 
 
-def write_text(path, text: str) -> None:
-    """Write atomically (a temporary file renamed over the target)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write: {err.strerror or err}", file=path)

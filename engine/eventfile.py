@@ -9,11 +9,8 @@ player and round of the first problem.  YAML is only ever read with
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
-import os
-import tempfile
 import math
 import re
 from pathlib import Path
@@ -23,6 +20,7 @@ import pendulum
 import yaml
 
 from .errors import InputError
+from .files import write_text_atomic
 from .model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
                     Event, ForeignRating, Player, Round, Section, SystemRecord)
 
@@ -381,26 +379,6 @@ def event_to_dict(event: Event) -> dict:
         sec["players"] = [player_to_dict(p) for p in s.players]
         sections.append(sec)
     return {"event": head, "sections": sections}
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` all or nothing: a temporary file in the same
-    directory, flushed to disk, then renamed over the target."""
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise InputError(f"cannot write: {err.strerror or err}", file=path)
 
 
 def write_event(event: Event, path: str | Path) -> None:

@@ -9,10 +9,12 @@ made reproducible: no date in its metadata and a fixed id salt.
 from __future__ import annotations
 
 import datetime as _dt
+import io
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from .errors import InputError
+from .files import atomic_write
 
 FORMATS = ("png", "svg")
 
@@ -28,24 +30,22 @@ def require_matplotlib():
 
 
 def _save(fig, out_dir: Path, stem: str) -> list[Path]:
-    """``stem.png`` and ``stem.svg`` in ``out_dir``, each written to a
-    temporary name first and renamed over the target."""
+    """``stem.png`` and ``stem.svg`` in ``out_dir``, rendered in memory and
+    written together all or nothing (:func:`engine.files.atomic_write`)."""
     matplotlib = require_matplotlib()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create the directory: {err.strerror or err}", file=out_dir)
+    rendered = {}
     for fmt in FORMATS:
-        path = out_dir / f"{stem}.{fmt}"
-        tmp = out_dir / f".{stem}.{fmt}.tmp"
+        buf = io.BytesIO()
         meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        try:
-            with matplotlib.rc_context({"svg.hashsalt": "uschess", "svg.fonttype": "none"}):
-                fig.savefig(tmp, format=fmt, metadata=meta, dpi=120, bbox_inches="tight")
-            tmp.replace(path)
-        except OSError as err:
-            tmp.unlink(missing_ok=True)
-            raise InputError(f"cannot write: {err.strerror or err}", file=path)
-        written.append(path)
-    return written
+        with matplotlib.rc_context({"svg.hashsalt": "uschess", "svg.fonttype": "none"}):
+            fig.savefig(buf, format=fmt, metadata=meta, dpi=120, bbox_inches="tight")
+        rendered[out_dir / f"{stem}.{fmt}"] = buf.getvalue()
+    atomic_write(rendered)
+    return list(rendered)
 
 
 def plot_differences(diffs: Sequence[float], out_dir, *, title: str = "",

@@ -8,7 +8,7 @@ import math
 
 from ..audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
-from ..compare import write_text
+from ..files import write_text_atomic as write_text
 from ..errors import InputError
 from .common import date_arg, print_json, reading_arg
 

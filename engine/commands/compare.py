@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..compare import compare, format_text, parse_rules_spec, to_csv, write_text
+from ..compare import compare, format_text, parse_rules_spec, to_csv
+from ..files import write_text_atomic as write_text
 from ..errors import InputError
 from ..rulebook import RuleBook
 from .common import load_event_arg, print_json

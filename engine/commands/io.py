@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..eventfile import write_event
 from ..exports import FORMATS, crosstable
-from ..formats.dbase import atomic_write
+from ..files import atomic_write
 from ..formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
 from ..formats.trf import write_trf_file
 from ..formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import os
 import re
 import struct
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from ..errors import InputError
+from ..files import atomic_write
 
 #: Largest DBF file read at all (a rating report is a few hundred KB at most).
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -383,37 +382,8 @@ def _encode(f: DbfField, value: Any, encoding: str) -> bytes:
 
 def write_dbf(path, fields: Sequence[DbfField], records: Iterable[Mapping[str, Any]], *,
               encoding: str = "cp1252", last_update: Optional[_dt.date] = None) -> None:
-    """Write a table atomically (a temporary file renamed over ``path``)."""
+    """Write a table atomically (:func:`engine.files.atomic_write`)."""
     data = build_dbf(fields, records, encoding=encoding, last_update=last_update, source=path)
     atomic_write({Path(path): data})
 
 
-def atomic_write(files: Mapping[Path, bytes]) -> None:
-    """Write every file to a temporary sibling first, then rename them all
-    into place; if any write fails, no target is touched."""
-    staged: list[tuple[str, Path]] = []
-    mask = os.umask(0)
-    os.umask(mask)
-    try:
-        for target, data in files.items():
-            target = Path(target)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                       dir=target.parent)
-            staged.append((tmp, target))
-            os.fchmod(fd, 0o666 & ~mask)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for tmp, target in staged:
-            os.replace(tmp, target)
-        staged = []
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}",
-                         file=getattr(err, "filename", None) or next(iter(files), None))
-    finally:
-        for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass

@@ -64,7 +64,8 @@ from typing import Optional
 from ..errors import InputError
 from ..eventfile import event_from_dict, validate_section
 from ..model import SYSTEMS, Event, Round
-from .dbase import atomic_write, read_bounded
+from ..files import atomic_write
+from .dbase import read_bounded
 
 #: Largest TRF read.
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -62,7 +62,8 @@ from typing import Mapping, Optional
 from ..errors import InputError
 from ..eventfile import event_from_dict, validate_section
 from ..model import BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event, Round
-from .dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, atomic_write, build_dbf,
+from ..files import atomic_write
+from .dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, build_dbf,
                     parse_dbf, read_bounded)
 
 #: The three files of a report, by role.
