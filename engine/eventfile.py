@@ -64,10 +64,23 @@ def parse_round(cell: Any) -> Round:
     return Round(code, opp)
 
 
-def _mapping(value: Any, what: str) -> dict:
+def mapping(value: Any, what: str) -> dict:
+    """``value`` if it is a mapping, else a located InputError."""
     if not isinstance(value, dict):
         raise InputError(f"{what} must be a mapping, not {type(value).__name__}")
     return value
+
+
+def event_dates(ev: dict) -> tuple[_dt.date, _dt.date]:
+    """(start, end) of an ``event:`` mapping; end defaults to start and may
+    not come before it."""
+    if not ev.get("start"):
+        raise InputError("event: missing 'start'")
+    start = parse_date(ev["start"], "event start")
+    end = parse_date(ev["end"], "event end") if ev.get("end") else start
+    if end < start:
+        raise InputError(f"event end {end} is before start {start}")
+    return start, end
 
 
 def _number(raw: dict, key: str, what: str, *, integer=False, required=False,
@@ -90,7 +103,7 @@ def _number(raw: dict, key: str, what: str, *, integer=False, required=False,
 
 def parse_record(raw: Any, system: str) -> SystemRecord:
     what = f"rating {system}"
-    raw = _mapping(raw, what)
+    raw = mapping(raw, what)
     unknown = set(raw) - {"rating", "games", "wins", "draws", "losses", "events3", "peak",
                           "olm", "prize_floor", "date", "games_above_2200"}
     if unknown:
@@ -119,7 +132,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
 
 
 def _foreign(raw: Any, what: str) -> ForeignRating:
-    raw = _mapping(raw, what)
+    raw = mapping(raw, what)
     return ForeignRating(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
@@ -128,7 +141,7 @@ def _foreign(raw: Any, what: str) -> ForeignRating:
 
 
 def parse_player(raw: Any) -> Player:
-    raw = _mapping(raw, "player")
+    raw = mapping(raw, "player")
     pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
     try:
         unknown = set(raw) - PLAYER_KEYS
@@ -148,7 +161,7 @@ def parse_player(raw: Any) -> Player:
             except InputError as err:
                 raise err.located(round=i)
         ratings = {}
-        for system, rec in _mapping(raw.get("ratings") or {}, "ratings").items():
+        for system, rec in mapping(raw.get("ratings") or {}, "ratings").items():
             if system not in SYSTEMS:
                 raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
             if rec is not None:
@@ -175,7 +188,7 @@ def parse_player(raw: Any) -> Player:
 
 
 def parse_section(raw: Any, event: dict) -> Section:
-    raw = _mapping(raw, "section")
+    raw = mapping(raw, "section")
     name = str(raw.get("name") or "")
     try:
         if not name:
@@ -255,16 +268,11 @@ def validate_section(section: Section) -> None:
 
 def event_from_dict(raw: Any, source: str | None = None) -> Event:
     try:
-        raw = _mapping(raw, "the file")
-        ev = _mapping(raw.get("event"), "'event'") if "event" in raw else None
+        raw = mapping(raw, "the file")
+        ev = mapping(raw.get("event"), "'event'") if "event" in raw else None
         if ev is None:
             raise InputError("missing 'event'")
-        if not ev.get("start"):
-            raise InputError("event: missing 'start'")
-        start = parse_date(ev["start"], "event start")
-        end = parse_date(ev["end"], "event end") if ev.get("end") else start
-        if end < start:
-            raise InputError(f"event end {end} is before start {start}")
+        start, end = event_dates(ev)
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:
             raise InputError("'sections' must be a non-empty list")

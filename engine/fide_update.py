@@ -43,7 +43,8 @@ from typing import Any, Mapping, Optional
 
 
 from .errors import InputError
-from .eventfile import MAX_RATING, parse_date, parse_record, record_to_dict, read_data
+from .eventfile import (MAX_RATING, event_dates, mapping, parse_record, read_data,
+                        record_to_dict)
 from .formulas import effective_games, piecewise, round_half_up, standard_rating
 from .match import MatchRecord, lowered_floor_for
 from .model import SystemRecord
@@ -162,12 +163,6 @@ class FideUpdateResult:
 
 
 # ---------------------------------------------------------------- reading
-def _mapping(value: Any, what: str) -> Mapping:
-    if not isinstance(value, Mapping):
-        raise InputError(f"{what} must be a mapping, not {type(value).__name__}")
-    return value
-
-
 def _unknown(raw: Mapping, allowed: set, what: str) -> None:
     extra = set(raw) - allowed
     if extra:
@@ -177,7 +172,7 @@ def _unknown(raw: Mapping, allowed: set, what: str) -> None:
 
 def parse_game(raw: Any, number: int) -> FideGame:
     what = f"game {number}"
-    raw = _mapping(raw, what)
+    raw = mapping(raw, what)
     _unknown(raw, GAME_KEYS, what)
     result = raw.get("result")
     if not isinstance(result, str) or result.strip().upper() not in RESULTS:
@@ -200,29 +195,24 @@ def parse_game(raw: Any, number: int) -> FideGame:
 def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
     """A :class:`FideUpdate` from the file structure (module docstring)."""
     try:
-        raw = _mapping(raw, "the file")
+        raw = mapping(raw, "the file")
         _unknown(raw, TOP_KEYS, "the file")
         if raw.get("kind") != "fide-update":
             raise InputError("'kind' must be fide-update (is this an event file? rate it "
                              "with 'uschess rate')")
-        ev = _mapping(raw.get("event"), "'event'")
+        ev = mapping(raw.get("event"), "'event'")
         _unknown(ev, EVENT_KEYS, "event")
-        if not ev.get("start"):
-            raise InputError("event: missing 'start'")
-        start = parse_date(ev["start"], "event start")
-        end = parse_date(ev["end"], "event end") if ev.get("end") else start
-        if end < start:
-            raise InputError(f"event end {end} is before start {start}")
+        start, end = event_dates(ev)
         youth = ev.get("youth", False)
         if not isinstance(youth, bool):
             raise InputError(f"event: 'youth' must be true or false, not {youth!r}")
-        pl = _mapping(raw.get("player"), "'player'")
+        pl = mapping(raw.get("player"), "'player'")
         _unknown(pl, PLAYER_KEYS, "player")
         if pl.get("id") is None or str(pl["id"]).strip() == "":
             raise InputError("player: missing 'id'")
         pid = str(pl["id"])
         try:
-            ratings = _mapping(pl.get("ratings") or {}, "ratings")
+            ratings = mapping(pl.get("ratings") or {}, "ratings")
             record = None
             for system, rec in ratings.items():
                 if system != SYSTEM:

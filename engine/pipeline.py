@@ -74,10 +74,6 @@ class PlayerResult:
     def post_rounded(self) -> Optional[int]:
         return None if self.post is None else round_half_up(self.post)
 
-    @property
-    def provisional_after(self) -> bool:
-        return self.games_after <= 25
-
     def as_dict(self) -> dict:
         rec = self.record_after
         init = None

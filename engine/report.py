@@ -10,7 +10,7 @@ from .pipeline import EventResult, PlayerResult, SectionResult
 SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
 
-def rating_label(value: Optional[float], games: int, established_games: int = 25) -> str:
+def rating_label(value: Optional[float], games: int, established_games: int) -> str:
     """``1206P6`` for a provisional rating on 6 games, ``1847`` when established,
     ``Unrated`` when there is none."""
     if value is None or games == 0 or value != value:

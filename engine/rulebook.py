@@ -274,7 +274,3 @@ class RuleBook:
                 if start <= on and (until is None or on < until):
                     e = Entry(start, value, Source("reform", reform.name, note))
                     plugins[slot] = Resolved(slot, value, e, [], origin="reform")
-
-    # ------------------------------------------------------------ inspection
-    def all_timelines(self) -> dict[str, Timeline]:
-        return {**self.timelines, **{f"plugin:{k}": v for k, v in self.slots.items()}}

@@ -121,7 +121,6 @@ class Timeline:
     description: str
     entries: list[Entry]
     kind: str = "parameter"
-    unit: Optional[str] = None
 
     def conflicts(self) -> set[str]:
         return {e.conflict for e in self.entries if e.conflict}
@@ -224,8 +223,7 @@ def timelines_from_raw(raw: Mapping, where: str) -> dict[str, Timeline]:
         if not isinstance(spec, Mapping) or "values" not in spec:
             raise RuleError(f"{where}: parameter {name} needs 'description' and 'values'")
         out[name] = Timeline(name=name, description=str(spec.get("description", "")),
-                             entries=entries_from_raw(spec["values"], f"{where}: {name}"),
-                             unit=spec.get("unit"))
+                             entries=entries_from_raw(spec["values"], f"{where}: {name}"))
     return out
 
 

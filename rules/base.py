@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 
 @dataclass
@@ -30,10 +30,6 @@ class RulePlugin:
     title: str = ""
     source: dict = {}
     schedule: dict = {}
-
-    def describe(self) -> dict[str, Any]:
-        return {"slot": self.slot, "name": self.name, "title": self.title,
-                "source": f"{self.source.get('doc')} sec. {self.source.get('section')}"}
 
 
 def src(doc: str, section: str, note: Optional[str] = None) -> dict:

@@ -278,3 +278,14 @@ def test_fuzz_parse_succeeds_or_raises_input_error(text):
         return
     # Whatever is accepted can be written and read back unchanged.
     same(parse(format_msa(rows_from_crosstable(ct), ct.rounds)), ct)
+
+
+def test_provisional_limit_matches_the_rule_book():
+    import datetime as _dt
+
+    from engine.formats.msa import MAX_PROVISIONAL
+    from engine.rulebook import RuleBook
+    book = RuleBook.load()
+    values = {e.value for e in book.timelines["established_games"].entries}
+    assert values == {MAX_PROVISIONAL}
+    assert book.rules(_dt.date(2016, 1, 15)).p.established_games == MAX_PROVISIONAL

@@ -36,7 +36,9 @@ from ..model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
 #: does not print.  50 is at least N* for every rating (N* <= 50), so the
 #: effective number of games, and hence the post-event rating, is unaffected.
 ESTABLISHED_GAMES = 50
-#: Most games a provisional (``P<n>``) rating can be based on (sec. 1).
+#: Most games a provisional (``P<n>``) rating can be based on: the layout
+#: prints P only up to the established_games of rulesets/systems.yaml (25 in
+#: every period, 002 and sec. 1), checked against it in tests/test_msa.py.
 MAX_PROVISIONAL = 25
 #: Printed rating label of the systems that have one.  A label is checked
 #: against the requested system only for these.
