@@ -59,10 +59,10 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from .errors import InputError
 from .eventfile import parse_date
-from .formulas import SpecialTrace, effective_games, round_half_up, standard_rating
+from .formulas import round_half_up
 from .model import SYSTEMS, Player, Section, SystemRecord
-from .pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, record_after,
-                       settle_record)
+from .pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, five_steps,
+                       record_after, settle_record)
 from .rulebook import Rules
 from .timecontrol import TimeControl
 
@@ -401,39 +401,6 @@ def check_match(section: Section, system: str, rules: Rules) -> None:
                          f"{p.match_max_rating_gap:g} (sec. 7)", player=low.label)
 
 
-def _played(pl: Player) -> list[tuple[int, float]]:
-    return [(r.opponent, r.points) for r in pl.rounds if r.rated]
-
-
-def _rate_once(pl: Player, system: str, opps: list[float], played, n_eff: float,
-               section: Section, tc: TimeControl, rules: Rules, trace: bool):
-    """Step 4 or 5 for one match player: the formula the pipeline would use,
-    without the bonus term (restriction 3)."""
-    p, hook = rules.p, rules.hook
-    rec = pl.ratings[system]
-    score = sum(s for _, s in played)
-    m = len(played)
-    info: dict = {"opponents": opps, "score": score, "m": m}
-    if rec.games <= p.special_max_games or rec.all_wins or rec.all_losses:
-        wins = sum(1 for _, s in played if s == 1.0)
-        losses = sum(1 for _, s in played if s == 0.0)
-        st = SpecialTrace() if trace else None
-        value = hook.uschess_special_rating(
-            r0=rec.rating, n_eff=n_eff, opponents=opps, score=score, wins=wins, losses=losses,
-            all_wins=rec.all_wins, all_losses=rec.all_losses, n=rec.games, p=p, trace=st)
-        info.update(formula="special", all_wins=rec.all_wins, all_losses=rec.all_losses)
-        if st is not None:
-            info["special"] = st.as_dict()
-        return value, info
-    otbr = pl.ratings["OTBR"].rating if "OTBR" in pl.ratings else None
-    k = hook.uschess_k_factor(r0=rec.rating, n_eff=n_eff, m=m, system=system, tc=tc,
-                              half_k=section.half_k, otbr=otbr, p=p)
-    value, e, bonus = standard_rating(rec.rating, k, opps, score, bonus_eligible=False,
-                                      b=p.bonus_multiplier, m_prime_min=p.bonus_m_prime_min)
-    info.update(formula="standard", k=k, expected=e, bonus=bonus, bonus_eligible=False)
-    return value, info
-
-
 def _history_for(pl: Player, system: str, on: _dt.date, explicit,
                  options) -> tuple[list[MatchChange], str]:
     for source, name in ((explicit, "argument"),
@@ -463,37 +430,20 @@ def rate_match(section: Section, system: str, rules: Rules, tc: TimeControl, *,
         trace = bool(getattr(options, "trace", True)) if options is not None else True
     check_match(section, system, rules)
     players = list(section.players)
-    games = {pl.pair: _played(pl) for pl in players}
-    if not any(games.values()):
+    # The five steps as written (both players established: steps 1 and 3 do
+    # nothing), without the bonus term (restriction 3).
+    st = five_steps(section, system, rules, tc, trace=trace, bonus=False)
+    if not any(e.m for e in st.entrants.values()):
         return SectionResult(section, system, rules, tc, [_unrated(pl, system) for pl in players])
     on = section.end
-    floor100 = p.absolute_floor
-    n_eff = {pl.pair: effective_games(pl.ratings[system].games, pl.ratings[system].rating, **p.nstar)
-             for pl in players}
-    pre = {pl.pair: pl.ratings[system].rating for pl in players}
-
-    # Steps 1-3 do nothing for two established players.  Step 4: opponents at
-    # their pre-match ratings; step 5: at their step-4 results.
-    step4, info4 = {}, {}
-    for pl in players:
-        opps = [pre[o] for o, _ in games[pl.pair]]
-        value, info4[pl.pair] = _rate_once(pl, system, opps, games[pl.pair], n_eff[pl.pair],
-                                           section, tc, rules, trace=False)
-        step4[pl.pair] = max(value, floor100)
-    step5, info5 = {}, {}
-    for pl in players:
-        opps = [step4[o] for o, _ in games[pl.pair]]
-        value, info5[pl.pair] = _rate_once(pl, system, opps, games[pl.pair], n_eff[pl.pair],
-                                           section, tc, rules, trace=trace)
-        step5[pl.pair] = max(value, floor100)
-
     out = []
     for pl in players:
         hist, hsource = _history_for(pl, system, on, match_history, options)
         _check_history(hist, on, p.match_change_cap, pl)
-        out.append(_finish_match(pl, system, step4[pl.pair], step5[pl.pair], info4[pl.pair],
-                                 info5[pl.pair], n_eff[pl.pair], games[pl.pair], hist, hsource,
-                                 section, rules, grant_floor_requests, trace))
+        out.append(_finish_match(st.entrants[pl.pair], system, st.step4[pl.pair],
+                                 st.step5[pl.pair], st.details4.get(pl.pair),
+                                 st.details5[pl.pair], hist, hsource, section, rules,
+                                 grant_floor_requests, trace))
     return SectionResult(section, system, rules, tc, out)
 
 
@@ -516,15 +466,13 @@ def _unrated(pl: Player, system: str) -> MatchPlayerResult:
                              record_after=rec, change=0.0, change_uncapped=0.0)
 
 
-def _finish_match(pl: Player, system: str, s4: float, s5: float, info4: dict, info5: dict,
-                  n_eff: float, played, hist, hsource, section: Section, rules: Rules,
+def _finish_match(e, system: str, s4: float, s5: float, info4: Optional[dict], info5: dict,
+                  hist, hsource, section: Section, rules: Rules,
                   grant: bool, trace: bool) -> MatchPlayerResult:
     p, hook = rules.p, rules.hook
-    rec = pl.ratings[system]
+    pl, rec = e.pl, e.rec
     pre = rec.rating
-    m = len(played)
-    wins = sum(1 for _, s in played if s == 1.0)
-    losses = sum(1 for _, s in played if s == 0.0)
+    m, wins, losses, n_eff = e.m, e.wins, e.losses, e.n_eff
     draws = m - wins - losses
     notes = ["rated as a match (sec. 7): no bonus; caps on the change; floors not automatic"]
 

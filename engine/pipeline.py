@@ -207,9 +207,26 @@ class _Entrant:
         self.k = self.eligible = None
 
 
-def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
-                 trace: bool = True) -> SectionResult:
-    """The five steps of sec. 1 for one section in one system."""
+@dataclass
+class Steps:
+    """What the five steps computed for one section in one system: each
+    player's games and R0, N, N' (``entrants``), step-1 initial ratings,
+    step-3, step-4 and step-5 results (steps 3-5 already at least the absolute
+    floor), and what steps 4 and 5 did (``details4`` only with ``trace``)."""
+
+    entrants: dict
+    initial: dict
+    step3: dict
+    step4: dict
+    step5: dict
+    details4: dict
+    details5: dict
+
+
+def five_steps(section: Section, system: str, rules: Rules, tc: TimeControl, *,
+               trace: bool = True, bonus: bool = True) -> Steps:
+    """The five steps of sec. 1, before personal floors and storage.  Matches
+    pass ``bonus=False`` (sec. 7: "The bonus formula does not apply")."""
     p, hook = rules.p, rules.call
     floor100 = p.absolute_floor
     nstar = p.nstar
@@ -244,7 +261,8 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
                                         half_k=section.half_k,
                                         otbr=(e.pl.ratings["OTBR"].rating if "OTBR" in e.pl.ratings else None),
                                         p=p)
-            e.eligible = bool(hook.uschess_bonus_eligible(m=e.m, opponent_counts=Counter(e.opps), p=p))
+            e.eligible = bonus and bool(hook.uschess_bonus_eligible(
+                m=e.m, opponent_counts=Counter(e.opps), p=p))
 
     # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
@@ -268,9 +286,22 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
             details4[pair] = info
 
     # Step 5: again, with every opponent at its step-4 result.
+    step5: dict[int, float] = {}
+    details5: dict[int, dict] = {}
+    for pair, e in playing.items():
+        value, details5[pair] = _rate_one(e, [step4[o] for o in e.opps], rules, trace=trace)
+        step5[pair] = max(value, floor100)
+    return Steps(entrants, initial, step3, step4, step5, details4, details5)
+
+
+def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
+                 trace: bool = True) -> SectionResult:
+    """The five steps of sec. 1 for one section in one system, then personal
+    floors (final rating only: project reading 1) and storage."""
+    st = five_steps(section, system, rules, tc, trace=trace)
     out = []
     for pl in section.players:
-        e = entrants[pl.pair]
+        e = st.entrants[pl.pair]
         if not e.m:
             rec = e.rec
             out.append(PlayerResult(
@@ -280,11 +311,10 @@ def rate_section(section: Section, system: str, rules: Rules, tc: TimeControl,
                 games_after=rec.games if rec else 0, formula="not rated (no rated games)",
                 record_after=rec))
             continue
-        value, info = _rate_one(e, [step4[o] for o in e.opps], rules, trace=trace)
-        res = _finish(e, system, max(value, floor100), info, initial.get(pl.pair),
-                      step3.get(pl.pair), step4[pl.pair], section, rules)
+        res = _finish(e, system, st.step5[pl.pair], st.details5[pl.pair], st.initial.get(pl.pair),
+                      st.step3.get(pl.pair), st.step4[pl.pair], section, rules)
         if trace:
-            res.trace["step4"] = details4[pl.pair]
+            res.trace["step4"] = st.details4[pl.pair]
         out.append(res)
     return SectionResult(section, system, rules, tc, out)
 

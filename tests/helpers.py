@@ -52,3 +52,17 @@ def store_write(eid="E1", rating=1234.5678901234567, pid="100", system="OTBR", p
                                 fide=ForeignRating(1900.0, D(2019, 12, 1))))
     w.rulesets["fp1"] = {"parameters": {"k": 1}}
     return w
+
+
+#: Store tables compared between runs (events apart: applied_at is a clock).
+STORE_TABLES = ("players", "ratings", "changes", "rulesets", "published")
+
+
+def store_snapshot(db) -> dict:
+    """Everything a replay wrote to a store, for comparing two runs."""
+    from engine.store import Store
+    with Store.open(db, create=False) as store:
+        out = {t: store.dump(t) for t in STORE_TABLES}
+        out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])
+                         for e in store.events()]
+    return out

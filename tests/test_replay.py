@@ -16,6 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import STORE_TABLES as TABLES
+from helpers import store_snapshot as snapshot
 
 from engine.cli import main
 from engine.errors import InputError
@@ -29,16 +31,8 @@ from engine.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
-#: Tables compared between runs (events without applied_at, which is a clock).
-TABLES = ("players", "ratings", "changes", "rulesets", "published")
 
 
-def snapshot(db) -> dict:
-    with Store.open(db, create=False) as store:
-        out = {t: store.dump(t) for t in TABLES}
-        out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])
-                         for e in store.events()]
-    return out
 
 
 @pytest.fixture(scope="module")

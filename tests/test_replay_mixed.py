@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import store_snapshot as snapshot
 import yaml
 
 from engine.cli import main
@@ -36,7 +37,6 @@ MIXED = ROOT / "fixtures" / "replay-mixed"
 FILES = sorted(str(p) for p in MIXED.iterdir() if p.suffix == ".yaml")
 FIDE_FILE = str(MIXED / "f1-open-abroad.yaml")
 ORDER = ["E1", "fide-update:A:2024-02-10", "M1", "M4", "M2", "M3", "E2"]
-TABLES = ("players", "ratings", "changes", "rulesets", "published")
 END = dt.date(2024, 7, 6)
 
 
@@ -44,12 +44,6 @@ def options(grant=True) -> RatingOptions:
     return RatingOptions(trace=False, grant_floor_requests=grant)
 
 
-def snapshot(db) -> dict:
-    with Store.open(db, create=False) as store:
-        out = {t: store.dump(t) for t in TABLES}
-        out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])
-                         for e in store.events()]
-    return out
 
 
 def in_date_order(files=FILES) -> list[str]:
