@@ -49,6 +49,13 @@ def load_reform(path):
 
 
 def rating_options(args, trace=True) -> RatingOptions:
+    """The rules options of the command line, checked before any file is read."""
+    from ..rulebook import RuleBook
+    book = RuleBook.load()
+    book.check_readings(dict(args.reading))
+    if args.edition is not None and args.edition not in book.editions:
+        raise InputError(f"--edition: unknown edition {args.edition!r} "
+                         f"(known: {', '.join(sorted(book.editions))})")
     return RatingOptions(rules_on=getattr(args, "rules_on", None), known_on=args.known_on,
                          readings=dict(args.reading), edition=args.edition,
                          reform=load_reform(getattr(args, "reform", None)), trace=trace)

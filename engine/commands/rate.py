@@ -23,8 +23,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    event = load_event_arg(args.event, args.players)
     options = rating_options(args)
+    event = load_event_arg(args.event, args.players)
     options.grant_floor_requests = args.grant_floor_requests
     result = rate_event(event, options)
     if args.explain:

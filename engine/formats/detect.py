@@ -49,6 +49,11 @@ def detect_format(path) -> str:
         text = head.decode("utf-8", errors="replace")
         if looks_like_trf(text):
             return "trf"
+        from .msa import looks_like_msa
+        if looks_like_msa(text):
+            raise InputError("an MSA crosstable prints no dates or member data, so it cannot be "
+                             "rated as an event: audit it with 'uschess audit FILE --start DATE'",
+                             file=path)
         raise InputError("does not start with a TRF record (like '012 ' or '001 '); "
                          "not a format this program reads", file=path)
     raise InputError("unknown event format (expected a directory of rating report DBFs, "
