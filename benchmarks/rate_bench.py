@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.model import Event, Player, Round, Section, SystemRecord  # noqa: E402
-from engine.pipeline import RatingOptions, rate_event  # noqa: E402
+from uschess.model import Event, Player, Round, Section, SystemRecord  # noqa: E402
+from uschess.rating.pipeline import RatingOptions, rate_event  # noqa: E402
 
 
 def swiss_section(rng: random.Random, idx: int, n: int, rounds: int) -> Section:

@@ -28,11 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.generate import generate_history, player_games  # noqa: E402
-from engine.pipeline import RatingOptions  # noqa: E402
-from engine.replay import replay  # noqa: E402
-from engine.rulebook import RuleBook  # noqa: E402
-from engine.store import Store  # noqa: E402
+from uschess.apps.generate import generate_history, player_games  # noqa: E402
+from uschess.rating.pipeline import RatingOptions  # noqa: E402
+from uschess.apps.replay import replay  # noqa: E402
+from uschess.calendar.rulebook import RuleBook  # noqa: E402
+from uschess.io.store import Store  # noqa: E402
 
 #: Player-games per generated event at the sizes used here (measured).
 PER_EVENT = 150.0

@@ -7,7 +7,8 @@ import argparse
 import importlib
 import sys
 
-from .errors import InputError
+from uschess import __version__
+from uschess.errors import InputError
 
 COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io"]
 
@@ -15,15 +16,19 @@ COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "playe
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uschess", description="Rate US Chess events under the rules in force on their dates.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"engine.commands.{name.replace('-', '_')}").register(sub)
+        importlib.import_module(f"uschess.commands.{name.replace('-', '_')}").register(sub)
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
     try:
         return args.func(args) or 0
     except InputError as err:

@@ -1,7 +1,7 @@
 """The formulas of the rating documents, as pure functions of their inputs.
 
 Every constant is an argument: the values come from the dated parameter
-bundles in ``rulesets/`` (see :mod:`engine.timeline`), never from this file.
+bundles in ``rulesets/`` (see :mod:`uschess.calendar.timeline`), never from this file.
 Names follow the documents (N', R0', PWe, We, K, B, m').
 """
 

@@ -100,7 +100,7 @@ class Player:
     fide: Optional[ForeignRating] = None
     cfc: Optional[ForeignRating] = None
     state: Optional[str] = None
-    match_history: Optional[list] = None  # earlier match changes (engine.match.MatchChange)
+    match_history: Optional[list] = None  # earlier match changes (uschess.rating.match.MatchChange)
 
     @property
     def label(self) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InputError
+from uschess.errors import InputError
 
 _PERIOD = re.compile(r"^(?:(G|GAME|SD)\s*/?\s*(\d+(?:\.\d+)?)|(\d+)\s*/\s*(\d+(?:\.\d+)?))$")
 _EXTRA = re.compile(r"^(?:D|DELAY|INC|\+|I|B|BONUS)\s*(\d+)$")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.formulas import age_in_years, age_rating
+from uschess.formulas import age_in_years, age_rating
 
-from .base import RulePlugin, src
-from .hookspecs import hookimpl
+from uschess.rules.base import RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
 
 
 def _formula(age: float, a: dict) -> float:

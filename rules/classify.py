@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import RulePlugin, src
-from .hookspecs import hookimpl
+from uschess.rules.base import RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
 
 
 def _admits(row: dict, t: float) -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from engine.formulas import floor_level
+from uschess.formulas import floor_level
 
-from .base import RulePlugin, src
-from .hookspecs import hookimpl
+from uschess.rules.base import RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
 
 
 class _Floors(RulePlugin):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine import formulas as F
+from uschess import formulas as F
 
-from .base import RulePlugin, src
-from .hookspecs import hookimpl
+from uschess.rules.base import RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
 
 
 class KnotWalk(RulePlugin):

@@ -5,7 +5,7 @@ date, the plugins in force for each slot (``rules/*``), then any reform
 plugins; pluggy calls the most recently registered implementation first, so a
 reform overrides the baseline, and an implementation that returns ``None``
 hands the question to the next one.  ``p`` is the resolved parameter bundle
-(:class:`engine.rulebook.Params`): plugins take every number from it.
+(:class:`uschess.calendar.rulebook.Params`): plugins take every number from it.
 """
 
 import pluggy
@@ -17,7 +17,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec(firstresult=True)
 def uschess_classify(tc, online, p):
-    """Systems a section with time control ``tc`` (engine.timecontrol.TimeControl)
+    """Systems a section with time control ``tc`` (uschess.timecontrol.TimeControl)
     is rated in, as a list (empty: rated in none).  2025 footnote 1."""
 
 
@@ -29,7 +29,7 @@ def uschess_age_rating(player, on, p):
 
 @hookspec(firstresult=True)
 def uschess_initial_rating(player, system, end, p, hook):
-    """Step 1 (sec. 2): an :class:`engine.pipeline.Initial` for a player
+    """Step 1 (sec. 2): an :class:`uschess.rating.pipeline.Initial` for a player
     unrated in ``system`` at a section ending ``end``.  ``hook`` gives access
     to the other hooks (the age-based rating)."""
 

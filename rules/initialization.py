@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 
-from engine.errors import InputError
-from engine.formulas import piecewise, round_half_up
+from uschess.errors import InputError
+from uschess.formulas import piecewise, round_half_up
 
-from .base import Initial, RulePlugin, src
-from .hookspecs import hookimpl
+from uschess.rules.base import Initial, RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
 
 # Priority-list items: ("us", system, condition, N rule), ("fide", N rule),
 # ("cfc", N rule), ("age",), ("default",).  Conditions: "min" (at least

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
-from engine.eventfile import event_from_dict
-from engine.pipeline import RatingOptions, rate_event
+from uschess.io.eventfile import event_from_dict
+from uschess.rating.pipeline import RatingOptions, rate_event
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+"""The real published crosstables, read in place (see ``../shared/data/README.md``)."""
+TEACHING_MSA = SHARED_DATA / "msa" / "tournamentinfo.txt"
+"""The teaching data set: one MSA section of 64 players (rate it as starting 2016-01-15)."""
 
 
 def player(pair, rounds, *, rating=None, games=None, system="OTBR", pid=None, **extra):
@@ -40,8 +47,8 @@ def d(text):
 
 def store_write(eid="E1", rating=1234.5678901234567, pid="100", system="OTBR", pre=None):
     """One event's write to a ratings store: a player's record and change."""
-    from engine.model import ForeignRating, SystemRecord
-    from engine.store import EventWrite, PlayerInfo
+    from uschess.model import ForeignRating, SystemRecord
+    from uschess.io.store import EventWrite, PlayerInfo
     D = dt.date
     rec = SystemRecord(rating=rating, games=4, wins=2, draws=1, losses=1, events3=1,
                        peak=None, date=D(2020, 1, 5), games_above_2200=0)
@@ -60,7 +67,7 @@ STORE_TABLES = ("players", "ratings", "changes", "rulesets", "published")
 
 def store_snapshot(db) -> dict:
     """Everything a replay wrote to a store, for comparing two runs."""
-    from engine.store import Store
+    from uschess.io.store import Store
     with Store.open(db, create=False) as store:
         out = {t: store.dump(t) for t in STORE_TABLES}
         out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])

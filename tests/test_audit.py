@@ -7,19 +7,23 @@ import html.parser
 import json
 from pathlib import Path
 
+import importlib
+
 import pytest
 
-from engine.audit import audit, load_published, published_from_dict
-from engine.cli import main
-from engine.errors import InputError
-from engine.eventfile import event_from_dict, event_to_dict, load_event
-from engine.formats.msa import load_msa
-from engine.formulas import round_half_up
-from engine.pipeline import RatingOptions, rate_event
-from engine.reform import reform_from_dict
+from uschess.apps.audit import audit, load_published, published_from_dict
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, event_to_dict, load_event
+from uschess.io.formats.msa import load_msa
+from uschess.formulas import round_half_up
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.calendar.reform import reform_from_dict
+
+from helpers import TEACHING_MSA
 
 ROOT = Path(__file__).resolve().parent.parent
-MSA = ROOT / "fixtures" / "msa" / "tournamentinfo.txt"
+MSA = TEACHING_MSA
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
 AUDIT = ROOT / "fixtures" / "audit"
 START = dt.date(2016, 1, 15)
@@ -55,6 +59,7 @@ def msa_audit():
 
 # ------------------------------------------------------------- the real crosstable
 
+@pytest.mark.shared_data
 def test_real_crosstable_reproduces_62_of_64(msa_audit):
     a = msa_audit
     assert (a.reproduced, a.total) == (62, 64)
@@ -73,16 +78,18 @@ def test_real_crosstable_reproduces_62_of_64(msa_audit):
     assert a.summary_line().startswith("62 of 64 reproduced")
 
 
+@pytest.mark.shared_data
 def test_real_crosstable_shows_the_warnings(msa_audit):
     groups = dict(msa_audit.warning_groups())
     assert any("bonus" in w and "not documented" in w for w in groups)
     assert all(r.warnings for rows in groups.values() for r in rows)
     assert msa_audit.sections()[0]["warnings"]
-    text = __import__("engine.audit", fromlist=["format_text"]).format_text(msa_audit)
+    text = __import__("uschess.apps.audit", fromlist=["format_text"]).format_text(msa_audit)
     assert "depended on a conflicted or undocumented rule" in text
     assert "notes on the rules in force" in text
 
 
+@pytest.mark.shared_data
 def test_cli_text_and_json(capsys):
     assert main(["audit", str(MSA), "--start", "2016-01-15"]) == 0
     out = capsys.readouterr().out
@@ -101,6 +108,7 @@ def test_cli_text_and_json(capsys):
     capsys.readouterr()
 
 
+@pytest.mark.shared_data
 def test_msa_needs_a_start_date(capsys):
     assert main(["audit", str(MSA)]) == 2
     err = capsys.readouterr().err
@@ -109,6 +117,7 @@ def test_msa_needs_a_start_date(capsys):
         load_published(MSA)
 
 
+@pytest.mark.shared_data
 def test_known_on_and_tolerance(capsys):
     assert main(["audit", str(AUDIT / "wfcc15-2024-b14.json"), "--tolerance", "0", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -234,6 +243,7 @@ class _Collect(html.parser.HTMLParser):
         self.text.append(data)
 
 
+@pytest.mark.shared_data
 def test_html_report_is_self_contained_and_escaped(tmp_path, capsys):
     raw = json.loads((AUDIT / "wfcc15-2024-b14.json").read_text(encoding="utf-8"))
     raw["sections"][0]["players"][0]["name"] = "<script>alert('x')</script> & Co"
@@ -267,6 +277,7 @@ def _write(tmp_path, name, data):
     return path
 
 
+@pytest.mark.shared_data
 def test_malformed_published_files_exit_2(tmp_path, capsys):
     good = json.loads((AUDIT / "wfcc15-2024-b14.json").read_text(encoding="utf-8"))
 
@@ -322,9 +333,10 @@ class _nullcontext:
 
 # ------------------------------------------------------------- a ratings store
 
+@pytest.mark.shared_data
 def test_audit_of_a_store(tmp_path, capsys):
-    store_mod = pytest.importorskip("engine.store")
-    replay_mod = pytest.importorskip("engine.replay")
+    store_mod = importlib.import_module("uschess.io.store")
+    replay_mod = importlib.import_module("uschess.apps.replay")
     ct = load_msa(MSA, start=START, name="tournamentinfo")
     ct.event.id = "tinfo"
     db = tmp_path / "ratings.db"

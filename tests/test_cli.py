@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.cli import main
+from uschess.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "events" / "wfcc15.yaml"
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT)
 
 
@@ -43,8 +43,8 @@ def test_rate_json_shape(capsys):
 
 
 def test_python_api_matches_json(capsys):
-    from engine.eventfile import load_event
-    from engine.pipeline import rate_event
+    from uschess.io.eventfile import load_event
+    from uschess.rating.pipeline import rate_event
     result = rate_event(load_event(EXAMPLE))
     main(["rate", str(EXAMPLE), "--json"])
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(result.as_dict(), default=str))

@@ -12,18 +12,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.cli import main
-from engine.compare import (CSV_COLUMNS, compare, order_events, parse_rules_spec, replay,
+from uschess.cli import main
+from uschess.apps.compare import (CSV_COLUMNS, compare, order_events, parse_rules_spec, replay,
                             to_csv)
-from engine.errors import InputError
-from engine.eventfile import event_to_dict, load_event
-from engine.formats.msa import load_msa
-from engine.pipeline import RatingOptions, rate_event
-from engine.rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.io.eventfile import event_to_dict, load_event
+from uschess.io.formats.msa import load_msa
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.calendar.rulebook import RuleBook
+
+from helpers import TEACHING_MSA
 
 ROOT = Path(__file__).resolve().parent.parent
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
-MSA = ROOT / "fixtures" / "msa" / "tournamentinfo.txt"
+MSA = TEACHING_MSA
 REFORMS = ROOT / "fixtures" / "reforms"
 B16 = REFORMS / "b-16.yaml"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -83,7 +85,7 @@ def _bonus(pr, step):
     return info.get("bonus") or 0
 
 
-@pytest.mark.parametrize("which", ["wfcc", "msa_event"])
+@pytest.mark.parametrize("which", ["wfcc", pytest.param("msa_event", marks=pytest.mark.shared_data)])
 @pytest.mark.parametrize("b_value", [6, 8, 14, 16])
 def test_a_reform_of_b_changes_the_players_with_bonuses(request, tmp_path, which, b_value):
     """Changing B changes every player with a bonus under either side, and
@@ -127,6 +129,7 @@ def test_b_reform_in_numbers(wfcc):
     assert s["events"][0]["event"] == "wfcc15"
 
 
+@pytest.mark.shared_data
 def test_a_reform_never_changes_the_baseline(wfcc, msa_event):
     book = RuleBook.load()
     before = [json.dumps(rate_event(e).as_dict(), sort_keys=True, default=str) for e in (wfcc, msa_event)]

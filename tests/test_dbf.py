@@ -1,7 +1,7 @@
 """US Chess DBF rating reports: the dBase layer, the report reader and writer.
 
 The quirk fixtures under ``fixtures/dbf/`` are built by the functions at the
-top of this file with ``struct``, independently of ``engine.formats.dbase``;
+top of this file with ``struct``, independently of ``uschess.io.formats.dbase``;
 regenerate them with ``python tests/test_dbf.py``.  ``dbfread`` is used as an
 independent check of the files.
 """
@@ -17,16 +17,16 @@ from pathlib import Path
 import dbfread
 import pytest
 
-from engine.errors import InputError
-from engine.eventfile import event_from_dict, event_to_dict, load_event
-from engine.formats import dbase, uscf_dbf
-from engine.formats.dbase import DbfField, build_dbf, parse_dbf, read_dbf
-from engine.formats.detect import detect_format, load_event_any
-from engine.formats.players import (load_players, merge_players, parse_players,
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, event_to_dict, load_event
+from uschess.io.formats import dbase, uscf_dbf
+from uschess.io.formats.dbase import DbfField, build_dbf, parse_dbf, read_dbf
+from uschess.io.formats.detect import detect_format, load_event_any
+from uschess.io.formats.players import (load_players, merge_players, parse_players,
                                     players_from_event, players_to_dict)
-from engine.formats.uscf_dbf import (build_uscf_dbf, find_report_files, parse_cell,
+from uschess.io.formats.uscf_dbf import (build_uscf_dbf, find_report_files, parse_cell,
                                      parse_uscf_dbf, read_uscf_dbf, write_uscf_dbf)
-from engine.model import Round
+from uschess.model import Round
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "dbf"

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from engine import formulas as F
-from engine.model import Player, SystemRecord
-from engine.pipeline import RatingOptions
-from engine.rulebook import RuleBook
-from rules.base import Initial
+from uschess import formulas as F
+from uschess.model import Player, SystemRecord
+from uschess.rating.pipeline import RatingOptions
+from uschess.calendar.rulebook import RuleBook
+from uschess.rules.base import Initial
 
 from helpers import by_pair, d, rate
 

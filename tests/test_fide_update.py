@@ -9,16 +9,18 @@ import json
 import math
 import re
 
+import importlib
+
 import pytest
 import yaml
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.fide_update import (FideUpdateResult, fide_update, fide_update_from_dict,
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.rating.fide_update import (FideUpdateResult, fide_update, fide_update_from_dict,
                                 load_fide_update)
-from engine.formulas import effective_games, we
-from engine.pipeline import RatingOptions
-from engine.rulebook import RuleBook
+from uschess.formulas import effective_games, we
+from uschess.rating.pipeline import RatingOptions
+from uschess.calendar.rulebook import RuleBook
 
 BOOK = RuleBook.load()
 
@@ -241,8 +243,8 @@ def test_load_from_json(tmp_path):
 
 
 def test_trf_input(capsys):
-    pytest.importorskip("engine.formats.trf")
-    pytest.importorskip("engine.formats.detect")
+    importlib.import_module("uschess.io.formats.trf")
+    importlib.import_module("uschess.io.formats.detect")
     args = ["fide-update", "fixtures/fide/reykjavik.trf", "--player", "12345678",
             "--players", "fixtures/fide/reykjavik.players.yaml", "--json"]
     assert main(args) == 0
@@ -263,10 +265,10 @@ def test_trf_input(capsys):
 
 # ------------------------------------------------ a store mixing everything
 def test_replay_mixing_events_matches_and_fide_updates(tmp_path):
-    store_mod = pytest.importorskip("engine.store")
-    replay_mod = pytest.importorskip("engine.replay")
-    from engine.eventfile import event_from_dict
-    from engine.fide_update import apply_fide_update
+    store_mod = importlib.import_module("uschess.io.store")
+    replay_mod = importlib.import_module("uschess.apps.replay")
+    from uschess.io.eventfile import event_from_dict
+    from uschess.rating.fide_update import apply_fide_update
 
     def ev(eid, start, players, kind="swiss"):
         return event_from_dict({

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from engine.model import SystemRecord
-from engine.rulebook import RuleBook
-from engine.timecontrol import parse_time_control
+from uschess.model import SystemRecord
+from uschess.calendar.rulebook import RuleBook
+from uschess.timecontrol import parse_time_control
 
 from helpers import by_pair, d, player, rate
 

@@ -22,12 +22,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InputError
-from engine.formats.dbase import parse_dbf
-from engine.formats.players import parse_players_text
-from engine.formats.trf import parse_trf
-from engine.formats.uscf_dbf import FILE_NAMES, parse_uscf_dbf
-from engine.model import Event
+from uschess.errors import InputError
+from uschess.io.formats.dbase import parse_dbf
+from uschess.io.formats.players import parse_players_text
+from uschess.io.formats.trf import parse_trf
+from uschess.io.formats.uscf_dbf import FILE_NAMES, parse_uscf_dbf
+from uschess.model import Event
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -230,7 +230,7 @@ def test_fuzz_regressions(path):
 def test_event_file_with_constructor_errors_is_refused(tmp_path):
     """PyYAML's plain exceptions (an impossible date, '!!timestamp null')
     become an InputError naming the file."""
-    from engine.formats.detect import load_event_any
+    from uschess.io.formats.detect import load_event_any
     for n, text in enumerate(["event: {name: X, start: 2024-02-30}\nsections: []\n",
                               "event: {name: X, start: !!timestamp null}\n"]):
         path = tmp_path / f"event{n}.yaml"

@@ -7,14 +7,14 @@ from collections import Counter
 
 import pytest
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.eventfile import event_to_dict, load_event
-from engine.generate import FORMATS, generate_history, player_games, write_history
-from engine.pipeline import systems_for
-from engine.replay import event_key
-from engine.rulebook import RuleBook
-from engine.timecontrol import parse_time_control
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.eventfile import event_to_dict, load_event
+from uschess.apps.generate import FORMATS, generate_history, player_games, write_history
+from uschess.rating.pipeline import systems_for
+from uschess.apps.replay import event_key
+from uschess.calendar.rulebook import RuleBook
+from uschess.timecontrol import parse_time_control
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.eventfile import load_event
-from engine.formats.msa import load_msa
-from engine.pipeline import RatingOptions, rate_event
+from uschess.io.eventfile import load_event
+from uschess.io.formats.msa import load_msa
+from uschess.rating.pipeline import RatingOptions, rate_event
+
+from helpers import TEACHING_MSA
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = ("pre", "post", "games_before", "games_after", "formula", "n_eff", "step3", "step4",
@@ -46,6 +48,7 @@ def test_example_under_other_rules(options, data_regression):
     data_regression.check(summary(rate_event(load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml"), opts)))
 
 
+@pytest.mark.shared_data
 def test_real_crosstable(data_regression):
-    ct = load_msa(ROOT / "fixtures" / "msa" / "tournamentinfo.txt", start=dt.date(2016, 1, 15))
+    ct = load_msa(TEACHING_MSA, start=dt.date(2016, 1, 15))
     data_regression.check(summary(rate_event(ct.event)))

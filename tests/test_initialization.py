@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from engine.model import ForeignRating, Player, SystemRecord
-from engine.rulebook import RuleBook
+from uschess.model import ForeignRating, Player, SystemRecord
+from uschess.calendar.rulebook import RuleBook
 
 from helpers import d
 
@@ -96,7 +96,7 @@ def test_blended_fide_factor_and_cfc_residency():
 
 
 def test_blended_game_factor_capped_by_games_and_needs_dates():
-    from engine.errors import InputError
+    from uschess.errors import InputError
     p = mk(ratings={"OTBR": SystemRecord(1500, 7, date=dt.date(2025, 1, 1))}, adult=True)
     got = init(p, "OTBQ", on="2025-03-01")
     assert got.sources[0]["G"] == 7

@@ -1,5 +1,5 @@
 """``uschess import`` and ``uschess export``: tournament files in and out
-through the command line, and the crosstable writers of engine.exports."""
+through the command line, and the crosstable writers of uschess.io.exports."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
-from engine.eventfile import event_to_dict, load_event
-from engine.exports import CSV_COLUMNS, MSA_LABELS, msa_blocks
-from engine.formats.detect import load_event_any
-from engine.formats.msa import parse_msa
-from engine.formulas import round_half_up
-from engine.pipeline import rate_event
+from uschess.cli import main
+from uschess.io.eventfile import event_to_dict, load_event
+from uschess.io.exports import CSV_COLUMNS, MSA_LABELS, msa_blocks
+from uschess.io.formats.detect import load_event_any
+from uschess.io.formats.msa import parse_msa
+from uschess.formulas import round_half_up
+from uschess.rating.pipeline import rate_event
 
 ROOT = Path(__file__).resolve().parent.parent
 CLUB_YAML = ROOT / "fixtures" / "events" / "club-championship.yaml"

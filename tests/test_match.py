@@ -10,15 +10,15 @@ import math
 import pytest
 import yaml
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.eventfile import event_from_dict, load_event
-from engine.formulas import effective_games, standard_rating
-from engine.match import (MatchChange, MatchPlayerResult, MatchRecord, 
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, load_event
+from uschess.formulas import effective_games, standard_rating
+from uschess.rating.match import (MatchChange, MatchPlayerResult, MatchRecord, 
                           cap_change, shares_window, window_end)
-from engine.pipeline import RatingOptions, rate_event
-from engine.rulebook import Reform, RuleBook
-from rules.hookspecs import hookimpl
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.calendar.rulebook import Reform, RuleBook
+from uschess.rules.hookspecs import hookimpl
 
 BOOK = RuleBook.load()
 WINDOWS = [{"window": "180 days", "days": 180, "cap": 100.0},

@@ -9,13 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import InputError
-from engine.formats.msa import (ESTABLISHED_GAMES, MsaRow, format_msa, load_msa,
+from uschess.errors import InputError
+from uschess.io.formats.msa import (ESTABLISHED_GAMES, MsaRow, format_msa, load_msa,
                                 looks_like_msa, parse_msa, rows_from_crosstable)
-from engine.model import Round
+from uschess.model import Round
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "msa" / "tournamentinfo.txt"
-TEXT = FIXTURE.read_text(encoding="utf-8")
+from helpers import TEACHING_MSA
+
+FIXTURE = TEACHING_MSA
+TEXT = FIXTURE.read_text(encoding="utf-8") if FIXTURE.is_file() else ""
+pytestmark = pytest.mark.shared_data
 START = dt.date(2016, 1, 15)
 
 
@@ -283,8 +286,8 @@ def test_fuzz_parse_succeeds_or_raises_input_error(text):
 def test_provisional_limit_matches_the_rule_book():
     import datetime as _dt
 
-    from engine.formats.msa import MAX_PROVISIONAL
-    from engine.rulebook import RuleBook
+    from uschess.io.formats.msa import MAX_PROVISIONAL
+    from uschess.calendar.rulebook import RuleBook
     book = RuleBook.load()
     values = {e.value for e in book.timelines["established_games"].entries}
     assert values == {MAX_PROVISIONAL}

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import formulas as F
-from engine.pipeline import RatingOptions
-from engine.rulebook import RuleBook
+from uschess import formulas as F
+from uschess.rating.pipeline import RatingOptions
+from uschess.calendar.rulebook import RuleBook
 
 from helpers import by_pair, d, player, rate
 

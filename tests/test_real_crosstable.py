@@ -1,4 +1,4 @@
-"""The real published crosstable (fixtures/msa), rated as a section starting
+"""The real published crosstable (../shared/data/msa), rated as a section starting
 2016-01-15: every published post rating within 1 point, except the two players
 held by floors the file cannot show."""
 
@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.formats.msa import load_msa
-from engine.pipeline import rate_event
+from uschess.io.formats.msa import load_msa
+from uschess.rating.pipeline import rate_event
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "msa" / "tournamentinfo.txt"
+from helpers import TEACHING_MSA
+
+FIXTURE = TEACHING_MSA
+pytestmark = pytest.mark.shared_data
 FLOOR_HELD = {18: 1600.0, 54: 1200.0}  # pair -> published post
 
 
@@ -53,7 +56,7 @@ def test_provisional_counts_follow(rated):
 def test_other_bonus_multipliers_do_not_reproduce():
     """B = 12 is what reproduces the file: with B = 14 (rules of 2017-06-01) some
     published ratings are missed."""
-    from engine.pipeline import RatingOptions
+    from uschess.rating.pipeline import RatingOptions
     ct = load_msa(FIXTURE, start=dt.date(2016, 1, 15))
     res = rate_event(ct.event, RatingOptions(rules_on=dt.date(2017, 6, 1)))
     missed = [p.pair for p in res.sections[0].players

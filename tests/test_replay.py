@@ -19,15 +19,15 @@ import pytest
 from helpers import STORE_TABLES as TABLES
 from helpers import store_snapshot as snapshot
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.eventfile import load_event, write_event
-from engine.generate import generate_history, player_games, write_history
-from engine.model import SYSTEMS
-from engine.pipeline import RatingOptions, rate_event
-from engine.replay import _SharedRules, event_key, replay
-from engine.rulebook import RuleBook
-from engine.store import Store
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.eventfile import load_event, write_event
+from uschess.apps.generate import generate_history, player_games, write_history
+from uschess.model import SYSTEMS
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.apps.replay import _SharedRules, event_key, replay
+from uschess.calendar.rulebook import RuleBook
+from uschess.io.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
@@ -46,7 +46,7 @@ def history(tmp_path_factory):
 
 
 def cli(*args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True, **kw)
 
 
@@ -193,7 +193,7 @@ def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
 def test_sigkill_at_any_moment_leaves_whole_events(history, tmp_path):
     base, files, full = history
     db = tmp_path / "timed.db"
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "replay", str(base / "events"),
+    proc = subprocess.Popen([sys.executable, "-m", "uschess", "replay", str(base / "events"),
                              "--db", str(db)], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 20

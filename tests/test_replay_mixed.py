@@ -20,18 +20,17 @@ import pytest
 from helpers import store_snapshot as snapshot
 import yaml
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.eventfile import load_event
-from engine.fide_update import (FideGame, FideUpdate, apply_fide_update, fide_update,
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.eventfile import load_event
+from uschess.rating.fide_update import (FideGame, FideUpdate, apply_fide_update, fide_update,
                                 load_fide_update, store_event_id)
-from engine.match import MatchRecord
-from engine.model import SystemRecord
-from engine.pipeline import RatingOptions, rate_event
-from engine.replay import event_key, load_item, replay
-from engine.store import EventWrite, PlayerInfo, Store
-import engine.store as store_mod
-
+from uschess.rating.match import MatchRecord
+from uschess.model import SystemRecord
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.apps.replay import event_key, load_item, replay
+from uschess.io.store import EventWrite, PlayerInfo, Store
+import uschess.io.store as store_mod
 ROOT = Path(__file__).resolve().parents[1]
 MIXED = ROOT / "fixtures" / "replay-mixed"
 FILES = sorted(str(p) for p in MIXED.iterdir() if p.suffix == ".yaml")
@@ -64,7 +63,7 @@ def one_by_one(db, opts, files=FILES) -> None:
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True)
 
 

@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from engine.errors import RuleError
-from engine.rulebook import RuleBook
-from engine.timecontrol import parse_time_control
+from uschess.errors import RuleError
+from uschess.calendar.rulebook import RuleBook
+from uschess.timecontrol import parse_time_control
 
 from helpers import d
 
@@ -61,13 +61,13 @@ def test_change_day_before_and_day_of(name, on, before, after):
 def test_fide_conversion_2024_03_01():
     for on, expect in (("2024-02-29", 180 + 0.94 * 1800), ("2024-03-01", -1073 + 1.5667 * 1800)):
         r = BOOK.rules(d(on))
-        from rules.initialization import fide_us
+        from uschess.rules.initialization import fide_us
         assert fide_us(1800, r.p) == pytest.approx(expect)
         assert fide_us(2100, r.p) == pytest.approx(20 + 1.02 * 2100)
 
 
 def test_cfc_conversion_2025_01_01():
-    from rules.initialization import cfc_us
+    from uschess.rules.initialization import cfc_us
     old, new = BOOK.rules(d("2024-12-31")).p, BOOK.rules(d("2025-01-01")).p
     assert cfc_us(1500, old) == 1410 and cfc_us(1600, old) == pytest.approx(1.1 * 1600 - 240)
     assert cfc_us(1100, new) == pytest.approx(-115 + 0.815 * 1100)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-import rules as rule_plugins
-from engine.rulebook import RuleBook
+import uschess.rules as rule_plugins
+from uschess.calendar.rulebook import RuleBook
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 BOOK = RuleBook.load()

@@ -12,8 +12,8 @@ import sqlite3
 
 import pytest
 
-from engine.errors import InputError
-from engine.store import SCHEMA, SCHEMA_VERSION, Store, _Connection, _redact
+from uschess.errors import InputError
+from uschess.io.store import SCHEMA, SCHEMA_VERSION, Store, _Connection, _redact
 
 D = dt.date
 

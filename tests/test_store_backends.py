@@ -34,15 +34,15 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import store_write as _write
+from helpers import TEACHING_MSA, store_write as _write
 
-from engine.cli import main
-from engine.errors import InputError
-from engine.formats.msa import load_msa
-from engine.generate import generate_history, write_history
-from engine.model import SYSTEMS, ForeignRating
-from engine.replay import replay
-from engine.store import SCHEMA_VERSION, Store
+from uschess.cli import main
+from uschess.errors import InputError
+from uschess.io.formats.msa import load_msa
+from uschess.apps.generate import generate_history, write_history
+from uschess.model import SYSTEMS, ForeignRating
+from uschess.apps.replay import replay
+from uschess.io.store import SCHEMA_VERSION, Store
 
 try:
     import psycopg
@@ -51,7 +51,7 @@ except ImportError:  # the 'postgres' extra is not installed
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
-MSA = ROOT / "fixtures" / "msa" / "tournamentinfo.txt"
+MSA = TEACHING_MSA
 D = dt.date
 #: Tables compared between stores (events apart: applied_at is a clock).
 TABLES = ("players", "ratings", "changes", "rulesets", "published")
@@ -407,7 +407,7 @@ def assert_same_rows(a: dict, b: dict) -> None:
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "engine.cli", *map(str, args)], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True,
                           timeout=300)
 
@@ -458,6 +458,7 @@ def test_generated_history_in_memory_replays_the_same(tmp_path, pg_url):
     assert_same_rows(snapshot(pg_url), snapshot(str(tmp_path / "r.db")))
 
 
+@pytest.mark.shared_data
 def test_audit_of_a_store_on_postgresql(tmp_path, pg_url, capsys):
     ct = load_msa(MSA, start=D(2016, 1, 15), name="tournamentinfo")
     ct.event.id = "tinfo"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.errors import InputError
-from engine.timecontrol import parse_time_control
+from uschess.errors import InputError
+from uschess.timecontrol import parse_time_control
 
 
 @pytest.mark.parametrize("text,mm,ss", [

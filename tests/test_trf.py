@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
-from engine.eventfile import event_from_dict, event_to_dict, load_event
-from engine.formats.players import load_players, merge_players, players_from_event
-from engine.formats.trf import (TrfPlayerDetails, looks_like_trf, parse_trf, read_trf,
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, event_to_dict, load_event
+from uschess.io.formats.players import load_players, merge_players, players_from_event
+from uschess.io.formats.trf import (TrfPlayerDetails, looks_like_trf, parse_trf, read_trf,
                                 write_trf, write_trf_file)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,16 +1,16 @@
 """``uschess audit PUBLISHED``: re-rate published results and explain every
-rating that is not reproduced (see :mod:`engine.audit`)."""
+rating that is not reproduced (see :mod:`uschess.apps.audit`)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 
-from ..audit import (audit, audit_store, format_html, format_store_html, format_store_text,
+from uschess.apps.audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
-from ..files import write_text_atomic as write_text
-from ..errors import InputError
-from .common import date_arg, print_json, reading_arg
+from uschess.io.files import write_text_atomic as write_text
+from uschess.errors import InputError
+from uschess.commands.common import date_arg, print_json, reading_arg
 
 EPILOG = """\
 PUBLISHED is an MSA crosstable (it prints no dates: --start is required) or a

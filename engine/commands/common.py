@@ -7,9 +7,9 @@ import datetime as _dt
 import json
 import sys
 
-from ..errors import InputError
-from ..eventfile import parse_date
-from ..pipeline import RatingOptions
+from uschess.errors import InputError
+from uschess.io.eventfile import parse_date
+from uschess.rating.pipeline import RatingOptions
 
 
 def date_arg(text: str) -> _dt.date:
@@ -44,13 +44,13 @@ def add_rules_options(p: argparse.ArgumentParser, *, rules_on=True) -> None:
 def load_reform(path):
     if not path:
         return None
-    from ..reform import load_reform as _load
+    from uschess.calendar.reform import load_reform as _load
     return _load(path)
 
 
 def rating_options(args, trace=True) -> RatingOptions:
     """The rules options of the command line, checked before any file is read."""
-    from ..rulebook import RuleBook
+    from uschess.calendar.rulebook import RuleBook
     book = RuleBook.load()
     book.check_readings(dict(args.reading))
     if args.edition is not None and args.edition not in book.editions:
@@ -64,9 +64,9 @@ def rating_options(args, trace=True) -> RatingOptions:
 def load_event_arg(path: str, players: str | None = None):
     """An event from any supported format (detected from the path)."""
     try:
-        from ..formats.detect import load_event_any
+        from uschess.io.formats.detect import load_event_any
     except ImportError:  # readers for other formats not installed
-        from ..eventfile import load_event
+        from uschess.io.eventfile import load_event
         if players:
             raise InputError("--players needs the DBF/TRF readers", file=path)
         return load_event(path)

@@ -1,16 +1,16 @@
 """``uschess compare EVENTS... --a RULES --b RULES``: the same events under two
-versions of the rules, player by player (see :mod:`engine.compare`)."""
+versions of the rules, player by player (see :mod:`uschess.apps.compare`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from ..compare import compare, format_text, parse_rules_spec, to_csv
-from ..files import write_text_atomic as write_text
-from ..errors import InputError
-from ..rulebook import RuleBook
-from .common import load_event_arg, print_json
+from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
+from uschess.io.files import write_text_atomic as write_text
+from uschess.errors import InputError
+from uschess.calendar.rulebook import RuleBook
+from uschess.commands.common import load_event_arg, print_json
 
 RULES_HELP = ("baseline | rules-on:DATE | edition:DATE | known-on:DATE | "
               "reading:CONFLICT=READING[,C2=R2] | reform:FILE, or several joined with '+'")
@@ -62,7 +62,7 @@ def run(args) -> int:
         if missing:
             raise InputError(f"--player {', '.join(missing)}: in none of the events")
     if args.plot_dir:
-        from ..plots import require_matplotlib
+        from uschess.apps.plots import require_matplotlib
         require_matplotlib()
 
     cmp = compare(events, side_a, side_b, chain=not args.independent, book=book)
@@ -70,7 +70,7 @@ def run(args) -> int:
     if args.csv:
         write_text(args.csv, to_csv(cmp))
     if args.plot_dir:
-        from ..plots import plot_differences, plot_paths
+        from uschess.apps.plots import plot_differences, plot_paths
         written = plot_differences([r.diff for r in cmp.rows if r.diff is not None], args.plot_dir,
                                    title=f"B - A: {args.b} vs {args.a}")
         if args.player:

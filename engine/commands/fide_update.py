@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
-from ..fide_update import fide_update, fide_update_from_trf, format_result, load_fide_update
-from .common import add_rules_options, print_json, rating_options
+from uschess.errors import InputError
+from uschess.rating.fide_update import fide_update, fide_update_from_trf, format_result, load_fide_update
+from uschess.commands.common import add_rules_options, print_json, rating_options
 
 TRF_SUFFIXES = (".trf", ".txt")
 

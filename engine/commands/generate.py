@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..generate import write_history
+from uschess.apps.generate import write_history
 
 
 def register(sub) -> None:

@@ -13,15 +13,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from ..eventfile import write_event
-from ..exports import FORMATS, crosstable
-from ..files import atomic_write
-from ..formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
-from ..formats.trf import write_trf_file
-from ..formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf
-from ..pipeline import rate_event
-from .common import add_rules_options, load_event_arg, rating_options
+from uschess.errors import InputError
+from uschess.io.eventfile import write_event
+from uschess.io.exports import FORMATS, crosstable
+from uschess.io.files import atomic_write
+from uschess.io.formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
+from uschess.io.formats.trf import write_trf_file
+from uschess.io.formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf
+from uschess.rating.pipeline import rate_event
+from uschess.commands.common import add_rules_options, load_event_arg, rating_options
 
 KINDS = ("dbf", "trf", "crosstable")
 #: Crosstable format implied by the suffix of ``-o`` when --format is not given.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from ..errors import InputError
-from ..match import lowered_floor_for
-from ..rulebook import RuleBook
-from ..store import Store
-from .common import print_json
+from uschess.errors import InputError
+from uschess.rating.match import lowered_floor_for
+from uschess.calendar.rulebook import RuleBook
+from uschess.io.store import Store
+from uschess.commands.common import print_json
 
 
 def register(sub) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..pipeline import rate_event
-from ..report import explain_player, format_event
-from .common import add_rules_options, load_event_arg, print_json, rating_options
+from uschess.errors import InputError
+from uschess.rating.pipeline import rate_event
+from uschess.apps.report import explain_player, format_event
+from uschess.commands.common import add_rules_options, load_event_arg, print_json, rating_options
 
 
 def register(sub) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import InputError
-from ..replay import replay
-from ..store import Store
-from .common import add_rules_options, print_json, rating_options
+from uschess.errors import InputError
+from uschess.apps.replay import replay
+from uschess.io.store import Store
+from uschess.commands.common import add_rules_options, print_json, rating_options
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
 SHOW = 50
@@ -42,7 +42,7 @@ def register(sub) -> None:
 
 def _is_dbf_report(path: Path) -> bool:
     try:
-        from ..formats.uscf_dbf import FILE_NAMES
+        from uschess.io.formats.uscf_dbf import FILE_NAMES
     except ImportError:
         return False
     names = tuple(n.upper() for n in FILE_NAMES.values())

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ..errors import RuleError
-from ..rulebook import RuleBook
-from .common import add_rules_options, date_arg, print_json
+from uschess.errors import RuleError
+from uschess.calendar.rulebook import RuleBook
+from uschess.commands.common import add_rules_options, date_arg, print_json
 
 
 def register(sub) -> None:
@@ -33,13 +33,13 @@ def register(sub) -> None:
 
 
 def _rules(args, on):
-    from .common import load_reform
+    from uschess.commands.common import load_reform
     return RuleBook.load().rules(on, known_on=args.known_on, readings=dict(args.reading),
                                  edition=args.edition, reform=load_reform(args.reform))
 
 
 def _cite(entry: dict) -> str:
-    from ..timeline import Source
+    from uschess.calendar.timeline import Source
     return Source(str(entry["source"]), str(entry["section"])).cite() if entry.get("source") else "-"
 
 

@@ -17,7 +17,7 @@ date, FIDE/CFC ratings).  The players file supplies it, keyed by member id::
 
 YAML (read with ``yaml.safe_load``) or JSON (``.json``).  Each entry takes the
 player fields of the event file; ratings are parsed with
-:func:`engine.eventfile.parse_record`.  :func:`merge_players` copies the
+:func:`uschess.io.eventfile.parse_record`.  :func:`merge_players` copies the
 entries into an Event by member id: a value given in the file replaces the
 report's, a key left out keeps it, and a player without an entry keeps what
 the report said (from a DBF: unrated).
@@ -34,10 +34,10 @@ from typing import Any, Mapping, Optional
 
 import yaml
 
-from ..errors import InputError
-from ..eventfile import MAX_RATING, parse_date, parse_record, record_to_dict
-from ..model import SYSTEMS, Event, ForeignRating, SystemRecord
-from .dbase import read_bounded
+from uschess.errors import InputError
+from uschess.io.eventfile import MAX_RATING, parse_date, parse_record, record_to_dict
+from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
+from uschess.io.formats.dbase import read_bounded
 
 #: Largest players file read.
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -38,7 +38,7 @@ Reading, field by field:
   unplayed (``U0``); without S_TOT_RNDS the round count is the last column
   any player of the section used.
 * D_RATING is only a displayed rating (no game count): it is ignored.
-  Member data comes from a players file (:mod:`engine.formats.players`).
+  Member data comes from a players file (:mod:`uschess.io.formats.players`).
   A blank D_MEM_ID becomes the id ``dbf-<section>-<pair>``.
 * The older layout (no H_FORMAT, 9-character event ids, cells like
   ``W  12``) is recognised by its fields: S_K_FACTOR (F full, H half ->
@@ -48,7 +48,7 @@ Reading, field by field:
 * Project extension fields, written only when needed: H_ONLINE / S_ONLINE
   (Y/N) for online events and S_K_FACTOR for half-K sections in a 2C report.
 
-Every problem raises :class:`~engine.errors.InputError` naming the file,
+Every problem raises :class:`~uschess.errors.InputError` naming the file,
 record and field (and section, player, round where known).
 """
 
@@ -59,11 +59,11 @@ import re
 from pathlib import Path
 from typing import Mapping, Optional
 
-from ..errors import InputError
-from ..eventfile import event_from_dict, validate_section
-from ..model import BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event, Round
-from ..files import atomic_write
-from .dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, build_dbf,
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, validate_section
+from uschess.model import BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event, Round
+from uschess.io.files import atomic_write
+from uschess.io.formats.dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, build_dbf,
                     parse_dbf, read_bounded)
 
 #: The three files of a report, by role.

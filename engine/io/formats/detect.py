@@ -8,19 +8,19 @@
 * ``.yaml``, ``.yml``, ``.json`` -> the event file reader;
 
 and then merges the players file, if one is given.  Anything else is an
-:class:`~engine.errors.InputError` naming the path.
+:class:`~uschess.errors.InputError` naming the path.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
-from ..eventfile import load_event
-from ..model import Event
-from .players import load_players, merge_players
-from .trf import looks_like_trf, read_trf
-from .uscf_dbf import FILE_NAMES, read_uscf_dbf
+from uschess.errors import InputError
+from uschess.io.eventfile import load_event
+from uschess.model import Event
+from uschess.io.formats.players import load_players, merge_players
+from uschess.io.formats.trf import looks_like_trf, read_trf
+from uschess.io.formats.uscf_dbf import FILE_NAMES, read_uscf_dbf
 
 EVENT_SUFFIXES = (".yaml", ".yml", ".json")
 TRF_SUFFIXES = (".trf", ".txt")
@@ -49,7 +49,7 @@ def detect_format(path) -> str:
         text = head.decode("utf-8", errors="replace")
         if looks_like_trf(text):
             return "trf"
-        from .msa import looks_like_msa
+        from uschess.io.formats.msa import looks_like_msa
         if looks_like_msa(text):
             raise InputError("an MSA crosstable prints no dates or member data, so it cannot be "
                              "rated as an event: audit it with 'uschess audit FILE --start DATE'",

@@ -1,7 +1,7 @@
 """The one shared five-step pipeline of sec. 1.
 
 Nothing here knows a date: every number comes from ``rules.p`` and every rule
-whose shape changed over time from ``rules.hook`` (see :mod:`engine.rulebook`).
+whose shape changed over time from ``rules.hook`` (see :mod:`uschess.calendar.rulebook`).
 
 Step 1 initial ratings for unrated players; step 2 effective games N'; step 3
 a first estimate for unrated players with N = 0 (special formula, N' = 1);
@@ -17,13 +17,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from rules.base import Initial
+from uschess.rules.base import Initial
 
-from .errors import InputError, RuleError
-from .formulas import SpecialTrace, n_star, round_half_up, standard_rating
-from .model import GAME_CODES, Event, Player, Section, SystemRecord
-from .rulebook import RuleBook, Rules
-from .timecontrol import TimeControl, parse_time_control
+from uschess.errors import InputError, RuleError
+from uschess.formulas import SpecialTrace, n_star, round_half_up, standard_rating
+from uschess.model import GAME_CODES, Event, Player, Section, SystemRecord
+from uschess.calendar.rulebook import RuleBook, Rules
+from uschess.timecontrol import TimeControl, parse_time_control
 
 # Which resolved rules each kind of work depends on (for per-player warnings).
 DEPENDS = {
@@ -144,7 +144,7 @@ class RatingOptions:
     reform: Optional[object] = None
     trace: bool = True
     grant_floor_requests: bool = False     # matches (sec. 7): grant requests to lower a floor
-    match_history: Optional[object] = None  # matches: earlier changes (see engine.match)
+    match_history: Optional[object] = None  # matches: earlier changes (see uschess.rating.match)
 
 
 def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
@@ -172,7 +172,7 @@ def rate_event(event: Event, options: Optional[RatingOptions] = None,
             tc = parse_time_control(section.time_control)
             for system in systems_for(section, rules, tc):
                 if section.kind == "match":  # sec. 7: individual matches
-                    from .match import rate_match
+                    from uschess.rating.match import rate_match
                     out.append(rate_match(section, system, rules, tc, options=options, event=event))
                     continue
                 out.append(rate_section(section, system, rules, tc, trace=options.trace))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .formulas import round_half_up
-from .pipeline import EventResult, PlayerResult, SectionResult
+from uschess.formulas import round_half_up
+from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
 
 SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 

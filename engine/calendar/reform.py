@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InputError
-from .eventfile import parse_date, read_data
-from .rulebook import Reform, RuleBook
+from uschess.errors import InputError
+from uschess.io.eventfile import parse_date, read_data
+from uschess.calendar.rulebook import Reform, RuleBook
 
 
 def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:

@@ -50,7 +50,7 @@ section is named after its 012 tag.
 Not carried: colours (written ``-`` unless given through ``details``), round
 dates (132 is not written), rating records, CFC ratings, ``adult``, and the
 date of a FIDE rating (read back as the event's start); a players file
-(:mod:`engine.formats.players`) restores them.
+(:mod:`uschess.io.formats.players`) restores them.
 """
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError
-from ..eventfile import event_from_dict, validate_section
-from ..model import SYSTEMS, Event, Round
-from ..files import atomic_write
-from .dbase import read_bounded
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, validate_section
+from uschess.model import SYSTEMS, Event, Round
+from uschess.io.files import atomic_write
+from uschess.io.formats.dbase import read_bounded
 
 #: Largest TRF read.
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -1,7 +1,7 @@
 """Rated results written out for others to read: crosstables in the MSA text
 layout, CSV and JSON (what ``uschess export crosstable`` prints).
 
-Each :class:`~engine.pipeline.SectionResult` (one section rated in one
+Each :class:`~uschess.rating.pipeline.SectionResult` (one section rated in one
 system) becomes one table.
 
 MSA text
@@ -9,7 +9,7 @@ MSA text
 
         Section OPEN - OTBR (R), G/90;d5, 2024-03-04..2024-03-25
 
-    followed by the table of :func:`engine.formats.msa.format_msa`, blocks
+    followed by the table of :func:`uschess.io.formats.msa.format_msa`, blocks
     separated by one blank line.  The ratings label of a system is
     :data:`MSA_LABELS`: ``R``, ``Q``, ``B`` for the over-the-board systems
     as US Chess prints them, and ``OR``, ``OQ``, ``OB`` for the online ones
@@ -18,7 +18,7 @@ MSA text
     ``P<n>`` marks a provisional rating based on ``n`` games.  A player
     unrated in the system who played no rated game prints
     ``Unrated->Unrated``, as ``uschess rate`` does; the table holding such a
-    line is not one :func:`~engine.formats.msa.parse_msa` reads back (it
+    line is not one :func:`~uschess.io.formats.msa.parse_msa` reads back (it
     requires a post-event rating).  Colours and norms are not known to the
     event model and are left blank.  :func:`msa_blocks` splits the text
     back into (heading, table) pairs; each table is one ``parse_msa`` reads.
@@ -31,7 +31,7 @@ CSV
 
 JSON
     The structure of ``uschess rate --json``
-    (:meth:`engine.pipeline.EventResult.as_dict`), the same text.  A player
+    (:meth:`uschess.rating.pipeline.EventResult.as_dict`), the same text.  A player
     unrated in a system who played no rated game has ``post`` and
     ``post_rounded`` null.
 """
@@ -44,10 +44,10 @@ import json
 import math
 from typing import Optional
 
-from .errors import InputError
-from .formats.msa import MsaRow, format_msa
-from .formulas import round_half_up
-from .pipeline import EventResult, PlayerResult, SectionResult
+from uschess.errors import InputError
+from uschess.io.formats.msa import MsaRow, format_msa
+from uschess.formulas import round_half_up
+from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
 
 #: The ratings label printed in the MSA layout, by system.
 MSA_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
@@ -131,7 +131,7 @@ def crosstable_msa(result: EventResult) -> str:
 
 def msa_blocks(text: str) -> list[tuple[str, str]]:
     """(heading, table) for each section and system of :func:`crosstable_msa`
-    text; each table is one :func:`~engine.formats.msa.parse_msa` reads."""
+    text; each table is one :func:`~uschess.io.formats.msa.parse_msa` reads."""
     out = []
     for block in text.split("\n\n"):
         head, _, table = block.partition("\n")

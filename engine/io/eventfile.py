@@ -2,7 +2,7 @@
 
 The structure is published as JSON Schema in ``engine/event.schema.json`` and
 documented field by field in the README.  Everything here validates as it
-reads and raises :class:`~engine.errors.InputError` naming the file, section,
+reads and raises :class:`~uschess.errors.InputError` naming the file, section,
 player and round of the first problem.  YAML is only ever read with
 ``yaml.safe_load``.
 """
@@ -19,9 +19,9 @@ from typing import Any
 import pendulum
 import yaml
 
-from .errors import InputError
-from .files import write_text_atomic
-from .model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
+from uschess.errors import InputError
+from uschess.io.files import write_text_atomic
+from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
                     Event, ForeignRating, Player, Round, Section, SystemRecord)
 
 ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d+)?\s*$", re.IGNORECASE)
@@ -168,7 +168,7 @@ def parse_player(raw: Any) -> Player:
                 ratings[system] = parse_record(rec, system)
         history = None
         if raw.get("match_history") is not None:
-            from .match import parse_history
+            from uschess.rating.match import parse_history
             history = parse_history(raw["match_history"])
         return Player(
             pair=pair,

@@ -13,8 +13,8 @@ import io
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from .errors import InputError
-from .files import atomic_write
+from uschess.errors import InputError
+from uschess.io.files import atomic_write
 
 FORMATS = ("png", "svg")
 
@@ -31,7 +31,7 @@ def require_matplotlib():
 
 def _save(fig, out_dir: Path, stem: str) -> list[Path]:
     """``stem.png`` and ``stem.svg`` in ``out_dir``, rendered in memory and
-    written together all or nothing (:func:`engine.files.atomic_write`)."""
+    written together all or nothing (:func:`uschess.io.files.atomic_write`)."""
     matplotlib = require_matplotlib()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -78,7 +78,7 @@ def plot_paths(paths: Mapping[str, Mapping[str, Sequence[Mapping]]], out_dir, *,
                title: str = "", labels: tuple[str, str] = ("A", "B"),
                stem: str = "paths") -> list[Path]:
     """Rating paths ``{id: {system: [{"event", "date", "a", "b", "pre"}, ...]}}``
-    (see :meth:`engine.compare.Comparison.paths`): one colour per player and
+    (see :meth:`uschess.apps.compare.Comparison.paths`): one colour per player and
     system, A solid, B dashed.  ``events`` lists ``(key, date)`` in chain order:
     the x axis has one tick per event, and a player's pre-event rating sits
     half a step before the first event they are rated in.  Without

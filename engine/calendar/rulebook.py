@@ -22,11 +22,11 @@ from typing import Any, Mapping, Optional
 import pluggy
 import yaml
 
-import rules as rule_plugins
-from rules import hookspecs
+import uschess.rules as rule_plugins
+from uschess.rules import hookspecs
 
-from .errors import RuleError
-from .timeline import (Conflict, Entry, Resolved, Selection, Source, Timeline,
+from uschess.errors import RuleError
+from uschess.calendar.timeline import (Conflict, Entry, Resolved, Selection, Source, Timeline,
                        check_conflict_refs, entries_from_raw, timelines_from_raw)
 
 SPECIAL_FILES = {"documents.yaml", "conflicts.yaml"}
@@ -140,7 +140,7 @@ def _direct_calls(hook) -> _Calls:
 
 
 def _rulesets_dir() -> Path:
-    return Path(str(resources.files("rulesets")))
+    return Path(str(resources.files("uschess.rulesets")))
 
 
 class RuleBook:

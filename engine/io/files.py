@@ -4,7 +4,7 @@ Every output of the project (event files, rating reports, TRF, crosstables,
 CSV, HTML reports, plots) goes through :func:`atomic_write`: a temporary file
 beside the target, flushed to disk, then renamed over it, so that a failure
 leaves the old file (or none), never half a file; and a failure is an
-:class:`~engine.errors.InputError` naming the file.
+:class:`~uschess.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
-from .errors import InputError
+from uschess.errors import InputError
 
 
 def atomic_write(files: Mapping[Path, bytes]) -> None:

@@ -1,10 +1,10 @@
 """Replay: rate a sequence of events into a ratings store, in order.
 
 ``replay(events, store, options)`` takes events (``Event`` objects or event
-file paths) and FIDE updates (:class:`~engine.fide_update.FideUpdate` objects
+file paths) and FIDE updates (:class:`~uschess.rating.fide_update.FideUpdate` objects
 or their files), orders them by end date, then start date, then id (the
 event's ``id``, or its file's stem; a FIDE update's
-:func:`~engine.fide_update.store_event_id`), and for each event:
+:func:`~uschess.rating.fide_update.store_event_id`), and for each event:
 
 1. reads the state of every player in it from the store (each system's
    record, birth date, FIDE/CFC ratings); a player or system the store has not
@@ -12,7 +12,7 @@ event's ``id``, or its file's stem; a FIDE update's
    with the store's by more than rounding (rating off by more than 0.5, or a
    different number of games) the store wins and the disagreement is
    reported in the summary;
-2. rates it with :func:`engine.pipeline.rate_event` under the rules in force
+2. rates it with :func:`uschess.rating.pipeline.rate_event` under the rules in force
    on each section's start (or the options given), one section at a time in
    the event's order (sorted by section end), so that a player entered in two
    sections of one event rated in the same system starts the second one from
@@ -24,7 +24,7 @@ event's ``id``, or its file's stem; a FIDE update's
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
 reported) and written as one event with one change, section ``FIDE``, as
-:func:`~engine.fide_update.apply_fide_update` writes it.  Paths are told apart
+:func:`~uschess.rating.fide_update.apply_fide_update` writes it.  Paths are told apart
 by peeking: a YAML/JSON file holding a mapping with ``kind: fide-update`` is a
 FIDE update, any other YAML/JSON file an event file; TRF files and DBF report
 directories are events (:func:`load_item`).
@@ -38,9 +38,9 @@ ignored and reported as a disagreement when it differs from the store's.
 
 A floor lowered after a match (``grant_floor_requests``; sec. 7, restriction
 4) is kept by the store with the sec. 5 floor it replaced, loaded back as a
-:class:`~engine.match.MatchRecord`, and honoured by every later event, match
+:class:`~uschess.rating.match.MatchRecord`, and honoured by every later event, match
 and FIDE update of the player in that system while that sec. 5 floor is still
-the one computed (:func:`engine.match.honour_lowered_floor`).
+the one computed (:func:`uschess.rating.match.honour_lowered_floor`).
 
 An event or FIDE update already in the store is refused (an
 :class:`InputError` naming it, before anything is written), or skipped with
@@ -64,15 +64,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
-from .errors import InputError
-from .eventfile import event_from_dict, load_event, read_data
-from .fide_update import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update, fide_update_from_dict,
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, load_event, read_data
+from uschess.rating.fide_update import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update, fide_update_from_dict,
                           fide_update_write, is_fide_update_data, store_event_id)
-from .match import MatchPlayerResult, honour_lowered_floor, parse_history
-from .model import SYSTEMS, Event, Player, SystemRecord
-from .pipeline import RatingOptions, rate_event
-from .rulebook import RuleBook
-from .store import EventWrite, PlayerInfo, Store
+from uschess.rating.match import MatchPlayerResult, honour_lowered_floor, parse_history
+from uschess.model import SYSTEMS, Event, Player, SystemRecord
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.calendar.rulebook import RuleBook
+from uschess.io.store import EventWrite, PlayerInfo, Store
 
 #: Events kept in memory between the ordering pass and the rating pass
 #: (counted in player entries); beyond this, files are read again.
@@ -186,7 +186,7 @@ def event_key(event: Item) -> tuple:
 def _any_format(path) -> Event:
     """An event from any format the program reads (detected from the path)."""
     try:
-        from .formats.detect import load_event_any
+        from uschess.io.formats.detect import load_event_any
     except ImportError:  # readers for other formats not installed
         return load_event(path)
     return load_event_any(path)
@@ -195,7 +195,7 @@ def _any_format(path) -> Event:
 def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
     """An event or a FIDE update from a path.  A YAML/JSON file is read once
     and peeked at: a mapping with ``kind: fide-update`` is a FIDE update
-    (:func:`~engine.fide_update.fide_update_from_dict`), one with another
+    (:func:`~uschess.rating.fide_update.fide_update_from_dict`), one with another
     ``kind`` an error, anything else an event file (read from the same data,
     or by ``loader`` when one is given).  Other paths (TRF files, DBF report
     directories) go to ``loader``, by default the reader of every format."""
@@ -344,7 +344,7 @@ def _dated(rules, on: _dt.date):
 
 class _StoreMatches:
     """``RatingOptions.match_history`` in a replay: a store-like source
-    (:func:`engine.match.history_lookup`) holding the earlier matches of the
+    (:func:`uschess.rating.match.history_lookup`) holding the earlier matches of the
     players the store has seen in the system, with those of the event being
     prepared (written, not yet committed), dated by their section's end."""
 
@@ -520,7 +520,7 @@ class _Replayer:
 
     def prepare_fide(self, update: FideUpdate, eid: str):
         """Rate one FIDE update against the store: the write (as
-        :func:`engine.fide_update.apply_fide_update` writes it), the new
+        :func:`uschess.rating.fide_update.apply_fide_update` writes it), the new
         players, the disagreements."""
         pid = update.player_id
         self._load([pid])

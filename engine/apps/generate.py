@@ -1,6 +1,6 @@
 """Synthetic rating histories for tests and benchmarks.
 
-``generate_history(seed, players, events)`` yields :class:`~engine.model.Event`
+``generate_history(seed, players, events)`` yields :class:`~uschess.model.Event`
 objects in the order a replay takes them (end date, start date, id), from
 2001 to 2025.  Everything is drawn from one ``random.Random(seed)``: the same
 arguments always give the same history.
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
 
-from .errors import InputError
-from .model import Event, ForeignRating, Player, Round, Section
+from uschess.errors import InputError
+from uschess.model import Event, ForeignRating, Player, Round, Section
 
 FIRST_DAY = _dt.date(2001, 1, 6)
 LAST_DAY = _dt.date(2025, 12, 20)
@@ -421,7 +421,7 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
 
 def write_history(directory, seed: int, players: int, events: int, fmt: str = "json") -> list[Path]:
     """Write a generated history as event files named by event id."""
-    from .eventfile import write_event
+    from uschess.io.eventfile import write_event
     if fmt not in ("json", "yaml"):
         raise InputError(f"format {fmt!r} is not json or yaml")
     out = Path(directory)

@@ -15,7 +15,7 @@ A *side* of a comparison is one way of picking the rules, written as a
 ``reading:CONFLICT=READING[,C2=R2]``
     other readings of recorded conflicts (``uschess rules conflicts``);
 ``reform:FILE``
-    a reform file (:mod:`engine.reform`) applied over each section's own date.
+    a reform file (:mod:`uschess.calendar.reform`) applied over each section's own date.
 
 Several may be joined with ``+`` (``reform:b14.yaml+known-on:2025-01-01``),
 each kind at most once.  Every specification, and every reform file, is
@@ -53,12 +53,12 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 
-from .errors import InputError
-from .eventfile import parse_date
-from .formulas import round_half_up
-from .model import Event
-from .pipeline import EventResult, PlayerResult, RatingOptions, rate_event
-from .rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.io.eventfile import parse_date
+from uschess.formulas import round_half_up
+from uschess.model import Event
+from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, rate_event
+from uschess.calendar.rulebook import RuleBook
 
 #: A change smaller than this is no change (identical rules give identical floats).
 EPSILON = 1e-9
@@ -70,7 +70,7 @@ SPEC_KINDS = ("baseline", "rules-on", "edition", "known-on", "reading", "reform"
 @dataclass
 class RuleSide:
     """One side of a comparison: the specification, what it means, and the
-    :class:`~engine.pipeline.RatingOptions` that rate under it."""
+    :class:`~uschess.rating.pipeline.RatingOptions` that rate under it."""
 
     spec: str
     label: str
@@ -140,8 +140,8 @@ def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = 
 
 
 def load_reform_file(path):
-    """A reform file, validated as a whole (:func:`engine.reform.load_reform`)."""
-    from .reform import load_reform
+    """A reform file, validated as a whole (:func:`uschess.calendar.reform.load_reform`)."""
+    from uschess.calendar.reform import load_reform
     return load_reform(path)
 
 

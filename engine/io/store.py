@@ -30,7 +30,7 @@ Tables (schema version in ``meta``):
               established rating, games while established above 2200, OLM
               flag, prize floor, the date it was computed, a floor lowered
               after a match and the sec. 5 floor it replaced (sec. 7,
-              restriction 4; see :class:`engine.match.MatchRecord`), the last
+              restriction 4; see :class:`uschess.rating.match.MatchRecord`), the last
               event);
 ``events``    the applied events in order (``seq``), with ``applied_at``;
 ``changes``   every rating change: event, section, system, player, pre, post,
@@ -59,8 +59,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 from urllib.parse import unquote
 
-from .errors import InputError
-from .model import SYSTEMS, ForeignRating, SystemRecord
+from uschess.errors import InputError
+from uschess.model import SYSTEMS, ForeignRating, SystemRecord
 
 SCHEMA_VERSION = 2
 
@@ -208,7 +208,7 @@ class PlayerInfo:
 
 def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
     """A SystemRecord as the ratings columns (after player_id, system).  A
-    record with a lowered floor (:class:`engine.match.MatchRecord`) keeps it."""
+    record with a lowered floor (:class:`uschess.rating.match.MatchRecord`) keeps it."""
     return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
             rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date),
             getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None), last_event)
@@ -216,7 +216,7 @@ def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
 
 def record_from_row(row) -> SystemRecord:
     """The record of a ratings row (the columns of RATING_COLUMNS but the
-    last event): a :class:`engine.match.MatchRecord` when a floor is lowered,
+    last event): a :class:`uschess.rating.match.MatchRecord` when a floor is lowered,
     so that later events and matches honour it, else a SystemRecord."""
     (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
      lowered, lowered_from) = row[:13]
@@ -225,7 +225,7 @@ def record_from_row(row) -> SystemRecord:
                   date=_date(rated_on), games_above_2200=g2200)
     if lowered is None:
         return SystemRecord(**fields)
-    from .match import MatchRecord  # noqa: PLC0415 - the store needs it only here
+    from uschess.rating.match import MatchRecord  # noqa: PLC0415 - the store needs it only here
     return MatchRecord(**fields, lowered_floor=lowered, lowered_from=lowered_from)
 
 

@@ -10,7 +10,7 @@ and L (logical) are converted; any other type is read only as text
 Everything declared in the header is checked against the bytes actually
 present before anything is sliced, so a forged record count, header length,
 record length or field width is refused with an
-:class:`~engine.errors.InputError` instead of allocating memory: a file is
+:class:`~uschess.errors.InputError` instead of allocating memory: a file is
 never read past :data:`MAX_FILE_BYTES`, and the records the header promises
 must fit in the bytes that follow it.  Text is decoded as ``cp1252`` by
 default, with undecodable bytes replaced.
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from ..errors import InputError
-from ..files import atomic_write
+from uschess.errors import InputError
+from uschess.io.files import atomic_write
 
 #: Largest DBF file read at all (a rating report is a few hundred KB at most).
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -382,7 +382,7 @@ def _encode(f: DbfField, value: Any, encoding: str) -> bytes:
 
 def write_dbf(path, fields: Sequence[DbfField], records: Iterable[Mapping[str, Any]], *,
               encoding: str = "cp1252", last_update: Optional[_dt.date] = None) -> None:
-    """Write a table atomically (:func:`engine.files.atomic_write`)."""
+    """Write a table atomically (:func:`uschess.io.files.atomic_write`)."""
     data = build_dbf(fields, records, encoding=encoding, last_update=last_update, source=path)
     atomic_write({Path(path): data})
 

@@ -2,7 +2,7 @@
 
 Input is a published result in one of two forms.
 
-**An MSA crosstable** (:mod:`engine.formats.msa`, detected with
+**An MSA crosstable** (:mod:`uschess.io.formats.msa`, detected with
 ``looks_like_msa``).  The layout prints no dates, so the section's start date
 must be given (``start``); the time control defaults to ``G/120`` for
 Regular (``R:``) ratings and must be given for the others; the system is
@@ -11,7 +11,7 @@ rating is a published value.
 
 **A published-results file** (JSON, or YAML with the same structure): the
 event file's structure (``event`` and ``sections``, exactly as
-:func:`engine.eventfile.event_from_dict` reads them, players with their
+:func:`uschess.io.eventfile.event_from_dict` reads them, players with their
 pre-event ``ratings``) plus the published post-event ratings::
 
     {"event": {"name": "Club Open", "start": "2024-03-09", "end": "2024-03-10"},
@@ -33,7 +33,7 @@ section's start date (as known on ``known_on`` and with the ``readings``
 given).  A published rating is *reproduced* when the computed post differs
 from it by at most the tolerance (default 1: published pre-event ratings are
 rounded).  For every other player the audit shows the calculation step by
-step (:func:`engine.report.explain_player`) and the likely causes it can test
+step (:func:`uschess.apps.report.explain_player`) and the likely causes it can test
 by re-rating variants; a cause is reported only when its variant reproduces
 the published value within the tolerance:
 
@@ -82,13 +82,13 @@ from typing import Optional
 
 import yaml
 
-from .errors import InputError
-from .eventfile import event_from_dict, parse_date
-from .model import SYSTEMS, Event
-from .pipeline import EventResult, PlayerResult, RatingOptions, SectionResult, rate_event
-from .reform import reform_from_dict
-from .report import explain_player
-from .rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.io.eventfile import event_from_dict, parse_date
+from uschess.model import SYSTEMS, Event
+from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, SectionResult, rate_event
+from uschess.calendar.reform import reform_from_dict
+from uschess.apps.report import explain_player
+from uschess.calendar.rulebook import RuleBook
 
 #: Rating labels of the MSA layout and their systems.
 MSA_LABELS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB"}
@@ -233,7 +233,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    from .formats.msa import looks_like_msa, parse_msa
+    from uschess.io.formats.msa import looks_like_msa, parse_msa
 
     if looks_like_msa(text):
         if start is None:
@@ -252,7 +252,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
         ct = parse_msa(text, source=str(path), name=path.stem, start=start, end=end,
                        time_control=time_control, system=system)
         if any(p.games_assumed for p in ct.published.values()):
-            from .formats.msa import ESTABLISHED_GAMES
+            from uschess.io.formats.msa import ESTABLISHED_GAMES
             notes.append(f"established players' game counts are not printed: taken as "
                          f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
         entries = [PublishedEntry(p.id, system, p.post, p.pre, ct.section.name, p.name, p.pair)
@@ -860,7 +860,7 @@ def format_html(a: Audit) -> str:
 
 @dataclass
 class StoreAudit:
-    """Published post ratings held in a ratings store (:mod:`engine.store`)
+    """Published post ratings held in a ratings store (:mod:`uschess.io.store`)
     against the ratings the store computed.  The store keeps ratings, not the
     games, so nothing can be re-rated: the floor cause is the one tested, and
     the warnings (``rules_warnings``) are those of the rules each change was
@@ -889,7 +889,7 @@ class StoreAudit:
 def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) -> StoreAudit:
     """Audit the published ratings recorded in a store (``Store.record_published``)."""
     try:
-        from .store import Store
+        from uschess.io.store import Store
     except ImportError:
         raise InputError("auditing a store needs the ratings store (engine/store.py)")
     with Store.open(target, create=False) as store:

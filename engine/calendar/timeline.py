@@ -21,7 +21,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
 
-from .errors import RuleError
+from uschess.errors import RuleError
 
 EARLIEST_NOTE = ("the documents describe changes made since 2001-01-01 "
                  "(000 sec. 8); nothing earlier is known")

@@ -1,15 +1,15 @@
 """Individual matches (sec. 7, "Miscellaneous details", restrictions 1-4).
 
 A section marked ``type: match`` in the event file is rated here instead of by
-:func:`engine.pipeline.rate_section`, and gives a
-:class:`~engine.pipeline.SectionResult` of the same shape (its players are
-:class:`MatchPlayerResult`, a :class:`~engine.pipeline.PlayerResult` with a
+:func:`uschess.rating.pipeline.rate_section`, and gives a
+:class:`~uschess.rating.pipeline.SectionResult` of the same shape (its players are
+:class:`MatchPlayerResult`, a :class:`~uschess.rating.pipeline.PlayerResult` with a
 ``match`` part).  Every number comes from ``rulesets/matches.yaml``:
 
 1. Both players must hold an established published rating in the system (more
    than ``established_games`` games), and their published (rounded) ratings may
    be at most ``match_max_rating_gap`` apart; anything else is refused with an
-   :class:`~engine.errors.InputError` naming the player.
+   :class:`~uschess.errors.InputError` naming the player.
 2. The change from one match is capped at ``match_change_cap``; the net change
    from match play in any period of ``match_net_caps`` (180 days, 3 years) is
    capped too.  See :func:`cap_change` for what "net change in any 180 days"
@@ -36,10 +36,10 @@ A section marked ``type: match`` in the event file is rated here instead of by
 The caps look back over the player's earlier matches in the same system, a
 list of (date, change).  It comes, first found, from the ``match_history``
 argument or ``RatingOptions.match_history`` (a mapping, a function, or a
-ratings store, :class:`engine.store.Store`, whose changes with a ``match``
+ratings store, :class:`uschess.io.store.Store`, whose changes with a ``match``
 formula are the earlier matches; a store-like source with a ``knows(player
 id, system)`` method that says no is passed over), a ``match_history`` attribute of the
-:class:`~engine.model.Player`, or the event file: an optional
+:class:`~uschess.model.Player`, or the event file: an optional
 ``match_history`` list on each player of the match section::
 
     match_history:
@@ -57,14 +57,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 
-from .errors import InputError
-from .eventfile import parse_date
-from .formulas import round_half_up
-from .model import SYSTEMS, Player, Section, SystemRecord
-from .pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, five_steps,
+from uschess.errors import InputError
+from uschess.io.eventfile import parse_date
+from uschess.formulas import round_half_up
+from uschess.model import SYSTEMS, Player, Section, SystemRecord
+from uschess.rating.pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, five_steps,
                        record_after, settle_record)
-from .rulebook import Rules
-from .timecontrol import TimeControl
+from uschess.calendar.rulebook import Rules
+from uschess.timecontrol import TimeControl
 
 #: Parameters every match depends on (for per-player warnings).
 MATCH_DEPENDS = {"match_max_rating_gap", "match_change_cap", "match_net_caps", "match_floor_step",
@@ -160,7 +160,7 @@ def history_lookup(source: HistorySource, player_id: str, system: str) -> Option
 
 
 def store_match_history(store, player_id: str, system: str) -> list[MatchChange]:
-    """Earlier match changes kept by a ratings store (:class:`engine.store.Store`
+    """Earlier match changes kept by a ratings store (:class:`uschess.io.store.Store`
     or anything with its ``history(player_id, system)``): the rows whose
     ``formula`` starts with ``match`` (as :class:`MatchPlayerResult` writes
     it), each as (end date, post - pre)."""

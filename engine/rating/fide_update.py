@@ -19,7 +19,7 @@ Decisions where sec. 6 is silent (each also in the result's ``notes``):
   personal floors of sec. 5 bind the result (sec. 5: "No rating can be lower
   than the absolute rating floor"; only matches are exempted, sec. 7), or a
   floor lowered after an earlier match while the sec. 5 floor it replaced is
-  still the one computed (:func:`engine.match.lowered_floor_for`);
+  still the one computed (:func:`uschess.rating.match.lowered_floor_for`);
 * an event with no FIDE-rated opponent leaves the rating as it is.
 
 Input (YAML or JSON; :func:`load_fide_update`)::
@@ -42,14 +42,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 
-from .errors import InputError
-from .eventfile import (MAX_RATING, event_dates, mapping, parse_record, read_data,
+from uschess.errors import InputError
+from uschess.io.eventfile import (MAX_RATING, event_dates, mapping, parse_record, read_data,
                         record_to_dict)
-from .formulas import effective_games, piecewise, round_half_up, standard_rating
-from .match import MatchRecord, lowered_floor_for
-from .model import SystemRecord
-from .pipeline import DEPENDS, RatingOptions, record_after, settle_record
-from .rulebook import RuleBook, Rules
+from uschess.formulas import effective_games, piecewise, round_half_up, standard_rating
+from uschess.rating.match import MatchRecord, lowered_floor_for
+from uschess.model import SystemRecord
+from uschess.rating.pipeline import DEPENDS, RatingOptions, record_after, settle_record
+from uschess.calendar.rulebook import RuleBook, Rules
 
 SYSTEM = "OTBR"
 RESULTS = {"W": 1.0, "D": 0.5, "L": 0.0}
@@ -247,13 +247,13 @@ def load_fide_update(path) -> FideUpdate:
 def fide_update_from_trf(path, player_id: str, *, players_file=None, youth: bool = False,
                          record: Optional[SystemRecord] = None) -> FideUpdate:
     """The games of player ``player_id`` (US Chess id, else FIDE id, as
-    :mod:`engine.formats.trf` names players) in a TRF of the foreign event.
+    :mod:`uschess.io.formats.trf` names players) in a TRF of the foreign event.
     The TRF carries no US Chess rating: the OTBR record comes from
-    ``players_file`` (see :mod:`engine.formats.players`) or ``record``."""
+    ``players_file`` (see :mod:`uschess.io.formats.players`) or ``record``."""
     try:
-        from .formats.detect import load_event_any
+        from uschess.io.formats.detect import load_event_any
     except ImportError:
-        raise InputError("TRF input needs engine.formats.trf", file=path)
+        raise InputError("TRF input needs uschess.io.formats.trf", file=path)
     event = load_event_any(path, players_file=players_file)
     found = [(s, p) for s in event.sections for p in s.players if p.id == str(player_id)]
     if not found:
@@ -376,11 +376,11 @@ def store_event_id(update: FideUpdate) -> str:
 def fide_update_write(result: FideUpdateResult, *, fingerprint: Optional[str] = None,
                       rules_stored: bool = False, new_player: bool = False):
     """What a rated FIDE update writes to a ratings store
-    (:class:`engine.store.EventWrite`): one event (id :func:`store_event_id`)
+    (:class:`uschess.io.store.EventWrite`): one event (id :func:`store_event_id`)
     with one change in section ``FIDE`` (none when no opponent counted), the
     rules unless ``rules_stored``, and the player's identity when
     ``new_player``.  ``fingerprint`` defaults to the result's rules'."""
-    from .store import EventWrite, PlayerInfo
+    from uschess.io.store import EventWrite, PlayerInfo
 
     update = result.update
     eid = store_event_id(update)
@@ -404,9 +404,9 @@ def fide_update_write(result: FideUpdateResult, *, fingerprint: Optional[str] = 
 def apply_fide_update(update: FideUpdate, store, options: Optional[RatingOptions] = None,
                       book: Optional[RuleBook] = None) -> FideUpdateResult:
     """Rate ``update`` from the player's OTBR state in a ratings store
-    (:class:`engine.store.Store`; the store's record wins over the file's) and
+    (:class:`uschess.io.store.Store`; the store's record wins over the file's) and
     write it there as one event (id :func:`store_event_id`, section ``FIDE``)
-    with one change.  A replay (:func:`engine.replay.replay`) takes FIDE
+    with one change.  A replay (:func:`uschess.apps.replay.replay`) takes FIDE
     updates among its events and writes the same."""
     from dataclasses import replace
 

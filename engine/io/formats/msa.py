@@ -15,7 +15,7 @@ pre- and post-event ratings of one system (``R:`` regular, ``Q:`` quick,
 Columns are found by the ``|`` characters, not by position.  Header, blank
 and dashed lines are optional; any other line (a title above the table, say)
 is an error.  Every problem becomes an
-:class:`~engine.errors.InputError` naming the file and line (``record``).
+:class:`~uschess.errors.InputError` naming the file and line (``record``).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from ..errors import InputError
-from ..eventfile import MAX_RATING, parse_date, validate_section
-from ..model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
+from uschess.errors import InputError
+from uschess.io.eventfile import MAX_RATING, parse_date, validate_section
+from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
                      Player, Round, Section, SystemRecord)
 
 #: Games assumed for an established pre-event rating, whose count the layout
@@ -109,7 +109,7 @@ class MsaCrosstable:
 class MsaRow:
     """One player as :func:`format_msa` writes it.
 
-    ``rounds`` holds :class:`~engine.model.Round` objects or printed cells
+    ``rounds`` holds :class:`~uschess.model.Round` objects or printed cells
     (``"W  39"``, ``"H"``); ratings are rounded for display; ``pre_games`` and
     ``post_games`` of 1..25 print as ``P<n>``, None or more as established.
     """
