@@ -290,7 +290,7 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
     options = options or RatingOptions()
     where = dict(file=update.source, player=update.player_id)
     rules = _rules_for(update, options, book)
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     rec = update.record
     if rec is None:
         raise InputError(f"only players with an established US Chess {SYSTEM} rating are "

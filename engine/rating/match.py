@@ -324,7 +324,7 @@ def honour_lowered_floor(pr: PlayerResult, before: Optional[SystemRecord], rules
     floor, reason, lowered, origin = lowered_floor_for(before, pr.floor, pr.floor_reason or "")
     if lowered is None:
         return False  # the floor it replaced no longer binds: the lowering has ended
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     done = pr.record_after
     # the record after the event again, before storage, as the pipeline built it
     after = record_after(before, pr.m, _extra(done.wins, before.wins),
@@ -469,7 +469,7 @@ def _unrated(pl: Player, system: str) -> MatchPlayerResult:
 def _finish_match(e, system: str, s4: float, s5: float, info4: Optional[dict], info5: dict,
                   hist, hsource, section: Section, rules: Rules,
                   grant: bool, trace: bool) -> MatchPlayerResult:
-    p, hook = rules.p, rules.hook
+    p, hook = rules.p, rules.call
     pl, rec = e.pl, e.rec
     pre = rec.rating
     m, wins, losses, n_eff = e.m, e.wins, e.losses, e.n_eff

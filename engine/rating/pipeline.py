@@ -1,7 +1,7 @@
 """The one shared five-step pipeline of sec. 1.
 
 Nothing here knows a date: every number comes from ``rules.p`` and every rule
-whose shape changed over time from ``rules.hook`` (see :mod:`uschess.calendar.rulebook`).
+whose shape changed over time from ``rules.call`` (see :mod:`uschess.calendar.rulebook`).
 
 Step 1 initial ratings for unrated players; step 2 effective games N'; step 3
 a first estimate for unrated players with N = 0 (special formula, N' = 1);
@@ -150,7 +150,7 @@ class RatingOptions:
 def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
     if section.systems:
         return list(section.systems)
-    systems = rules.hook.uschess_classify(tc=tc, online=section.online, p=rules.p)
+    systems = rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p)
     if not systems:
         where = "online" if section.online else "over-the-board"
         raise RuleError(f"time control {tc.text!r} (mm + ss = {tc.total:g}) is rated in no "
