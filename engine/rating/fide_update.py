@@ -42,9 +42,10 @@ from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.formulas import effective_games, piecewise, round_half_up
 from uschess.io.fide_file import SYSTEM, FideUpdate
-from uschess.model import GAME_CODES, MIRROR, Player, Round, Section, SystemRecord
+from uschess.model import GAME_CODES, MIRROR, Event, Player, Round, Section, SystemRecord
 from uschess.rating.finish import finish
 from uschess.rating.options import RatingOptions
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.rating.steps import FIDE_UPDATE, five_steps
 
 #: Pair numbers of the unit a FIDE update is rated as: the player, then one
@@ -93,6 +94,18 @@ class FideUpdateResult:
     formula: str = "fide-update (standard, once)"
     warnings: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    player: Optional[PlayerResult] = None  # the pipeline's result (None: no game counted)
+
+    def as_event_result(self, event_id: Optional[str] = None) -> EventResult:
+        """The update as a one-section event result (section ``FIDE``, the
+        player alone), for code that reads events and updates alike."""
+        u = self.update
+        pl = Player(pair=PLAYER_PAIR, id=u.player_id, name=u.player_name or "", rounds=[])
+        section = Section(name="FIDE", time_control="", players=[pl], start=u.start, end=u.end)
+        event = Event(name=u.event_name, start=u.start, end=u.end, sections=[section],
+                      id=event_id or u.event_id, source=u.source)
+        players = [self.player] if self.player is not None else []
+        return EventResult(event, [SectionResult(section, SYSTEM, self.rules, None, players)])
 
     @property
     def post_rounded(self) -> int:
@@ -211,7 +224,7 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
         expected=pr.expected, score=pr.score, m=pr.m, n_eff=pr.n_eff,
         games_after=pr.games_after, floor=float(pr.floor), floor_reason=pr.floor_reason,
         floor_applied=pr.floor_applied, record_after=pr.record_after, warnings=pr.warnings,
-        notes=notes)
+        notes=notes, player=pr)
 
 
 def format_result(res: FideUpdateResult) -> str:
