@@ -29,7 +29,8 @@ declared ``systems``, time controls other than ``G/mm;dS``, ``G/mm+S`` and
 ``G/mm``, input validation, warnings, traces.  ``--replay`` takes the files in
 name order (and stops if that is not replay order) and keeps every player's
 state in memory; it writes each event's changes and the players' new records
-with the plain ``sqlite3`` module, one transaction per event.
+with the plain ``sqlite3`` module, one transaction per event, in WAL mode
+with ``synchronous=NORMAL`` as the engine's store.
 """
 
 from __future__ import annotations
@@ -469,6 +470,8 @@ def replay(paths: list, db: str, P: dict) -> tuple[int, int]:
     """Rate the event files in order into a new SQLite file; returns
     (events, player-games)."""
     con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")     # the durability the engine's store has
+    con.execute("PRAGMA synchronous=NORMAL")
     for stmt in SCHEMA:
         con.execute(stmt)
     state: dict = {}
