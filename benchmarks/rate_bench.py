@@ -99,6 +99,43 @@ def whole_process(files, repeat: int, params: Path) -> list:
     return rows
 
 
+_PHASES = """
+import contextlib, io, json, sys, time
+c0 = time.process_time()
+from uschess.cli import build_parser
+args = build_parser().parse_args(["rate", sys.argv[1]])
+c1 = time.process_time()
+from uschess.calendar.rulebook import RuleBook
+RuleBook.load()
+c2 = time.process_time()
+with contextlib.redirect_stdout(io.StringIO()):
+    code = args.func(args) or 0
+c3 = time.process_time()
+print(json.dumps([c0, c1 - c0, c2 - c1, c3 - c2]))
+sys.exit(code)
+"""
+PHASES = ("interpreter start", "imports and the command line", "loading the rule book",
+          "resolving, rating, printing", "exit")
+
+
+def phases(path: str, repeat: int) -> str:
+    """Where the CPU time of ``uschess rate FILE`` goes, without a profiler:
+    the phases timed inside the child (``time.process_time``), the rest of
+    its CPU (wait4) after the last; medians of ``repeat`` runs."""
+    runs = []
+    for _ in range(repeat):
+        r = C.run_child([C.python(), "-c", _PHASES, path])
+        parts = json.loads(r.out)
+        runs.append(parts + [r.cpu - sum(parts)] + [r.cpu])
+    med = [C.median([run[i] for run in runs]) for i in range(len(PHASES) + 1)]
+    total = med[-1]
+    out = [f"where the CPU time of 'uschess rate {Path(path).name}' goes (median of {repeat} runs, "
+           f"{total:.3f} s in all):"]
+    for name, t in zip(PHASES, med):
+        out.append(f"  {t:7.3f} s {100 * t / total:5.1f}%  {name}")
+    return "\n".join(out)
+
+
 def importtime(path: str, top: int) -> str:
     """The imports of ``uschess rate FILE``: total, by top-level package, and
     the slowest modules (self time), from ``python -X importtime``."""
@@ -207,6 +244,7 @@ def main(argv=None) -> int:
             from uschess.calendar.rulebook import RuleBook
             from uschess.rating.pipeline import RatingOptions, rate_event
 
+            print("\n" + phases(str(big), args.whole_repeat))
             print("\n" + importtime(str(big), args.top))
             import yaml
 
