@@ -188,9 +188,16 @@ def profile(fn, top: int) -> str:
     stats = pstats.Stats(prof)
     total = sum(v[2] for v in stats.stats.values()) or 1e-9
     by_place: dict = defaultdict(float)
-    for (filename, _, _), v in stats.stats.items():
-        by_place[_where(filename)] += v[2]
-    out = [f"{total:.3f} s CPU under the profiler; own time by file or package:"]
+    for (filename, _, _), (_, _, tt, _, callers) in stats.stats.items():
+        shares = {c: v[2] for c, v in callers.items()} if filename == "~" else {}
+        whole = sum(shares.values())
+        if whole <= 0:
+            by_place[_where(filename)] += tt
+            continue
+        for (cfile, _, _), t in shares.items():  # a built-in's time goes to its callers
+            by_place[_where(cfile)] += tt * t / whole
+    out = [f"{total:.3f} s CPU under the profiler; own time by file or package "
+           "(built-in functions charged to their callers):"]
     for place, t in sorted(by_place.items(), key=lambda x: -x[1])[:top]:
         out.append(f"  {t:7.3f} s {100 * t / total:5.1f}%  {place}")
     out.append("functions with the most time of their own:")
