@@ -28,7 +28,9 @@ FIDE updates, half-K events, prize floors, floors lowered after a match,
 declared ``systems``, time controls other than ``G/mm;dS``, ``G/mm+S`` and
 ``G/mm``, input validation, warnings, traces.  ``--replay`` takes the files in
 name order (and stops if that is not replay order) and keeps every player's
-state in memory; it writes each event's changes and the players' new records
+state in memory; like ``uschess replay``, it initializes a player new to a
+system from the other ratings the event file gives (and FIDE, CFC), not from
+his other systems' states; it writes each event's changes and the players' new records
 with the plain ``sqlite3`` module, one transaction per event, in WAL mode
 with ``synchronous=NORMAL`` as the engine's store.
 """
