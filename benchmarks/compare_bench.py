@@ -15,12 +15,15 @@ Printed: each child's CPU seconds (its own user + system time, from
 ``os.wait4``) and peak RSS, the median of the repetitions, and the time ratio
 compare/replay (two rule versions: twice the rating, no store).  Before the
 figures, side A of the comparison (the baseline) is checked to give every
-post of the replay's store, bit for bit.
+post of the replay's store, bit for bit.  ``--profile`` adds where the
+comparison spends its time (cProfile of the same command in this process).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import tempfile
@@ -42,6 +45,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (3)")
     ap.add_argument("--b", default=f"reform:{REFORM}", help="the rules of side B (the B-stays-14 reform)")
+    ap.add_argument("--profile", action="store_true", help="print where compare spends its time")
+    ap.add_argument("--top", type=int, default=20, help="profile lines to show (20)")
     args = ap.parse_args(argv)
 
     players = args.players or max(200, int(args.events * 2.2))
@@ -52,7 +57,8 @@ def main(argv=None) -> int:
                                    "--seed", args.seed, "-o", history])
         files = sorted(str(p) for p in history.iterdir())
         replay = C.uschess() + ["replay", *files, "--json", "--db"]
-        compare = C.uschess() + ["compare", *files, "--a", "baseline", "--b", args.b]
+        compare_args = ["compare", *files, "--a", "baseline", "--b", args.b]
+        compare = C.uschess() + compare_args
 
         first = C.run_child(replay + [work / "check.db"])
         games = json.loads(first.out)["player_games"]
@@ -82,6 +88,15 @@ def main(argv=None) -> int:
             return go
 
         got = C.interleaved({"replay": run("replay"), "compare": run("compare")}, args.repeat)
+        if args.profile:
+            from rate_bench import profile
+
+            from uschess.cli import main as cli
+
+            def compare_in_process():
+                with contextlib.redirect_stdout(io.StringIO()):
+                    cli(compare_args)
+            report = profile(compare_in_process, args.top)
     r, c = C.median(got["replay"]), C.median(got["compare"])
     print(f"\nchild CPU seconds (user + system), median of {args.repeat} interleaved runs:")
     print(f"  {'':44} {'CPU s':>8} {'peak RSS MB':>12}")
@@ -89,6 +104,8 @@ def main(argv=None) -> int:
     print(f"  {'uschess compare (two rule versions)':44} {c:8.2f} {max(rss['compare']):12.0f}")
     print(f"  time compare/replay: {c / r:.2f}x   (runs: replay {C.spread(got['replay'])} s, "
           f"compare {C.spread(got['compare'])} s)")
+    if args.profile:
+        print("\nthe comparison in this process (cProfile, CPU time):\n" + report)
     return 0
 
 
