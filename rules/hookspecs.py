@@ -41,9 +41,11 @@ def uschess_special_rating(r0, n_eff, opponents, score, wins, losses, all_wins,
 
 
 @hookspec(firstresult=True)
-def uschess_k_factor(r0, n_eff, m, system, tc, half_k, otbr, p):
+def uschess_k_factor(r0, n_eff, m, system, tc, half_k, otbr, systems, p):
     """K of the standard formula (sec. 4.2) with its exceptions.  ``otbr`` is
-    the player's pre-event OTBR rating (or None)."""
+    the player's pre-event OTBR rating (or None); ``systems`` the systems the
+    section is actually rated in (the dual-rating exception applies only in a
+    dual-rated section)."""
 
 
 @hookspec(firstresult=True)

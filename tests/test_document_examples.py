@@ -43,7 +43,7 @@ def test_nstar_parameters_match_dates():
 def test_k_table_sec42(n_eff, m, k):
     rules = RuleBook.load().rules(d("2025-03-01"))
     got = rules.hook.uschess_k_factor(r0=1500.0, n_eff=n_eff, m=m, system="OTBR", tc=None,
-                                      half_k=False, otbr=1500.0, p=rules.p)
+                                      half_k=False, otbr=1500.0, systems=("OTBR",), p=rules.p)
     assert round(got, 2) == k
 
 

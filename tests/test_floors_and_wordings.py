@@ -67,10 +67,10 @@ def test_floor_binds_only_the_final_rating():
     assert res.post == 1700.0 and res.floor_applied
 
 
-def _k(on, system, r0, otbr, tc="G/45;d5", **kw):
+def _k(on, system, r0, otbr, tc="G/45;d5", systems=("OTBR", "OTBQ"), **kw):
     r = BOOK.rules(d(on), **kw)
     return r.call.uschess_k_factor(r0=r0, n_eff=20.0, m=4, system=system, tc=parse_time_control(tc),
-                                   half_k=False, otbr=otbr, p=r.p)
+                                   half_k=False, otbr=otbr, systems=systems, p=r.p)
 
 
 def test_k_exception_wordings():

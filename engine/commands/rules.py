@@ -43,6 +43,12 @@ def _cite(entry: dict) -> str:
     return Source(str(entry["source"]), str(entry["section"])).cite() if entry.get("source") else "-"
 
 
+def _plugin_titles() -> dict:
+    """Each plugin's title (what it does, e.g. that the K exception needs a
+    dual-rated section), by plugin name."""
+    return {name: cls.title for name, cls in RuleBook.load().plugin_classes.items()}
+
+
 def _fmt(value) -> str:
     return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
 
@@ -56,8 +62,11 @@ def run_show(args) -> int:
     print(f"rules in force on {data['on']}" + (f" as known on {data['known_on']}" if data["known_on"] else "")
           + (f", edition {data['edition']}" if data["edition"] else "") + f"  (fingerprint {data['fingerprint']})")
     print("\nplugins:")
+    titles = _plugin_titles()
     for pl in data["plugins"]:
         print(f"  {pl['slot']:<11} {pl['name']:<24} from {pl['effective'] or '-':<10}  {_cite(pl)}")
+        if titles.get(pl["name"]):
+            print(f"  {'':<11} {titles[pl['name']]}")
     print("\nparameters:")
     for name, v in data["parameters"].items():
         print(f"  {name:<22} = {_fmt(v['value'])}")
@@ -81,6 +90,7 @@ def run_timeline(args) -> int:
         print_json({name: {"description": t.description, "kind": t.kind,
                            "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()})
         return 0
+    titles = _plugin_titles()
     for name, t in timelines.items():
         print(f"{name} ({t.kind}): {t.description}")
         for e in t.entries:
@@ -93,6 +103,8 @@ def run_timeline(args) -> int:
                 extra.append(f"gap: {e.gap}")
             print(f"  {e.effective.isoformat()}  {_fmt(e.value)}  [{e.source.cite()}]"
                   + (f"  ({'; '.join(extra)})" if extra else ""))
+            if t.kind == "plugin" and titles.get(e.value):
+                print(f"  {'':<10}  {titles[e.value]}")
         print()
     return 0
 

@@ -335,7 +335,7 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
     opps = [o.us for _, o in counted]
     score = sum(RESULTS[o.result] for _, o in counted)
     k = hook.uschess_k_factor(r0=pre, n_eff=n_eff, m=m, system=SYSTEM, tc=None, half_k=False,
-                              otbr=pre, p=p)
+                              otbr=pre, systems=(SYSTEM,), p=p)
     # unnamed opponents are told apart by their place in the list
     counts = Counter(o.name if o.name is not None else f"#{i}" for i, o in counted)
     eligible = bool(hook.uschess_bonus_eligible(m=m, opponent_counts=counts, p=p))

@@ -253,6 +253,7 @@ def five_steps(section: Section, system: str, rules: Rules, tc: TimeControl, *,
 
     # Step 2: effective games; and what does not change between steps 4 and 5.
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
+    rated_in = tuple(systems_for(section, rules, tc))  # the K exception asks if dual-rated
     for e in playing.values():
         e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
         e.special = e.n <= p.special_max_games or e.all_wins or e.all_losses
@@ -260,7 +261,7 @@ def five_steps(section: Section, system: str, rules: Rules, tc: TimeControl, *,
             e.k = hook.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k,
                                         otbr=(e.pl.ratings["OTBR"].rating if "OTBR" in e.pl.ratings else None),
-                                        p=p)
+                                        systems=rated_in, p=p)
             e.eligible = bonus and bool(hook.uschess_bonus_eligible(
                 m=e.m, opponent_counts=Counter(e.opps), p=p))
 
