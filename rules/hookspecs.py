@@ -55,9 +55,12 @@ def uschess_bonus_eligible(m, opponent_counts, p):
 
 
 @hookspec(firstresult=True)
-def uschess_personal_floor(system, after, p):
-    """(floor, reason) for a player's final rating in ``system`` given the
-    record after the event (sec. 5)."""
+def uschess_personal_floor(system, after, event, p):
+    """The :class:`uschess.rules.base.Floor` for a player's final rating in
+    ``system`` given the record after the event (sec. 5).  ``event`` is what
+    the event being rated added (:class:`uschess.rules.base.EventCounts`, or
+    None for a record outside any event): the floor counts it even where the
+    record's earlier counts are unknown."""
 
 
 @hookspec(firstresult=True)

@@ -91,8 +91,8 @@ def test_personal_floor_example_sec5():
     """000 sec. 5: 3 wins, 1 draw, 10 events -> AF = 124."""
     rules = RuleBook.load().rules(d("2025-03-01"))
     after = SystemRecord(rating=90, games=4, wins=3, draws=1, losses=0, events3=10)
-    floor, why = rules.hook.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
-    assert floor == 124 and "personal" in why
+    got = rules.hook.uschess_personal_floor(system="OTBR", after=after, event=None, p=rules.p)
+    assert got.value == 124 and "personal" in got.reason
 
 
 @pytest.mark.parametrize("peak,floor", [(1941, 1700), (1999.51, 1800), (1388, None)])
@@ -100,7 +100,7 @@ def test_established_floor_examples_sec5(peak, floor):
     rules = RuleBook.load().rules(d("2025-03-01"))
     assert F.floor_level(peak, rules.p.floor_drop, rules.p.floor_levels) == floor
     after = SystemRecord(rating=1000, games=40, wins=0, draws=0, losses=40, events3=0, peak=peak)
-    got, _ = rules.hook.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
+    got = rules.hook.uschess_personal_floor(system="OTBR", after=after, event=None, p=rules.p).value
     assert got == (floor if floor is not None else 100)  # 1388: the absolute floor
 
 

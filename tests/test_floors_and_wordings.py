@@ -20,7 +20,8 @@ def floor(on, system, **rec):
     r = BOOK.rules(d(on))
     base = dict(rating=100, games=40, wins=3, draws=1, losses=36, events3=10)
     base.update(rec)
-    return r.call.uschess_personal_floor(system=system, after=SystemRecord(**base), p=r.p)[0]
+    return r.call.uschess_personal_floor(system=system, after=SystemRecord(**base), event=None,
+                                         p=r.p).value
 
 
 def test_personal_floor_from_2008_08_07_in_all_systems_then_otb_only():

@@ -28,8 +28,8 @@ def player_data(store: Store, pid: str, today: _dt.date | None = None) -> dict:
     history = store.history(pid)
     systems = {}
     for system, rec in records.items():
-        floor, reason = rules.hook.uschess_personal_floor(system=system, after=rec, p=rules.p)
-        floor = lowered_floor_for(rec, floor, reason)[0]  # a floor lowered after a match
+        fl = rules.hook.uschess_personal_floor(system=system, after=rec, event=None, p=rules.p)
+        floor = lowered_floor_for(rec, fl.value, fl.reason)[0]  # a floor lowered after a match
         systems[system] = {
             "rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,
             "losses": rec.losses, "events3": rec.events3, "peak": rec.peak, "floor": floor,

@@ -48,7 +48,9 @@ from uschess.io.eventfile import (MAX_RATING, event_dates, mapping, parse_record
 from uschess.formulas import effective_games, piecewise, round_half_up, standard_rating
 from uschess.rating.match import MatchRecord, lowered_floor_for
 from uschess.model import SystemRecord
-from uschess.rating.pipeline import DEPENDS, RatingOptions, record_after, settle_record
+from uschess.rating.pipeline import (DEPENDS, RatingOptions, record_after, settle_record,
+                                     unknown_history_warnings)
+from uschess.rules.base import EventCounts
 from uschess.calendar.rulebook import RuleBook, Rules
 
 SYSTEM = "OTBR"
@@ -351,8 +353,9 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
     carries = getattr(rec, "lowered_floor", None) is not None
     after = record_after(rec, m, wins, draws, losses, value, update.end, p,
                          cls=MatchRecord if carries else SystemRecord)
-    floor, reason = hook.uschess_personal_floor(system=SYSTEM, after=after, p=p)
-    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    fl = hook.uschess_personal_floor(system=SYSTEM, after=after,
+                                     event=EventCounts.of_games(m, wins, draws, losses), p=p)
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
     if lowered is not None:
         after.lowered_floor, after.lowered_from = lowered, lowered_from
     floor_applied = value < floor
@@ -365,7 +368,7 @@ def fide_update(update: FideUpdate, options: Optional[RatingOptions] = None,
         games_before=rec.games, games_after=after.games, youth=update.youth,
         conversion=conversion, opponents=opponents, floor=float(floor), floor_reason=reason,
         floor_applied=floor_applied, record_after=after, rules=rules, update=update,
-        warnings=rules.warnings(depends), notes=notes)
+        warnings=rules.warnings(depends) + unknown_history_warnings(fl, value, SYSTEM), notes=notes)
 
 
 def store_event_id(update: FideUpdate) -> str:

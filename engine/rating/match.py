@@ -61,8 +61,9 @@ from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.formulas import round_half_up
 from uschess.model import SYSTEMS, Player, Section, SystemRecord
+from uschess.rules.base import EventCounts
 from uschess.rating.pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, five_steps,
-                       record_after, settle_record)
+                       record_after, settle_record, unknown_history_warnings)
 from uschess.calendar.rulebook import Rules
 from uschess.timecontrol import TimeControl
 
@@ -485,8 +486,9 @@ def _finish_match(e, system: str, s4: float, s5: float, info4: Optional[dict], i
 
     after = record_after(rec, m, wins, draws, losses, value, section.end, p, cls=MatchRecord)
     games_after = after.games
-    floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
-    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    fl = hook.uschess_personal_floor(system=system, after=after,
+                                     event=EventCounts.of_games(m, wins, draws, losses), p=p)
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
     if lowered is not None:
         after.lowered_floor, after.lowered_from = lowered, lowered_from
     depends = set(DEPENDS["special"] if info5["formula"] == "special" else DEPENDS["standard"])
@@ -522,7 +524,8 @@ def _finish_match(e, system: str, s4: float, s5: float, info4: Optional[dict], i
         formula=f"match ({info5['formula']}, no bonus)", n_eff=n_eff, step4=s4, step5=s5,
         k=info5.get("k"), bonus=info5.get("bonus"), expected=info5.get("expected"),
         floor=float(floor), floor_reason=reason, floor_applied=floor_applied, record_after=after,
-        depends=depends, warnings=rules.warnings(depends) + notes,
+        depends=depends,
+        warnings=rules.warnings(depends) + notes + unknown_history_warnings(fl, value, system),
         trace={"step4": info4, "step5": info5} if trace else {},
         change_uncapped=s5 - pre, change=post - pre, caps=caps, history=list(hist),
         history_source=hsource, floor_request=request)

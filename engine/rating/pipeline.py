@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from uschess.rules.base import Initial
+from uschess.rules.base import EventCounts, Floor, Initial
 
 from uschess.errors import InputError, RuleError
 from uschess.formulas import SpecialTrace, n_star, round_half_up, standard_rating
@@ -361,6 +361,7 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
             return extra
         return None if before is None else before + extra
 
+    own = EventCounts.of_games(m, wins, draws, losses)
     est = p.established_games
     games = (rec.games if rec else 0) + m
     was_established = rec is not None and rec.games > est
@@ -373,7 +374,7 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
         rating=value, games=games,
         wins=add(rec.wins if rec else 0, wins), draws=add(rec.draws if rec else 0, draws),
         losses=add(rec.losses if rec else 0, losses),
-        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
+        events3=add(rec.events3 if rec else 0, own.events3),
         peak=peak,
         olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None, date=date,
         games_above_2200=(None if rec and rec.games_above_2200 is None else
@@ -429,7 +430,9 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     # Personal floors bind only the final rating (project reading 1); the
     # floor reflects the record including this event (project reading 2).
     post = step5
-    floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
+    fl = hook.uschess_personal_floor(system=system, after=after,
+                                     event=EventCounts.of_games(m, w, d, lo), p=p)
+    floor, reason = fl.value, fl.reason
     floor_applied = post < floor
     if floor_applied:
         post = float(floor)
@@ -446,5 +449,16 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
         n_eff=e.n_eff, step3=step3, step4=step4, step5=step5,
         k=info.get("k"), bonus=info.get("bonus"), expected=info.get("expected"), floor=floor,
         floor_reason=reason, floor_applied=floor_applied, record_after=after, depends=depends,
-        warnings=list(warnings), trace={"step5": info})
+        warnings=list(warnings) + unknown_history_warnings(fl, step5, system),
+        trace={"step5": info})
     return res
+
+
+def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:
+    """The warning for a rating ``value`` (before floors) that a higher floor
+    could still raise: the record's earlier win/draw/event counts are unknown,
+    so the personal absolute floor counted this event's results only (sec. 5)."""
+    if fl.could_be is None or value >= fl.could_be:
+        return []
+    return [f"earlier {', '.join(fl.unknown)} in {system} unknown: the floor {fl.value:g} "
+            f"counts this event's only and may be higher, up to {fl.could_be:g} (sec. 5)"]
