@@ -370,7 +370,7 @@ class Audit:
         return [{"name": s.section.name, "system": s.system, "rules_on": s.rules.on.isoformat(),
                  "known_on": s.rules.known_on.isoformat() if s.rules.known_on else None,
                  "fingerprint": s.rules.fingerprint, "bonus_multiplier": s.rules.p.bonus_multiplier,
-                 "warnings": s.rules.warnings()} for s in self.result.sections]
+                 "warnings": s.warnings()} for s in self.result.sections]
 
     def as_dict(self) -> dict:
         return {"reproduced": self.reproduced, "total": self.total,

@@ -52,6 +52,9 @@ def format_section(res: SectionResult) -> str:
         flag = " (floor)" if pr.floor_applied else ""
         lines.append(f"{pr.pair:>4}  {pl.name:<{name_w}}  {pl.id:<9} {_points(pl.total):>5}  {cells}  "
                      f"{letter}: {rating_label(pr.pre, pr.games_before, est)} -> {post}{flag}")
+    if res.notes:
+        lines.append("notes on the section:")
+        lines.extend(f"  ! {w}" for w in res.notes)
     warnings = res.rules.warnings()
     if warnings:
         lines.append("notes on the rules in force:")
@@ -93,6 +96,7 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
          f"  rules in force on {r.on.isoformat()} (fingerprint {r.fingerprint}); "
          f"time control {sec.time_control.text}: mm + ss = {sec.time_control.total:g} "
          f"[{_cite(r, 'time_control_ranges')}; classification {_cite(r, 'classify')}]"]
+    L.extend(f"  ! {w}" for w in sec.notes)
     if pr.m == 0:
         L.append("  no rated games in this section: rating unchanged")
         return "\n".join(L)

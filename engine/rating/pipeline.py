@@ -107,13 +107,18 @@ class SectionResult:
     rules: Rules
     time_control: TimeControl
     players: list[PlayerResult]
+    notes: list[str] = field(default_factory=list)  # about the section (a declared system)
+
+    def warnings(self) -> list[str]:
+        """The section's notes, then the warnings of the rules in force."""
+        return list(self.notes) + self.rules.warnings()
 
     def as_dict(self) -> dict:
         rules = self.rules.as_dict()
         return {"name": self.section.name, "system": self.system,
                 "time_control": self.time_control.text, "mm_plus_ss": self.time_control.total,
                 "start": self.section.start.isoformat(), "end": self.section.end.isoformat(),
-                "rules": rules, "warnings": rules["warnings"],
+                "rules": rules, "warnings": list(self.notes) + rules["warnings"],
                 "players": [p.as_dict() for p in self.players]}
 
 
@@ -148,6 +153,9 @@ class RatingOptions:
 
 
 def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
+    """The systems a section is rated in: those it declares (an event file's
+    ``systems``, a rating report's S_R_SYSTEM), which are honoured, or else
+    those its time control is rated in on the rules' date (000 footnote 1)."""
     if section.systems:
         return list(section.systems)
     systems = rules.hook.uschess_classify(tc=tc, online=section.online, p=rules.p)
@@ -156,6 +164,27 @@ def systems_for(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
         raise RuleError(f"time control {tc.text!r} (mm + ss = {tc.total:g}) is rated in no "
                         f"{where} system in force on {rules.on.isoformat()}", section=section.name)
     return systems
+
+
+def declared_systems_warnings(section: Section, rules: Rules, tc: TimeControl) -> list[str]:
+    """A warning when the systems a section declares are not those its time
+    control is rated in on the rules' date: the declaration is honoured, and
+    the warning names both."""
+    if not section.systems:
+        return []
+    classified = rules.hook.uschess_classify(tc=tc, online=section.online, p=rules.p) or []
+    if set(classified) == set(section.systems):
+        return []
+    where = "online" if section.online else "over the board"
+    rated = f"in {' + '.join(classified)}" if classified else "in no system"
+    return [f"section declared as rated in {' + '.join(section.systems)}, but {tc.text} "
+            f"(mm + ss = {tc.total:g}) is rated {rated} {where} on {rules.on.isoformat()} "
+            f"[{_classify_cite(rules)}]; rated as declared"]
+
+
+def _classify_cite(rules: Rules) -> str:
+    res = rules.params.get("time_control_ranges")
+    return res.entry.source.cite() if res is not None and res.entry is not None else "000 footnote 1"
 
 
 def rate_event(event: Event, options: Optional[RatingOptions] = None,
@@ -170,12 +199,14 @@ def rate_event(event: Event, options: Optional[RatingOptions] = None,
             rules = book.rules(on, known_on=options.known_on, readings=options.readings,
                                edition=options.edition, reform=options.reform)
             tc = parse_time_control(section.time_control)
+            declared = declared_systems_warnings(section, rules, tc)
             for system in systems_for(section, rules, tc):
                 if section.kind == "match":  # sec. 7: individual matches
                     from uschess.rating.match import rate_match
                     out.append(rate_match(section, system, rules, tc, options=options, event=event))
-                    continue
-                out.append(rate_section(section, system, rules, tc, trace=options.trace))
+                else:
+                    out.append(rate_section(section, system, rules, tc, trace=options.trace))
+                out[-1].notes.extend(declared)
         except InputError as err:
             raise err.located(section=section.name, file=event.source)
     return EventResult(event, out)
