@@ -16,7 +16,7 @@ class Initial:
     sources: list = field(default_factory=list)  # blended: one dict per source k
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class EventCounts:
     """What the event being rated adds to a player's record in one system:
     rated wins, draws and losses, and ``events3`` (1 when the player played
@@ -32,7 +32,7 @@ class EventCounts:
         return cls(wins, draws, losses, 1 if m >= 3 else 0)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Floor:
     """The floor for a player's final rating in one system (sec. 5).
 

@@ -18,6 +18,8 @@ def personal_counts(after, event) -> tuple:
     record's counts after the event (project reading 2); where an earlier
     count is unknown, the event's own count, which every earlier history
     reaches or exceeds (``unknown`` names those counts)."""
+    if after.wins is not None and after.draws is not None and after.events3 is not None:
+        return after.wins, after.draws, after.events3, ()
     own = event or EventCounts(0, 0, 0, 0)
     out, unknown = [], []
     for name, known, lower in zip(COUNT_NAMES, (after.wins, after.draws, after.events3),
