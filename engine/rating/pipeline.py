@@ -492,4 +492,5 @@ def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:
     if fl.could_be is None or value >= fl.could_be:
         return []
     return [f"earlier {', '.join(fl.unknown)} in {system} unknown: the floor {fl.value:g} "
-            f"counts this event's only and may be higher, up to {fl.could_be:g} (sec. 5)"]
+            f"counts only this event's results there and may be higher, up to {fl.could_be:g} "
+            "(sec. 5)"]
