@@ -220,3 +220,12 @@ def test_match_and_fide_paths_pass_the_systems():
                              "player": {"id": "1", "ratings": {"OTBR": {"rating": 2300.0, "games": 100}}},
                              "games": [{"fide": 2200, "result": "W"}]}, "upd.yaml")
     assert fide_update(upd).k == pytest.approx(plain_k(2300, nstar_2013), rel=1e-14)
+
+
+def test_ratings_of_2002_carry_the_dual_rating_gap():
+    """000 sec. 8 gives no day for dual rating in 2002 (project reading 8):
+    a standard-formula rating of 2002 carries the warning, one of 2003 not."""
+    got = by_pair(minimal("2002-06-01", "G/45;d5"))
+    assert any(w.startswith("dual_rating_systems") for w in got[1].warnings)
+    got = by_pair(minimal("2003-06-01", "G/45;d5"))
+    assert not any(w.startswith("dual_rating_systems") for w in got[1].warnings)

@@ -31,7 +31,7 @@ DEPENDS = {
                    "unrated_default", "blended", "age_formula"},
     "special": {"special", "nstar", "special_start", "special_p_inclusive", "special_eps",
                 "special_cap", "special_max_games", "step3_n_eff"},
-    "standard": {"k_factor", "k_numerator", "k_dual", "nstar", "special_max_games"},
+    "standard": {"k_factor", "k_numerator", "k_dual", "dual_rating_systems", "nstar", "special_max_games"},
     "bonus": {"bonus", "bonus_multiplier", "bonus_m_prime_min"},
     "floor": {"floors", "absolute_floor", "personal_floor", "personal_floor_systems", "floor_levels",
               "floor_drop", "olm", "olm_systems", "prize_floor_top"},
