@@ -208,7 +208,8 @@ def test_rules_timeline_and_show_name_the_dual_rating_dependence():
 def test_match_and_fide_paths_pass_the_systems():
     """A dual-rated match of 2018 gets the exception in OTBR; a FIDE update
     (no time control) never does."""
-    from uschess.rating.fide_update import fide_update, fide_update_from_dict
+    from uschess.io.fide_file import fide_update_from_dict
+    from uschess.rating.fide_update import fide_update
     players = [player(i, [r], ratings={s: {"rating": rating, "games": 100, **RECORD}
                                        for s in ("OTBR", "OTBQ")})
                for i, r, rating in ((1, "W2", 2300.0), (2, "L1", 2250.0))]

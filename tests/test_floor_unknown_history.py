@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from uschess.cli import main
-from uschess.rating.fide_update import fide_update, fide_update_from_dict
+from uschess.io.fide_file import fide_update_from_dict
+from uschess.rating.fide_update import fide_update
 from uschess.rating.pipeline import RatingOptions, rate_event
 
 from helpers import ROOT, by_pair, event, player, rate

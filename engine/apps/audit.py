@@ -85,7 +85,8 @@ import yaml
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, parse_date
 from uschess.model import SYSTEMS, Event
-from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, SectionResult, rate_event
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.calendar.reform import reform_from_dict
 from uschess.apps.report import explain_player
 from uschess.calendar.rulebook import RuleBook
@@ -370,7 +371,7 @@ class Audit:
         return [{"name": s.section.name, "system": s.system, "rules_on": s.rules.on.isoformat(),
                  "known_on": s.rules.known_on.isoformat() if s.rules.known_on else None,
                  "fingerprint": s.rules.fingerprint, "bonus_multiplier": s.rules.p.bonus_multiplier,
-                 "warnings": s.warnings()} for s in self.result.sections]
+                 "warnings": list(s.warnings) + s.rules.warnings()} for s in self.result.sections]
 
     def as_dict(self) -> dict:
         return {"reproduced": self.reproduced, "total": self.total,

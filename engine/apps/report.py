@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.formulas import round_half_up
-from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
+from uschess.model import SYSTEM_LABELS
+from uschess.rating.fide_update import FideUpdateResult
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
-SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
 
 def rating_label(value: Optional[float], games: int, established_games: int) -> str:
@@ -26,7 +27,7 @@ def _points(x: float) -> str:
 def format_section(res: SectionResult) -> str:
     sec = res.section
     est = res.rules.p.established_games
-    letter = SYSTEM_LETTER[res.system]
+    letter = SYSTEM_LABELS[res.system]
     rounds = max((len(p.rounds) for p in sec.players), default=0)
     by_pair = {p.pair: p for p in sec.players}
     name_w = max([len(p.name) for p in sec.players] + [20])
@@ -52,9 +53,9 @@ def format_section(res: SectionResult) -> str:
         flag = " (floor)" if pr.floor_applied else ""
         lines.append(f"{pr.pair:>4}  {pl.name:<{name_w}}  {pl.id:<9} {_points(pl.total):>5}  {cells}  "
                      f"{letter}: {rating_label(pr.pre, pr.games_before, est)} -> {post}{flag}")
-    if res.notes:
+    if res.warnings:
         lines.append("notes on the section:")
-        lines.extend(f"  ! {w}" for w in res.notes)
+        lines.extend(f"  ! {w}" for w in res.warnings)
     warnings = res.rules.warnings()
     if warnings:
         lines.append("notes on the rules in force:")
@@ -96,7 +97,7 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
          f"  rules in force on {r.on.isoformat()} (fingerprint {r.fingerprint}); "
          f"time control {sec.time_control.text}: mm + ss = {sec.time_control.total:g} "
          f"[{_cite(r, 'time_control_ranges')}; classification {_cite(r, 'classify')}]"]
-    L.extend(f"  ! {w}" for w in sec.notes)
+    L.extend(f"  ! {w}" for w in sec.warnings)
     if pr.m == 0:
         L.append("  no rated games in this section: rating unchanged")
         return "\n".join(L)
@@ -108,7 +109,8 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
             L.append("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
                      "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
     else:
-        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games")
+        came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
+        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
     nstar = r.p.nstar
     L.append(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
              f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "
@@ -146,3 +148,28 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
     for w in pr.warnings:
         L.append(f"  ! {w}")
     return "\n".join(L)
+
+
+def format_fide_update(res: FideUpdateResult) -> str:
+    """The text ``uschess fide-update`` prints."""
+    u = res.update
+    lines = [f"{res.name or res.id} ({res.id}): {u.event_name} {u.start.isoformat()}"
+             f"{'..' + u.end.isoformat() if u.end != u.start else ''}"
+             f"{' (youth event)' if u.youth else ''}",
+             f"  rules in force on {res.rules.on.isoformat()} (fingerprint {res.rules.fingerprint})"]
+    for o in res.opponents:
+        shown = "no FIDE rating: ignored" if o.ignored else f"FIDE {o.fide:g} -> US {o.us:.2f}"
+        lines.append(f"  {o.result}  {o.name or '(unnamed)':<28} {shown}")
+    if res.m:
+        lines.append(f"  N' = {res.n_eff:.4f}, m = {res.m}, K = {res.k:.4f}, S = {res.score:g}, "
+                     f"E = {res.expected:.4f}, bonus = {res.bonus:.4f} "
+                     f"({'eligible' if res.bonus_eligible else 'not eligible'})")
+        if res.floor_applied:
+            lines.append(f"  floor {res.floor:g} ({res.floor_reason}) applied")
+    lines.append(f"  {res.system}: {res.pre:.2f} -> {res.post:.2f} (shown {round_half_up(res.pre)} -> "
+                 f"{res.post_rounded}), N {res.games_before} -> {res.games_after}")
+    for n in res.notes:
+        lines.append(f"  - {n}")
+    for w in res.warnings:
+        lines.append(f"  ! {w}")
+    return "\n".join(lines) + "\n"
