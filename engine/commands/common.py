@@ -295,8 +295,8 @@ def one_stdout(*uses: tuple[str, bool]) -> None:
 
 
 def print_json(data) -> None:
-    json.dump(data, sys.stdout, indent=2, allow_nan=False, default=str)
-    sys.stdout.write("\n")
+    """``data`` as JSON on standard output (standard input named ``<stdin>``)."""
+    sys.stdout.write(stdin_named(json.dumps(data, indent=2, allow_nan=False, default=str)) + "\n")
 
 
 # ------------------------------------------------------------ the store
