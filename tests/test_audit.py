@@ -262,8 +262,12 @@ def test_html_report_is_self_contained_and_escaped(tmp_path, capsys):
     assert "script" not in p.tags and "style" in p.tags and "table" in p.tags
     assert "15 of 16 reproduced" in "".join(p.text)
 
-    assert main(["audit", str(MSA), "--start", "2016-01-15", "--html", str(out), "--json"]) == 0
-    capsys.readouterr()
+    args = ["audit", str(MSA), "--start", "2016-01-15", "--html", str(out), "--json"]
+    assert main(args) == 2  # the report of the first audit is there
+    assert "exists; use --force to replace it" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == text
+    assert main(args + ["--force"]) == 0
+    assert capsys.readouterr().err == f"wrote {out}\n"
     text = out.read_text(encoding="utf-8")
     assert "62 of 64 reproduced" in text and "LARRY HODGE" in text and "floor" in text
     assert "not documented" in text  # the warnings
