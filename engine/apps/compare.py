@@ -50,7 +50,7 @@ import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 
 from uschess.errors import InputError
@@ -180,16 +180,20 @@ def _with_records(event: Event, state: dict) -> Event:
 
 
 def replay(events: Sequence[tuple[str, Event]], options: RatingOptions, *,
-           book: Optional[RuleBook] = None, chain: bool = True) -> list[EventResult]:
+           book: Optional[RuleBook] = None, chain: bool = True,
+           progress: Optional[Callable[[], None]] = None) -> list[EventResult]:
     """Rate ``(key, event)`` pairs in the order given, feeding each player's
     ``record_after`` into the next event when ``chain`` (see the module text).
-    The events passed in are never modified."""
+    The events passed in are never modified; ``progress()`` is called after
+    each event."""
     book = book or RuleBook.load()
     state: dict[str, dict] = {}
     out = []
     for _, event in events:
         result = rate_event(_with_records(event, state) if chain else event, options, book=book)
         out.append(result)
+        if progress:
+            progress()
         if chain:
             for sec in result.sections:
                 for pr in sec.players:
@@ -349,12 +353,14 @@ def _pairs(ra: EventResult, rb: EventResult):
 
 
 def compare(events: Iterable[Event], a: RuleSide, b: RuleSide, *, chain: bool = True,
-            book: Optional[RuleBook] = None) -> Comparison:
-    """Rate ``events`` under both sides (each its own chain) and pair the results."""
+            book: Optional[RuleBook] = None,
+            progress: Optional[Callable[[], None]] = None) -> Comparison:
+    """Rate ``events`` under both sides (each its own chain) and pair the
+    results; ``progress()`` is called after each event rated on each side."""
     book = book or RuleBook.load()
     ordered = order_events(events)
-    results_a = replay(ordered, a.options, book=book, chain=chain)
-    results_b = replay(ordered, b.options, book=book, chain=chain)
+    results_a = replay(ordered, a.options, book=book, chain=chain, progress=progress)
+    results_b = replay(ordered, b.options, book=book, chain=chain, progress=progress)
     rows = []
     for (key, ev), ra, rb in zip(ordered, results_a, results_b):
         for sec, system, pa, pb in _pairs(ra, rb):
