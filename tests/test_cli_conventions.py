@@ -167,6 +167,9 @@ def test_outputs_to_standard_output(tmp_path, capsys, monkeypatch):
     assert "both write to standard output" in capsys.readouterr().err
     assert run("audit", "-", "--json", stdin=AUDIT_JSON.read_bytes(), monkeypatch=monkeypatch) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 16
+    assert run("replay", "-", "--db", tmp_path / "r.db", "--json", stdin=WFCC.read_bytes(),
+               monkeypatch=monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["events_applied"] == 1
 
 
 def test_one_overwrite_rule_and_one_wrote_line(tmp_path, capsys):

@@ -9,7 +9,7 @@ from uschess.errors import InputError
 from uschess.apps.replay import replay
 from uschess.io.store import Store
 from uschess.commands.common import (Console, add_db_option, add_rules_options, db_target,
-                                     print_json, rating_options)
+                                     input_path, print_json, rating_options)
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
 SHOW = 50
@@ -25,7 +25,8 @@ def register(sub) -> None:
                                    "whole events only; run it again with --skip-applied to resume.")
     p.add_argument("events", nargs="+", metavar="EVENT",
                    help="event files (YAML/JSON, TRF, DBF report directories), FIDE update files "
-                        "(YAML/JSON with 'kind: fide-update'), or directories of these")
+                        "(YAML/JSON with 'kind: fide-update'), or directories of these; - for "
+                        "one read from standard input")
     add_db_option(p, what="the store (a SQLite file is created if missing)")
     p.add_argument("--skip-applied", action="store_true",
                    help="skip events already in the store instead of refusing them")
@@ -56,7 +57,7 @@ def expand(paths: list[str]) -> list[str]:
     out = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir() and not _is_dbf_report(path):
+        if raw != "-" and path.is_dir() and not _is_dbf_report(path):
             found = sorted(str(f) for f in path.iterdir()
                            if f.suffix.lower() in EVENT_SUFFIXES and f.is_file()
                            and not f.stem.lower().endswith(".players"))  # member data
@@ -72,7 +73,7 @@ def expand(paths: list[str]) -> list[str]:
 def run(args) -> int:
     console = Console.of(args)
     db = db_target(args)
-    files = expand(args.events)
+    files = [input_path(f) for f in expand(args.events)]  # - is standard input
     options = rating_options(args, trace=False)
     options.grant_floor_requests = args.grant_floor_requests
     with Store.open(db) as store:
