@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.formulas import round_half_up
-from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
@@ -164,7 +164,8 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
             add("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
                 "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
     else:
-        add(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games")
+        came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
+        add(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
     part = "step2"
     nstar = r.p.nstar
     add(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "

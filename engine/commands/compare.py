@@ -8,9 +8,11 @@ import argparse
 from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
+from uschess.apps.replay import load_item
 from uschess.commands.common import (Console, add_force_option, add_member_data_options,
-                                     load_event_input, one_stdout, output_dir, output_file,
-                                     print_json)
+                                     input_path, load_event_input, one_stdout, output_dir,
+                                     output_file, print_json)
+from uschess.io.fide_file import FideUpdate
 
 #: Files --plot-dir receives.
 PLOT_STEMS = ("differences", "paths")
@@ -71,19 +73,29 @@ def run(args) -> int:
         stems = PLOT_STEMS if args.player else PLOT_STEMS[:1]
         output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
                    names=[f"{stem}.{fmt}" for stem in stems for fmt in ("png", "svg")])
-    loaded = []
+    reports = []  # member data of the DBF/TRF reports
+
+    def load_event(path):
+        loaded = load_event_input(path, args, console)
+        if loaded.member_data is not None:
+            reports.append(loaded.member_data)
+        return loaded.event
+
+    # events in any format, and updates from foreign FIDE events, as a replay takes them
+    events = []
     with console.progress(total=len(args.events), unit="file", desc="reading",
                           force=args.progress) as bar:
         for path in args.events:
-            loaded.append(load_event_input(path, args, console))
+            events.append(load_item(input_path(path), load_event))
             bar.update(1)
-    for item in loaded:
-        console.member_data(item.member_data)
-    events = [item.event for item in loaded]
+    for report in reports:
+        console.member_data(report)
     if args.player:
         if not args.plot_dir and not args.json:
             raise InputError("--player chooses rating paths to plot: give --plot-dir DIR (or --json)")
-        known = {p.id for e in events for s in e.sections for p in s.players}
+        known = {p.id for e in events if not isinstance(e, FideUpdate)
+                 for s in e.sections for p in s.players}
+        known |= {e.player_id for e in events if isinstance(e, FideUpdate)}
         missing = [pid for pid in args.player if pid not in known]
         if missing:
             raise InputError(f"--player {', '.join(missing)}: in none of the events")
@@ -110,9 +122,8 @@ def run(args) -> int:
             console.wrote(path)
     if args.json:
         data = cmp.as_dict(args.player)
-        if any(item.member_data is not None for item in loaded):
-            data["member_data"] = [item.member_data_dict() for item in loaded
-                                   if item.member_data is not None]
+        if reports:
+            data["member_data"] = [report.as_dict() for report in reports]
         print_json(data)
     elif csv is None or not csv.stdout:
         print(format_text(cmp, changed_only=args.changed_only), end="")
