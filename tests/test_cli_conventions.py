@@ -110,6 +110,24 @@ def test_verbose_names_every_player_quiet_none(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_replay_names_players_rated_unrated_for_want_of_member_data(tmp_path, capsys):
+    """A replay takes member data from the store; players of a report that
+    the store does not know either are rated as unrated, and said to be."""
+    db = tmp_path / "r.db"
+    assert run("replay", CLUB_YAML, "--db", db, "--json") == 0  # an event file: its own data
+    assert json.loads(capsys.readouterr().out)["member_data"] == []
+    fresh = tmp_path / "fresh.db"
+    assert run("replay", CLUB_DBF, "--db", fresh) == 0
+    out = capsys.readouterr().out
+    assert f"14 of 14 player(s) have no member data in the report and no record in {fresh}" in out
+    assert "12873461 Okafor, Daniel (section 'OPEN', pair 1, report shows 2215)" in out
+    assert "and 4 more" in out
+    other = tmp_path / "other.db"
+    assert run("replay", CLUB_TRF, "--db", other, "--json") == 0
+    data = json.loads(capsys.readouterr().out)["member_data"]
+    assert len(data) == 1 and data[0]["missing_count"] == 14 and data[0]["format"] == "trf"
+
+
 # ------------------------------------------------------------ --explain --json
 
 def test_explain_as_json(capsys):

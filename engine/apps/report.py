@@ -83,8 +83,7 @@ def format_event(result: EventResult, member_data=None) -> str:
     e = result.event
     head = f"{e.name}  {e.start.isoformat()}" + (f"..{e.end.isoformat()}" if e.end != e.start else "")
     if member_data is not None and member_data.missing:
-        head += "\nmember data: " + member_data.summary() + ":"
-        head += "".join(f"\n  {m.label()}" for m in member_data.missing)
+        head += "\nmember data: " + "\n".join(member_data.lines())
     return "\n\n".join([head] + [format_section(s) for s in result.sections]) + "\n"
 
 

@@ -3,13 +3,15 @@ updates into a ratings store."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from uschess.errors import InputError
-from uschess.apps.replay import replay
+from uschess.apps.replay import event_id, replay
 from uschess.io.store import Store
 from uschess.commands.common import (Console, add_db_option, add_rules_options, db_target,
-                                     input_path, print_json, rating_options)
+                                     input_path, load_event_input, print_json, rating_options)
+from uschess.io.formats.member_data import NAMES_SHOWN
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
 SHOW = 50
@@ -96,9 +98,17 @@ def run(args) -> int:
             bar.update(done - bar.n)
             bar.set_postfix(player_games=games, refresh=False)
 
+        reports: dict = {}  # event id -> member data of a DBF/TRF report
+
+        def load_report(path):
+            loaded = load_event_input(path, args, console, rates=False)
+            if loaded.member_data is not None and loaded.member_data.missing:
+                reports[event_id(loaded.event)] = loaded.member_data
+            return loaded.event
+
         try:
             summary = replay(read(files), store, options, skip_applied=args.skip_applied,
-                             progress=progress)
+                             progress=progress, loader=load_report)
         except KeyboardInterrupt:
             applied = store.counts()["events"] - before
             raise KeyboardInterrupt(
@@ -107,6 +117,7 @@ def run(args) -> int:
         finally:
             for bar in bars:
                 bar.close()
+        unrated = unrated_without_member_data(store, reports, summary.applied)
     show = None if console.verbose else SHOW
     for d in summary.disagreements[:show]:
         console.note(f"disagreement: {d}")
@@ -116,7 +127,29 @@ def run(args) -> int:
     for w in summary.warnings:
         console.warn(w)
     if args.json:
-        print_json(summary.as_dict())
+        print_json({**summary.as_dict(), "member_data": [u.as_dict() for u in unrated]})
     else:
         print(summary.format(), end="")
+        for u in unrated:
+            print("\n".join(u.lines(None if console.verbose else NAMES_SHOWN)))
     return 0
+
+
+def unrated_without_member_data(store: Store, reports: dict, applied) -> list:
+    """Of the players a DBF/TRF report gives no member data for, those the
+    store had no record of either, in some system the event rated them in:
+    they were rated as unrated there.  One report per event, in the order
+    applied."""
+    out = []
+    for eid in applied:
+        report = reports.get(eid)
+        if report is None:
+            continue
+        unrated = []
+        for member in report.missing:
+            rows = [h for h in store.history(member.id) if h["event"] == eid]
+            if any(h["pre"] is None for h in rows):
+                unrated.append(member)
+        if unrated:
+            out.append(replace(report, missing=unrated, store=store.name))
+    return out

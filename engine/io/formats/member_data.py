@@ -51,6 +51,9 @@ class MemberDataReport:
     players: int                                  # distinct ids in the report
     players_file: Optional[str] = None
     missing: list[MissingMember] = field(default_factory=list)
+    #: set when ``missing`` lists only the players a ratings store had no
+    #: record of either (a replay): the store's name
+    store: Optional[str] = None
 
     @property
     def missing_ids(self) -> int:
@@ -63,6 +66,10 @@ class MemberDataReport:
     def summary(self) -> str:
         """``3 of 12 players have no member data in players.yaml and are rated
         as unrated`` (or ``... no players file was given ...``)."""
+        if self.store is not None:
+            return (f"{self.source}: {self.missing_ids} of {self.players} player(s) have no "
+                    f"member data in the report and no record in {self.store}, and were rated "
+                    "as unrated")
         where = (f"in {self.players_file}" if self.players_file
                  else "(no players file was given: --players FILE)")
         return (f"{self.missing_ids} of {self.players} player(s) have no member data {where} "
@@ -76,10 +83,17 @@ class MemberDataReport:
         more = len(self.missing) - len(shown)
         return f"{self.summary()}: {names}" + (f"; and {more} more" if more > 0 else "")
 
+    def lines(self, limit: Optional[int] = None) -> list[str]:
+        """The summary, then one indented line per player (at most ``limit``)."""
+        shown = self.missing if limit is None else self.missing[:limit]
+        more = len(self.missing) - len(shown)
+        return ([f"{self.summary()}:"] + [f"  {m.label()}" for m in shown]
+                + ([f"  and {more} more (all of them with --verbose or --json)"] if more > 0 else []))
+
     def as_dict(self) -> dict:
         return {"source": self.source, "format": self.format, "players": self.players,
-                "players_file": self.players_file, "missing_count": self.missing_ids,
-                "missing": [m.as_dict() for m in self.missing]}
+                "players_file": self.players_file, "store": self.store,
+                "missing_count": self.missing_ids, "missing": [m.as_dict() for m in self.missing]}
 
 
 def member_data_report(event: Event, fmt: str, members: Optional[Mapping] = None, *,
