@@ -219,7 +219,12 @@ def test_one_overwrite_rule_and_one_wrote_line(tmp_path, capsys):
     assert "already holds differences.png, differences.svg" in capsys.readouterr().err
 
 
-def test_json_summaries_of_import_and_export(tmp_path, capsys):
+def test_json_summaries_of_import_export_and_generate(tmp_path, capsys):
+    assert run("generate", "--players", 30, "--events", 3, "-o", tmp_path / "g", "--json") == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["events"] == len(data["files"]) and all(Path(f).is_file() for f in data["files"])
+    assert captured.err.startswith("wrote ")
     assert run("import", CLUB_TRF, "--players", CLUB_PLAYERS, "-o", tmp_path / "c.json",
                "--json") == 0
     data = json.loads(capsys.readouterr().out)
@@ -253,8 +258,7 @@ def test_every_command_and_option_has_help():
 def test_quiet_verbose_everywhere_and_json_on_every_command_with_a_result():
     for name, leaf in commands().items():
         assert {"-q", "--quiet", "-v", "--verbose"} <= options_of(leaf), name
-        if name != "generate":  # it writes files and says how many
-            assert "--json" in options_of(leaf), name
+        assert "--json" in options_of(leaf), name
 
 
 RULES_OPTIONS = {"--rules-on", "--known-on", "--edition", "--reading", "--reform"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from uschess.apps.generate import write_history
+from uschess.commands.common import Console, print_json
 
 
 def register(sub) -> None:
@@ -20,10 +21,15 @@ def register(sub) -> None:
                    help="directory to write the event files into")
     p.add_argument("--format", choices=("json", "yaml"), default="json",
                    help="event file format (default json)")
+    p.add_argument("--json", action="store_true",
+                   help='print {"directory", "events", "files": [...]} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     paths = write_history(args.output, args.seed, args.players, args.events, args.format)
-    print(f"wrote {len(paths)} event files to {args.output}")
+    Console.of(args).wrote(f"{len(paths)} event files to {args.output}")
+    if args.json:
+        print_json({"directory": str(args.output), "events": len(paths),
+                    "files": [str(p) for p in paths]})
     return 0
