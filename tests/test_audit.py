@@ -359,3 +359,16 @@ def test_audit_of_a_store(tmp_path, capsys):
                  ["--db", str(tmp_path / "none.db")], ["--event", "tinfo", str(MSA)], []):
         assert main(["audit", *argv]) == 2, argv
         assert capsys.readouterr().err.count("\n") == 1
+    # a progress bar when asked (stderr is no terminal here), none when quiet
+    assert main(["audit", "--db", str(db), "--progress", "--json"]) == 0
+    assert "\raudit: " in capsys.readouterr().err
+    assert main(["audit", "--db", str(db), "--progress", "-q", "--json"]) == 0
+    assert capsys.readouterr().err == ""
+    # USCHESS_DB names the store when no published file is given
+    import os
+    os.environ["USCHESS_DB"] = str(db)
+    try:
+        assert main(["audit", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == 64
+    finally:
+        del os.environ["USCHESS_DB"]

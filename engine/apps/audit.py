@@ -897,8 +897,10 @@ class StoreAudit:
                 "tolerance": self.tolerance, "event": self.event}
 
 
-def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) -> StoreAudit:
-    """Audit the published ratings recorded in a store (``Store.record_published``)."""
+def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None,
+                progress=None) -> StoreAudit:
+    """Audit the published ratings recorded in a store (``Store.record_published``);
+    ``progress(done, total)`` is called after each rating not reproduced."""
     try:
         from uschess.io.store import Store
     except ImportError:
@@ -912,7 +914,8 @@ def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) 
                              + (f" for event {event!r}" if event else ""), file=store.name)
         rows = []
         rules_cache: dict = {}
-        for item in store.audit(tolerance=tolerance, event_id=event):
+        found = store.audit(tolerance=tolerance, event_id=event)
+        for done, item in enumerate(found, 1):
             ev, pid, system = item["event"], item["player"], item["system"]
             published_post, computed = item["published"], item["computed"]
             change = next((h for h in store.history(pid, system) if h["event"] == ev), None)
@@ -940,6 +943,8 @@ def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) 
                         row["causes"].append({"cause": "floor", "computed": published_post, "diff": 0.0,
                                               "detail": _floor_detail(published_post, computed, kinds)})
             rows.append(row)
+            if progress:
+                progress(done, len(found))
     return StoreAudit(str(target), len(published), rows, float(tolerance), event)
 
 

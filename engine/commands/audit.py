@@ -68,6 +68,9 @@ def register(sub) -> None:
     add_db_option(st, what="audit the published ratings recorded in this store (instead of "
                            "PUBLISHED)")
     st.add_argument("--event", metavar="ID", help="with --db: only this event")
+    st.add_argument("--progress", action="store_true",
+                    help="with --db: show the progress bar on stderr even when it is not a "
+                         "terminal (never with --quiet)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
     p.set_defaults(func=run)
@@ -115,7 +118,12 @@ def _run_store(args, console: Console) -> int:
     if used:
         raise InputError(f"--db audits what the store computed: {', '.join(used)} cannot be used with it")
     html = _outputs(args)
-    result = audit_store(db_target(args), tolerance=args.tolerance, event=args.event)
+    with console.progress(unit="rating", desc="audit", force=args.progress) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        result = audit_store(db_target(args), tolerance=args.tolerance, event=args.event,
+                             progress=progress)
     if html is not None:
         html.write(format_store_html(result), console)
     if args.json:
