@@ -349,7 +349,7 @@ def _history(folder: Path, events: int) -> list[Path]:
 def test_path_plot_has_one_size_and_a_date_axis(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     sizes = {}
-    for n in (3, 40):
+    for n in (3, 20):
         folder = tmp_path / f"h{n}"
         folder.mkdir()
         files = _history(folder, n)
@@ -364,7 +364,7 @@ def test_path_plot_has_one_size_and_a_date_axis(tmp_path, capsys):
         svg = (plots / "paths.svg").read_text(encoding="utf-8")
         assert "date of the player's event" in svg
         assert not any(f"{e.stem}\n" in svg for e in files)  # no tick per event
-    assert sizes[3] == sizes[40] == ((960, 576), (960, 576))
+    assert sizes[3] == sizes[20] == ((960, 576), (960, 576))
 
 
 def test_histogram_leaves_unchanged_results_out_and_says_so(tmp_path):

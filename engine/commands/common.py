@@ -35,6 +35,8 @@ from typing import Iterable, Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
+from uschess.io.formats.member_data import NAMES_SHOWN, MemberDataReport
+from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
 
 #: The file name that means standard input or output.
@@ -123,8 +125,8 @@ class LoadedEvent:
     """An event read for a command, with what is known of its member data
     (None for an event file, which holds its own)."""
 
-    event: object
-    member_data: object = None  # uschess.io.formats.member_data.MemberDataReport
+    event: Event
+    member_data: Optional[MemberDataReport] = None
 
     def member_data_dict(self) -> Optional[dict]:
         return self.member_data.as_dict() if self.member_data is not None else None
@@ -196,7 +198,6 @@ class Console:
     def member_data(self, report) -> None:
         """Warn about the players of a report who have no member data."""
         if report is not None and report.missing:
-            from uschess.io.formats.member_data import NAMES_SHOWN
             self.warn(report.message(None if self.verbose else NAMES_SHOWN))
 
     def progress(self, *, total=None, unit: str = "event", desc: str = "", force: bool = False):
