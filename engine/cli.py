@@ -11,11 +11,13 @@ import argparse
 import importlib
 import sys
 
-from uschess import __version__
+import uschess
 from uschess.errors import InputError
 
-#: Modules of uschess.commands; each registers its subcommands.
-COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io"]
+#: Each subcommand and the module of uschess.commands that registers it.
+COMMANDS = {"rate": "rate", "rules": "rules", "compare": "compare", "audit": "audit",
+            "fide-update": "fide_update", "replay": "replay", "player": "player",
+            "generate": "generate", "import": "io", "export": "io"}
 
 EPILOG = """\
 conventions of every command:
@@ -45,16 +47,37 @@ def _leaf_parsers(parser: argparse.ArgumentParser):
                     yield child
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """--version, reading the installed version only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {uschess.__version__}")
+        parser.exit()
+
+
+def _command_in(argv) -> str | None:
+    """The subcommand ``argv`` asks for (the first word that names one)."""
+    for word in argv:
+        if word in COMMANDS:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``only`` (then only its module
+    is imported: a command starts without loading the others)."""
     from uschess.commands.common import add_console_options
     parser = argparse.ArgumentParser(
         prog="uschess", description="Rate US Chess events under the rules in force on their dates.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     add_console_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"uschess.commands.{name.replace('-', '_')}").register(sub)
+    modules = [COMMANDS[only]] if only else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"uschess.commands.{module}").register(sub)
     for leaf in _leaf_parsers(parser):
         add_console_options(leaf)
     return parser
@@ -62,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     from uschess.commands.common import release_stdin, stdin_named
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
