@@ -17,6 +17,8 @@ from uschess.io.eventfile import event_from_dict
 from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
 
+from helpers import examples
+
 BOOK = RuleBook.load()
 FIRST, LAST = dt.date(2001, 1, 1), dt.date(2025, 12, 31)
 CHANGES = sorted({e.effective for t in [*BOOK.timelines.values(), *BOOK.slots.values()]
@@ -88,7 +90,7 @@ def _rate(ev):
         return None  # a time control rated in no system on that date, and none declared
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events())
 def test_k_exception_only_in_dual_rated_sections(ev):
     result = _rate(ev)
@@ -106,7 +108,7 @@ def test_k_exception_only_in_dual_rated_sections(ev):
                 assert pr.k == plain, (sec.system, sorted(rated_in), pr.id)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(events())
 def test_floor_never_below_what_the_event_proves(ev):
     result = _rate(ev)
