@@ -108,7 +108,6 @@ class PriorityLists2017(_PriorityLists):
     title = "Priority-list initialization (2017 edition)"
     source = src("004", "2.1")
     lists = LISTS_2017
-    schedule = {"2001-01-01": {"value": "priority-2017", "source": src("004", "2.1", "lists 2.1-2.5; project reading 5")}}
 
 
 class PriorityLists2020(_PriorityLists):
@@ -119,8 +118,6 @@ class PriorityLists2020(_PriorityLists):
     title = "Priority-list initialization (2020-06 edition)"
     source = src("001", "2.1")
     lists = LISTS_2020_06
-    schedule = {"2020-06-01": {"value": "priority-2020-06", "source": src("001", "2.4", "online Regular from 2020-06-01 (000 sec. 8)"),
-                               "conflict": "revision-2020", "reading": "2020-09-proposal"}}
 
 
 class Blended(RulePlugin):
@@ -133,12 +130,6 @@ class Blended(RulePlugin):
     name = "blended"
     title = "Blended initialization"
     source = src("000", "2")
-    schedule = {
-        "2020-06-01": {"value": "blended", "source": src("000", "8", "'Initialization of ratings blended through other systems'"),
-                       "conflict": "revision-2020", "reading": "2025-list"},
-        "2020-09-02": {"value": "blended", "source": src("003", "2"), "conflict": "revision-2020",
-                       "reading": "2020-09-proposal"},
-    }
 
     @hookimpl
     def uschess_initial_rating(self, player, system, end, p, hook):
