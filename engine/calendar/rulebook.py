@@ -422,8 +422,9 @@ def _rule_plugins(manager: pluggy.PluginManager, slot_hooks: Mapping[str, str]):
             implemented.setdefault(id(impl.plugin), {})[hook] = impl.function
     registered: dict[str, Any] = {}
     functions: dict[str, Any] = {}
-    for plugin in manager.get_plugins():
-        label = manager.get_name(plugin)
+    for label, plugin in manager.list_name_plugin():  # in registration order
+        if plugin is None:
+            continue  # blocked
         hooks = implemented.get(id(plugin), {})
         slot, name = getattr(plugin, "slot", None), getattr(plugin, "name", None)
         if not slot and not name:
