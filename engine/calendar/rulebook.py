@@ -382,16 +382,20 @@ def _manager(plugins: Iterable[Any], entry_point_group: Optional[str]) -> pluggy
         for plugin in plugins:
             manager.register(plugin, name=getattr(plugin, "name", None))
     except (ValueError, pluggy.PluginValidationError) as err:
-        raise RuleError(f"rule plugin refused: {err}")
+        raise RuleError(f"rule plugin refused: {_one_line(err)}")
     if entry_point_group:
         try:
             manager.load_setuptools_entrypoints(entry_point_group)
         except (ValueError, pluggy.PluginValidationError) as err:
-            raise RuleError(f"rule pack (entry points {entry_point_group!r}) refused: {err}")
+            raise RuleError(f"rule pack (entry points {entry_point_group!r}) refused: {_one_line(err)}")
         except Exception as err:  # a broken pack must not look like a traceback of ours
             raise RuleError(f"rule pack (entry points {entry_point_group!r}) cannot be loaded: "
-                            f"{type(err).__name__}: {err}")
+                            f"{type(err).__name__}: {_one_line(err)}")
     return manager
+
+
+def _one_line(err: Exception) -> str:
+    return "; ".join(line.strip() for line in str(err).splitlines() if line.strip())
 
 
 def _slot_hooks(slots_raw: Any) -> dict[str, str]:

@@ -79,10 +79,12 @@ def run_timeline(args) -> int:
         timelines = {args.name: timelines[args.name]}
     if args.json:
         print_json({name: {"description": t.description, "kind": t.kind,
+                           **({"hook": book.slot_hooks[name]} if t.kind == "plugin" else {}),
                            "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()})
         return 0
     for name, t in timelines.items():
-        print(f"{name} ({t.kind}): {t.description}")
+        kind = f"plugin slot, hook {book.slot_hooks[name]}" if t.kind == "plugin" else t.kind
+        print(f"{name} ({kind}): {t.description}")
         for e in t.entries:
             extra = []
             if e.conflict:

@@ -1,0 +1,248 @@
+"""One calendar: every date in rulesets/, rules/ holds code only, and a rule
+book that is missing a piece refuses to load, naming it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+import uschess.calendar.rulebook as rulebook
+from uschess.calendar.rulebook import Reform, RuleBook
+from uschess.cli import main
+from uschess.errors import RuleError
+from uschess.rules.base import RulePlugin, src
+from uschess.rules.hookspecs import hookimpl
+
+RULES_DIR = Path(rulebook.rule_plugins.__file__).resolve().parent
+RULESETS = Path(rulebook._rulesets_dir())
+DATE_LITERAL = re.compile(r"\b(1[89]|2\d)\d\d-[01]\d-[0-3]\d\b|\bdate\(\s*\d{4}\s*,")
+BOOK = RuleBook.load()
+
+
+def test_no_date_in_the_rule_plugins():
+    """When a rule is in force is data (rulesets/slots.yaml); the plugins are code."""
+    files = sorted(RULES_DIR.glob("*.py"))
+    assert len(files) >= 7
+    found = [f"{f.name}:{n}: {line.strip()}" for f in files
+             for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+             if DATE_LITERAL.search(line)]
+    assert found == []
+    assert all(not hasattr(cls, "schedule") for cls in rulebook.rule_plugins.ALL)
+
+
+def test_every_slot_names_its_hook_and_every_plugin_is_in_the_calendar():
+    raw = yaml.safe_load((RULESETS / "slots.yaml").read_text(encoding="utf-8"))
+    assert list(raw) == list(BOOK.slots) == list(BOOK.slot_hooks)
+    assert {BOOK.slot_hooks[s] for s in raw} == {n for n in dir(rulebook.hookspecs)
+                                                 if n.startswith("uschess_")}
+    named = {e.value for t in BOOK.slots.values() for e in t.entries}
+    named |= {e.value for ed in BOOK.editions.values() for e in ed.plugins.values()}
+    assert named == set(BOOK.registered) == {cls.name for cls in rulebook.rule_plugins.ALL}
+
+
+def test_rules_call_is_the_chosen_plugins_implementation():
+    rules = BOOK.rules(dt.date(2016, 5, 1))
+    for slot, res in rules.plugins.items():
+        fn = getattr(rules.call, BOOK.slot_hooks[slot])
+        assert fn.__self__ is BOOK.registered[res.value]
+        assert fn.__func__ is getattr(type(BOOK.registered[res.value]), BOOK.slot_hooks[slot])
+    assert rules.call.uschess_store_rating(pre=1500.0, value=1510.4, p=rules.p) == 1510.4
+    old = BOOK.rules(dt.date(2010, 5, 1))
+    assert old.call.uschess_store_rating(pre=1500.0, value=1510.4, p=old.p) == 1511.0
+
+
+def test_resolving_new_dates_builds_no_plugin_manager(monkeypatch):
+    book = RuleBook.build()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plugin manager was built while resolving a date")
+
+    monkeypatch.setattr(rulebook.pluggy, "PluginManager", refuse)
+    rng = random.Random(11)
+    seen = {}
+    for _ in range(300):
+        on = dt.date(2001, 1, 1) + dt.timedelta(days=rng.randrange(9700))
+        rules = book.rules(on, readings={"revision-2020": rng.choice(["2025-list", "2020-09-proposal"])})
+        combo = tuple(r.value for r in rules.plugins.values())
+        assert seen.setdefault(combo, rules.call) is rules.call  # one call object per combination
+    assert 4 <= len(seen) <= 20
+
+
+class HandsBack:
+    """A reform plugin that answers for one opponent count and hands back the rest."""
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponent_counts, p):
+        return True if len(opponent_counts) == 1 else None
+
+
+def test_reform_plugins_answer_first_and_can_hand_back():
+    rules = BOOK.rules(dt.date(2025, 3, 1), reform=Reform("hands back", extra_plugins=[HandsBack()]))
+    call = rules.call.uschess_bonus_eligible
+    assert call(m=2, opponent_counts={"a": 2}, p=rules.p) is True        # the reform's answer
+    assert call(m=2, opponent_counts={"a": 1, "b": 1}, p=rules.p) is False  # handed back: 2025 rule
+    assert call(m=4, opponent_counts={"a": 1, "b": 1, "c": 1, "d": 1}, p=rules.p) is True
+    assert BOOK.rules(dt.date(2025, 3, 1)).call.uschess_bonus_eligible is not call
+
+
+# ----------------------------------------------- a missing piece fails at load
+@pytest.fixture
+def rulesets(tmp_path):
+    """A copy of the project's rulesets/ to break one piece at a time."""
+    target = tmp_path / "rulesets"
+    shutil.copytree(RULESETS, target, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    return target
+
+
+def edit_slots(rulesets: Path, change) -> None:
+    path = rulesets / "slots.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(raw)
+    path.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+
+
+def build(rulesets, plugins=()):
+    return RuleBook.build(rulesets, plugins=plugins, entry_point_group=None)
+
+
+class Orphan(RulePlugin):
+    slot, name, title, source = "bonus", "bonus-orphan", "A bonus rule in no calendar row", src("000", "4.2")
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponent_counts, p):
+        return True
+
+
+class WrongHook(RulePlugin):
+    slot, name, title, source = "bonus", "bonus-wrong-hook", "Implements K, not the bonus", src("000", "4.2")
+
+    @hookimpl
+    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, p):
+        return 1.0
+
+
+class TwoSlots(Orphan):
+    name = "bonus-and-k"
+
+    @hookimpl
+    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, p):
+        return 1.0
+
+
+class NoSuchSlot(Orphan):
+    slot, name = "tiebreak", "tiebreak-buchholz"
+
+
+class BadArguments(RulePlugin):
+    slot, name, title, source = "bonus", "bonus-bad-args", "Asks for an argument no hook gives", src("000", "4.2")
+
+    @hookimpl
+    def uschess_bonus_eligible(self, m, opponents_seen, p):
+        return True
+
+
+def test_the_copied_rulesets_load_as_the_project_does(rulesets):
+    book = build(rulesets)
+    on = dt.date(2021, 4, 2)
+    assert book.rules(on).as_dict() == BOOK.rules(on).as_dict()
+
+
+@pytest.mark.parametrize("plugin,message", [
+    (Orphan(), r"plugin bonus-orphan \(slot bonus\) is in force on no date: give it a row in "
+               r"rulesets/slots.yaml"),
+    (WrongHook(), r"plugin bonus-wrong-hook \(slot bonus\) does not implement uschess_bonus_eligible"),
+    (TwoSlots(), r"plugin bonus-and-k \(slot bonus\) also implements uschess_k_factor, the hook of "
+                 r"another slot"),
+    (NoSuchSlot(), r"plugin tiebreak-buchholz declares slot 'tiebreak', which rulesets/slots.yaml does "
+                   r"not have"),
+    (BadArguments(), r"rule plugin refused: .*bonus-bad-args.*opponents_seen"),
+])
+def test_a_plugin_the_calendar_cannot_use_is_refused(rulesets, plugin, message):
+    with pytest.raises(RuleError, match=message):
+        build(rulesets, [plugin])
+
+
+def _rename_row(raw, slot, old, new):
+    for rows in raw[slot]["values"].values():
+        for row in rows if isinstance(rows, list) else [rows]:
+            if row["value"] == old:
+                row["value"] = new
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda raw: _rename_row(raw, "bonus", "bonus-2017", "bonus-2018"),
+     r"slot bonus from 2017-04-24: no plugin 'bonus-2018' is registered \(registered for bonus: "
+     r"bonus-002, bonus-2017, bonus-2020-09\)"),
+    (lambda raw: _rename_row(raw, "bonus", "bonus-2017", "k-dual-otbr"),
+     r"slot bonus from 2017-04-24: plugin k-dual-otbr fills slot k_factor"),
+    (lambda raw: raw.update(tiebreak={"hook": "uschess_tiebreak", "description": "Tie-breaks",
+                                      "values": {}}),
+     r"rulesets/slots.yaml: slot tiebreak names hook 'uschess_tiebreak', which has no specification"),
+    (lambda raw: raw.pop("storage"),
+     r"uschess.rules.hookspecs: hook uschess_store_rating has no slot in rulesets/slots.yaml"),
+    (lambda raw: raw["storage"]["values"].pop(dt.date(2001, 1, 1)),
+     r"slot storage has no plugin in force on 2001-01-01, the earliest rule date"),
+    (lambda raw: raw["storage"]["values"][dt.date(2014, 9, 1)].pop("source"),
+     r"rulesets/slots.yaml: storage 2014-09-01: every value needs source"),
+    (lambda raw: raw["storage"]["values"].__setitem__(
+        dt.date(2014, 9, 1), [{"value": "store-float", "source": {"doc": "000", "section": "8"}},
+                              {"value": "store-integer", "source": {"doc": "000", "section": "8"}}]),
+     r"slot storage from 2014-09-01: two plugins \(store-float, store-integer\) for the same date"),
+    (lambda raw: raw["storage"]["values"][dt.date(2014, 9, 1)]["source"].update(section="9"),
+     r"slot storage from 2014-09-01: source 000 sec. 9 is not a registered document section"),
+])
+def test_a_calendar_row_the_plugins_cannot_honour_is_refused(rulesets, change, message):
+    edit_slots(rulesets, change)
+    with pytest.raises(RuleError, match=message):
+        build(rulesets)
+
+
+def test_an_edition_naming_an_unknown_plugin_is_refused(rulesets):
+    path = rulesets / "editions" / "2001-02-22.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("value: k-002", "value: k-003"),
+                    encoding="utf-8")
+    with pytest.raises(RuleError, match=r"editions/2001-02-22.yaml: unknown plugin k_factor=k-003"):
+        build(rulesets)
+
+
+def test_a_missing_hook_implementation_can_no_longer_go_unnoticed(rulesets):
+    """The calendar can only name plugins of the slot, and every slot's plugin
+    implements the slot's hook: every hook the pipeline calls is there on
+    every date."""
+    book = build(rulesets)
+    for year in range(2001, 2027):
+        rules = book.rules(dt.date(year, 7, 1))
+        assert sorted(vars(rules.call)) == sorted(book.slot_hooks.values())
+
+
+# ------------------------------------------------------------------ commands
+def test_rules_timeline_shows_slots_from_the_calendar(capsys):
+    assert main(["rules", "timeline", "storage"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("storage (plugin slot, hook uschess_store_rating): How a rating is stored")
+    assert '  2001-01-01  store-integer  [002 "Standard rating formula"]' in out
+    assert "  2014-09-01  store-float  [000 sec. 8]" in out
+    assert main(["rules", "timeline", "initialize", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["initialize"]
+    assert data["kind"] == "plugin" and data["hook"] == "uschess_initial_rating"
+    rows = [(v["effective"], v["value"], v["source"], v.get("reading")) for v in data["values"]]
+    assert rows == [("2001-01-01", "priority-2017", "004 sec. 2.1", None),
+                    ("2020-06-01", "priority-2020-06", "001 sec. 2.4", "2020-09-proposal"),
+                    ("2020-06-01", "blended", "000 sec. 8", "2025-list"),
+                    ("2020-09-02", "blended", "003 sec. 2", "2020-09-proposal")]
+
+
+def test_rules_show_lists_every_slot_with_its_source(capsys):
+    assert main(["rules", "show", "--on", "2021-03-03"]) == 0
+    out = capsys.readouterr().out
+    plugins = out.split("\nplugins:\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split()[0] for line in plugins] == list(BOOK.slots)
+    assert any(line.split()[:5] == ["floors", "floors-sec5", "from", "2008-08-07", "000"]
+               for line in plugins)
