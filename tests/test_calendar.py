@@ -92,6 +92,18 @@ def test_reform_plugins_answer_first_and_can_hand_back():
     assert BOOK.rules(dt.date(2025, 3, 1)).call.uschess_bonus_eligible is not call
 
 
+class Misspelt:
+    @hookimpl
+    def uschess_bonus_eligable(self, m, opponent_counts, p):
+        return True
+
+
+def test_a_reform_plugin_for_no_slot_is_refused():
+    with pytest.raises(RuleError, match="reform plugin Misspelt implements uschess_bonus_eligable, "
+                                        "the hook of no slot"):
+        BOOK.rules(dt.date(2025, 3, 1), reform=Reform("typo", extra_plugins=[Misspelt()]))
+
+
 # ----------------------------------------------- a missing piece fails at load
 @pytest.fixture
 def rulesets(tmp_path):

@@ -359,6 +359,12 @@ class RuleBook:
             setattr(calls, self.slot_hooks[slot], self.functions[name])
         if extras:
             hooks = set(self.slot_hooks.values())
+            for x in extras:
+                for attr in dir(x):
+                    if (attr.startswith(f"{hookspecs.PROJECT}_") and attr not in hooks
+                            and self.manager.parse_hookimpl_opts(x, attr) is not None):
+                        raise RuleError(f"reform plugin {type(x).__name__} implements {attr}, "
+                                        "the hook of no slot")
             for hook in hooks:
                 first = [getattr(x, hook) for x in reversed(list(extras))
                          if hasattr(x, hook) and self.manager.parse_hookimpl_opts(x, hook) is not None]
