@@ -12,16 +12,21 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import by_pair, event, player
 
 import uschess.calendar.rulebook as rulebook
+from uschess.calendar.reform import load_reform
 from uschess.calendar.rulebook import Reform, RuleBook
 from uschess.cli import main
 from uschess.errors import RuleError
+from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rules.base import RulePlugin, src
+from uschess.rules.initialization import Blended, cfc_us
 from uschess.rules.hookspecs import hookimpl
 
 RULES_DIR = Path(rulebook.rule_plugins.__file__).resolve().parent
 RULESETS = Path(rulebook._rulesets_dir())
+ROOT = Path(__file__).resolve().parents[1]
 DATE_LITERAL = re.compile(r"\b(1[89]|2\d)\d\d-[01]\d-[0-3]\d\b|\bdate\(\s*\d{4}\s*,")
 BOOK = RuleBook.load()
 
@@ -73,6 +78,28 @@ def test_resolving_new_dates_builds_no_plugin_manager(monkeypatch):
         combo = tuple(r.value for r in rules.plugins.values())
         assert seen.setdefault(combo, rules.call) is rules.call  # one call object per combination
     assert 4 <= len(seen) <= 20
+
+
+@pytest.mark.parametrize("reform_file", [None, *sorted((ROOT / "fixtures" / "reforms").glob("*.yaml"))],
+                         ids=lambda f: f.stem if f else "baseline")
+def test_a_date_resolves_as_the_latest_change_point_before_it(reform_file):
+    """Resolution is a lookup: the rules of the period a date falls in, resolved
+    once.  On every date they equal the rules resolved entry by entry."""
+    reform = load_reform(reform_file) if reform_file else None
+    book = RuleBook.build()
+    rng = random.Random(7)
+    dates = [dt.date(2001, 1, 1) + dt.timedelta(days=rng.randrange(9800)) for _ in range(60)]
+    dates += [p + dt.timedelta(days=k) for p in book._change_points(reform) for k in (-1, 0, 1)]
+    for on in sorted(set(dates)):
+        if on < book.earliest():
+            continue
+        for kw in ({}, {"readings": {"revision-2020": "2020-09-proposal"}},
+                   {"known_on": dt.date(2016, 1, 1)}, {"edition": "2017-04-24"}):
+            got = book.rules(on, reform=reform, **kw)
+            full = book._resolve(on, kw.get("known_on"), kw.get("readings", {}), kw.get("edition"),
+                                 book.editions.get(kw.get("edition")), reform)
+            assert got.as_dict() == full.as_dict(), (on, kw)
+            assert got.on == on and got.call is full.call
 
 
 class HandsBack:
@@ -258,3 +285,171 @@ def test_rules_show_lists_every_slot_with_its_source(capsys):
     assert [line.split()[0] for line in plugins] == list(BOOK.slots)
     assert any(line.split()[:5] == ["floors", "floors-sec5", "from", "2008-08-07", "000"]
                for line in plugins)
+
+
+# ------------------------------------- every calendar row is rated on its date
+def _round_robin(n: int, rounds: int) -> dict[int, list[str]]:
+    """Circle-method pairings; the lower pair number wins, every third game drawn."""
+    cells = {i: [] for i in range(1, n + 1)}
+    ring = list(range(1, n + 1))
+    for r in range(rounds):
+        for k in range(n // 2):
+            a, b = sorted((ring[k], ring[n - 1 - k]))
+            if (a + b + r) % 3 == 0:
+                cells[a].append(f"D{b}")
+                cells[b].append(f"D{a}")
+            else:
+                cells[a].append(f"W{b}")
+                cells[b].append(f"L{a}")
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return cells
+
+
+def _every_kind_of_player(on: dt.date):
+    """Established, provisional and unrated players (FIDE, CFC, a birth date
+    only, nothing): every slot's hook is asked at least once."""
+    before = (on - dt.timedelta(days=30)).isoformat()
+    cells = _round_robin(8, 4)
+    recs = {1: (2300.0, 300), 2: (1900.0, 100), 3: (1700.0, 60), 4: (1500.0, 5)}
+    out = []
+    for pair in range(1, 9):
+        extra = {}
+        if pair == 5:
+            extra = {"fide": {"rating": 1950, "date": before}, "adult": True}
+        elif pair == 6:
+            extra = {"cfc": {"rating": 1700, "date": before, "canadian": True}}
+        elif pair == 7:
+            extra = {"birth_date": "2010-05-01", "adult": False}
+        elif pair == 8:
+            extra = {"adult": True}
+        if pair in recs:
+            extra["record"] = {"date": before}
+        rating, games = recs.get(pair, (None, None))
+        out.append(player(pair, cells[pair], rating=rating, games=games, **extra))
+    return out
+
+
+def _counting(fn, name, counts):
+    def call(**kwargs):
+        counts[name] = counts.get(name, 0) + 1
+        return fn(**kwargs)
+    return call
+
+
+def rate_every_calendar_row(book: RuleBook) -> None:
+    """Rate a section of every kind of player on the date of every calendar
+    row (under its reading) and of every edition's plugins, checking that the
+    row's plugin is in force and is asked; and that every plugin was."""
+    counts: dict[str, int] = {}
+    for name, fn in list(book.functions.items()):
+        book.functions[name] = _counting(fn, name, counts)
+    cases = [(slot, e.value, e.effective, RatingOptions(readings={e.conflict: e.reading} if e.conflict else {}))
+             for slot, t in book.slots.items() for e in t.entries]
+    cases += [(slot, e.value, ed.date, RatingOptions(edition=key))
+              for key, ed in book.editions.items() for slot, e in ed.plugins.items()]
+    for slot, name, on, options in cases:
+        before = counts.get(name, 0)
+        result = rate_event(event(_every_kind_of_player(on), start=on.isoformat(), tc="G/45;d5"),
+                            options, book=book)
+        assert result.sections[0].rules.plugins[slot].value == name, (slot, name, on)
+        assert counts.get(name, 0) > before, f"{name} was not asked on {on}"
+    assert set(counts) == set(book.registered)
+
+
+def test_every_plugin_is_rated_on_the_dates_the_calendar_gives_it():
+    """A plugin given a calendar row (or an edition) is run on that date: one
+    that reads a parameter nobody defined, or fails on some player, fails here
+    even before its own tests are written."""
+    rate_every_calendar_row(RuleBook.build(entry_point_group=None))
+
+
+# ------------------------------------------- the README's CONTRIBUTING, for real
+def edit_yaml(path: Path, change) -> None:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(raw)
+    path.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+
+
+def test_contributing_b_from_a_date_is_one_yaml_value(rulesets):
+    edit_yaml(rulesets / "bonus.yaml", lambda raw: raw["bonus_multiplier"]["values"].update({
+        dt.date(2026, 3, 1): {"value": 8, "source": {"doc": "000", "section": "8"}}}))
+    book = build(rulesets)
+    assert book.rules(dt.date(2026, 2, 28)).p.bonus_multiplier == 10
+    assert book.rules(dt.date(2026, 3, 1)).p.bonus_multiplier == 8
+    players = [player(1, ["W2", "W3", "W4", "W5"], rating=1500, games=100)]
+    for i in range(2, 6):
+        rounds = ["U"] * 4
+        rounds[i - 2] = "L1"
+        players.append(player(i, rounds, rating=1900, games=100))
+    res = by_pair(rate_event(event(players, start="2026-03-02"), RatingOptions(), book=book))[1]
+    assert res.bonus == pytest.approx(res.k * (4 - res.expected) - 8 * 2)
+    # a value without its source is refused when the book loads
+    edit_yaml(rulesets / "bonus.yaml", lambda raw: raw["bonus_multiplier"]["values"].update({
+        dt.date(2026, 3, 1): {"value": 8}}))
+    with pytest.raises(RuleError, match=r"bonus_multiplier 2026-03-01: every value needs source"):
+        build(rulesets)
+
+
+class BlendedCFCQuadratic(Blended):
+    """A conversion whose shape changes: CFC ratings converted by a quadratic
+    (a made-up rule for the walk-through), the rest of blended initialization
+    unchanged."""
+
+    name = "blended-cfc-quadratic"
+    title = "Blended initialization, quadratic CFC conversion"
+    source = src("000", "2.2")
+
+    def cfc_us(self, rating, p):
+        q = p.cfc_quadratic
+        return q["a"] + q["b"] * rating + q["c"] * rating * rating
+
+
+QUADRATIC = {"a": 100.0, "b": 0.9, "c": 0.00002}
+
+
+def _conversion_row(raw):
+    raw["initialize"]["values"][dt.date(2027, 3, 1)] = {
+        "value": "blended-cfc-quadratic", "source": {"doc": "000", "section": "2.2"}}
+
+
+def _conversion_data(raw):
+    raw["cfc_quadratic"] = {"description": "CFC to US Chess: a + b C + c C^2",
+                            "values": {dt.date(2027, 3, 1): {"value": QUADRATIC,
+                                                             "source": {"doc": "000", "section": "2.2"}}}}
+
+
+def _cfc_newcomer(start):
+    return [player(1, ["W2"], cfc={"rating": 1700, "date": "2027-01-01", "canadian": True}),
+            player(2, ["L1"], rating=1600, games=100, record={"date": "2027-01-01"})]
+
+
+def test_contributing_a_conversion_whose_shape_changes(rulesets):
+    """Plugin + registration, calendar row, data, tests: all present, the new
+    shape rates from its date; each one forgotten fails."""
+    plugin = BlendedCFCQuadratic()
+    edit_slots(rulesets, _conversion_row)
+    with pytest.raises(RuleError, match=r"slot initialize from 2027-03-01: no plugin "
+                                        r"'blended-cfc-quadratic' is registered"):
+        build(rulesets)                            # the plugin not registered (rules/__init__.py)
+    book = build(rulesets, [plugin])
+    with pytest.raises(RuleError, match=r"no parameter 'cfc_quadratic' is in force"):
+        rate_every_calendar_row(book)              # its data forgotten
+    with pytest.raises(RuleError, match=r"no parameter 'cfc_quadratic' is in force"):
+        rate_event(event(_cfc_newcomer("2027-03-05"), start="2027-03-05"), RatingOptions(), book=book)
+
+    edit_yaml(rulesets / "initialization.yaml", _conversion_data)
+    book = build(rulesets, [plugin])
+    rate_every_calendar_row(book)
+    after = by_pair(rate_event(event(_cfc_newcomer("2027-03-05"), start="2027-03-05"),
+                               RatingOptions(), book=book))[1]
+    before = by_pair(rate_event(event(_cfc_newcomer("2027-02-20"), start="2027-02-20"),
+                                RatingOptions(), book=book))[1]
+    quadratic = QUADRATIC["a"] + QUADRATIC["b"] * 1700 + QUADRATIC["c"] * 1700 ** 2
+    assert after.initial.sources[0]["X"] == pytest.approx(quadratic)
+    assert before.initial.sources[0]["X"] == cfc_us(1700, book.rules(dt.date(2027, 2, 20)).p)
+    assert before.initial.sources[0]["X"] == pytest.approx(-856 + 1.41 * 1700)  # 000 sec. 2.2
+
+    shutil.copy(RULESETS / "slots.yaml", rulesets / "slots.yaml")
+    with pytest.raises(RuleError, match=r"plugin blended-cfc-quadratic \(slot initialize\) is in "
+                                        r"force on no date"):
+        build(rulesets, [plugin])                  # the calendar row forgotten

@@ -13,6 +13,8 @@ in the calendar, with no plugin manager per date.  The pipeline only reads
 
 from __future__ import annotations
 
+import bisect
+import copy
 import datetime as _dt
 import hashlib
 import json
@@ -103,6 +105,13 @@ class Rules:
         self._fingerprint: Optional[str] = None
         self.depends_cache: dict = {}
 
+    def dated(self, on: _dt.date) -> "Rules":
+        """The same rules (sharing their calls, caches and fingerprint) in force
+        on another date of the same period, carrying that date for messages."""
+        out = copy.copy(self)
+        out.on = on
+        return out
+
     def warnings(self, names=None) -> list[str]:
         key = frozenset(names) if names is not None else None
         hit = self._warn_cache.get(key)
@@ -186,6 +195,7 @@ class RuleBook:
         self.manager = manager
         self._cache: dict = {}
         self._calls: dict = {}
+        self._points: dict = {}
         self._earliest = min(e.effective for t in timelines.values() for e in t.entries)
 
     # ---------------------------------------------------------------- loading
@@ -302,6 +312,33 @@ class RuleBook:
             ed = self.editions.get(edition)
             if ed is None:
                 raise RuleError(f"unknown edition {edition!r} (known: {', '.join(sorted(self.editions))})")
+        rest = key[1:]
+        points = self._points.get(rest)
+        if points is None:
+            points = self._points[rest] = self._change_points(reform)
+        start = points[bisect.bisect_right(points, on) - 1]
+        base = self._cache.get((start, *rest))
+        if base is None:
+            base = self._resolve(start, known_on, readings, edition, ed, reform)
+            base.fingerprint  # computed once for every date that shares these rules
+            self._cache[(start, *rest)] = base
+        result = base if start == on else base.dated(on)
+        self._cache[key] = result
+        return result
+
+    def _change_points(self, reform: Optional[Reform]) -> list[_dt.date]:
+        """The dates on which resolution can change: every entry's effective
+        date (whatever its reading or knowledge date) and a reform's bounds.
+        Between two of them the rules in force are the same."""
+        points = {e.effective for group in (self.timelines, self.slots)
+                  for t in group.values() for e in t.entries}
+        if reform is not None:
+            points |= {d for periods in (*reform.parameters.values(), *reform.plugins.values())
+                       for start, until, _, _ in periods for d in (start, until) if d is not None}
+        return sorted(d for d in points if d >= self._earliest)
+
+    def _resolve(self, on: _dt.date, known_on, readings, edition, ed, reform) -> Rules:
+        """The rules in force on ``on``, resolved entry by entry."""
         sel = Selection(on=on, known_on=known_on, readings=readings)
         params: dict[str, Resolved] = {}
         for name, t in self.timelines.items():
@@ -327,7 +364,6 @@ class RuleBook:
         result = Rules(on=on, p=Params({k: v.value for k, v in params.items()}), call=call,
                        params=params, plugins=plugins, known_on=known_on, edition=edition,
                        reform=reform.name if reform else None, readings=readings)
-        self._cache[key] = result
         return result
 
     def _apply_reform(self, reform: Reform, on, params, plugins) -> None:
