@@ -156,7 +156,9 @@ def test_a_pack_that_cannot_be_imported_is_one_clear_error(tmp_path, monkeypatch
         '[project.entry-points."uschess.rules"]\nmissing = "uschess_no_such_module:PLUGIN"\n')
     for entry in install_rulepack(tmp_path / "site", broken):
         monkeypatch.syspath_prepend(str(entry))
-    with pytest.raises(RuleError, match="rule pack .*cannot be loaded: ModuleNotFoundError"):
+    with pytest.raises(RuleError, match=r"rule pack \(entry points 'uschess.rules': missing = "
+                                        r"uschess_no_such_module:PLUGIN \(broken-pack 0.1\)\) cannot be "
+                                        r"loaded: ModuleNotFoundError: No module named 'uschess_no_such_module'"):
         RuleBook.build()
 
 

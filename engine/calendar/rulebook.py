@@ -17,6 +17,7 @@ import bisect
 import copy
 import datetime as _dt
 import hashlib
+import importlib.metadata
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -67,7 +68,7 @@ class Reform:
     name: str
     parameters: dict[str, list] = field(default_factory=dict)
     plugins: dict[str, list] = field(default_factory=dict)
-    extra_plugins: list = field(default_factory=list)  # plugin objects registered last
+    extra_plugins: list = field(default_factory=list)  # plugin objects that answer first
 
     def key(self) -> str:
         return json.dumps({"n": self.name, "p": self.parameters, "s": self.plugins,
@@ -297,6 +298,9 @@ class RuleBook:
     def rules(self, on: _dt.date, *, known_on: Optional[_dt.date] = None,
               readings: Optional[Mapping[str, str]] = None, edition: Optional[str] = None,
               reform: Optional[Reform] = None) -> Rules:
+        """The rules in force on ``on``: those resolved for the latest date on
+        or before it on which anything can change (see :meth:`_change_points`),
+        resolved once per period and handed out carrying ``on``."""
         readings = dict(readings or {})
         key = (on, known_on, tuple(sorted(readings.items())), edition, reform.key() if reform else None)
         hit = self._cache.get(key)
@@ -431,9 +435,20 @@ def _manager(plugins: Iterable[Any], entry_point_group: Optional[str]) -> pluggy
         except (ValueError, pluggy.PluginValidationError) as err:
             raise RuleError(f"rule pack (entry points {entry_point_group!r}) refused: {_one_line(err)}")
         except Exception as err:  # a broken pack must not look like a traceback of ours
-            raise RuleError(f"rule pack (entry points {entry_point_group!r}) cannot be loaded: "
+            raise RuleError(f"rule pack (entry points {entry_point_group!r}: "
+                            f"{_entry_points(entry_point_group)}) cannot be loaded: "
                             f"{type(err).__name__}: {_one_line(err)}")
     return manager
+
+
+def _entry_points(group: str) -> str:
+    """The installed entry points of ``group``, as ``name = target (distribution)``."""
+    out = []
+    for dist in importlib.metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group == group:
+                out.append(f"{ep.name} = {ep.value} ({dist.metadata['name']} {dist.version})")
+    return "; ".join(sorted(set(out))) or "none"
 
 
 def _one_line(err: Exception) -> str:
