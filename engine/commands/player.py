@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from uschess.errors import InputError
-from uschess.rating.match import lowered_floor_for
+from uschess.rating.finish import lowered_floor_for
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
 from uschess.commands.common import print_json
