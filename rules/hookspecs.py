@@ -1,7 +1,7 @@
 """The hooks a rule plugin may implement.
 
-Every slot of ``rulesets/slots.yaml`` names one of the ``firstresult`` hooks
-below, and the calendar picks, per date, which registered plugin's
+Each ``firstresult`` hook below answers for one rule slot (``HOOK_SLOTS``),
+and the calendar (``rulesets/slots.yaml``) picks, per date, which registered plugin's
 implementation answers it: the engine calls that implementation directly
 through ``rules.call`` (:class:`uschess.calendar.rulebook.Rules`).  A reform's
 extra plugin objects answer first and can hand a case back by returning
@@ -21,7 +21,8 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 #: The slot each hook answers for (a rating that called the hook depended on
-#: the plugin in force for that slot).  A test checks every hook is here.
+#: the plugin in force for that slot).  The rule book refuses to load unless
+#: every hook is here and rulesets/slots.yaml has a calendar for every slot.
 HOOK_SLOTS = {
     "uschess_classify": "classify",
     "uschess_age_rating": "age",

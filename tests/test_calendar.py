@@ -42,11 +42,12 @@ def test_no_date_in_the_rule_plugins():
     assert all(not hasattr(cls, "schedule") for cls in rulebook.rule_plugins.ALL)
 
 
-def test_every_slot_names_its_hook_and_every_plugin_is_in_the_calendar():
+def test_every_slot_answers_a_hook_and_every_plugin_is_in_the_calendar():
     raw = yaml.safe_load((RULESETS / "slots.yaml").read_text(encoding="utf-8"))
     assert list(raw) == list(BOOK.slots) == list(BOOK.slot_hooks)
     assert {BOOK.slot_hooks[s] for s in raw} == {n for n in dir(rulebook.hookspecs)
                                                  if n.startswith("uschess_")}
+    assert {hook: slot for slot, hook in BOOK.slot_hooks.items()} == rulebook.hookspecs.HOOK_SLOTS
     named = {e.value for t in BOOK.slots.values() for e in t.entries}
     named |= {e.value for ed in BOOK.editions.values() for e in ed.plugins.values()}
     assert named == set(BOOK.registered) == {cls.name for cls in rulebook.rule_plugins.ALL}
@@ -221,11 +222,11 @@ def _rename_row(raw, slot, old, new):
      r"bonus-002, bonus-2017, bonus-2020-09\)"),
     (lambda raw: _rename_row(raw, "bonus", "bonus-2017", "k-dual-otbr"),
      r"slot bonus from 2017-04-24: plugin k-dual-otbr fills slot k_factor"),
-    (lambda raw: raw.update(tiebreak={"hook": "uschess_tiebreak", "description": "Tie-breaks",
-                                      "values": {}}),
-     r"rulesets/slots.yaml: slot tiebreak names hook 'uschess_tiebreak', which has no specification"),
+    (lambda raw: raw.update(tiebreak={"description": "Tie-breaks", "values": {}}),
+     r"rulesets/slots.yaml: slot tiebreak answers no hook \(slots of uschess.rules.hookspecs.HOOK_SLOTS: "
+     r"classify, age"),
     (lambda raw: raw.pop("storage"),
-     r"uschess.rules.hookspecs: hook uschess_store_rating has no slot in rulesets/slots.yaml"),
+     r"rulesets/slots.yaml: no calendar for slot storage \(hook uschess_store_rating\)"),
     (lambda raw: raw["storage"]["values"].pop(dt.date(2001, 1, 1)),
      r"slot storage has no plugin in force on 2001-01-01, the earliest rule date"),
     (lambda raw: raw["storage"]["values"][dt.date(2014, 9, 1)].pop("source"),
@@ -239,6 +240,22 @@ def _rename_row(raw, slot, old, new):
 ])
 def test_a_calendar_row_the_plugins_cannot_honour_is_refused(rulesets, change, message):
     edit_slots(rulesets, change)
+    with pytest.raises(RuleError, match=message):
+        build(rulesets)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda slots: slots.pop("uschess_store_rating"),
+     r"uschess.rules.hookspecs: hook uschess_store_rating has no slot in HOOK_SLOTS"),
+    (lambda slots: slots.update(uschess_tiebreak="tiebreak"),
+     r"uschess.rules.hookspecs: HOOK_SLOTS names hook uschess_tiebreak, which has no specification"),
+    (lambda slots: slots.update(uschess_store_rating="floors"),
+     r"HOOK_SLOTS gives two hooks the same slot"),
+])
+def test_a_hook_without_a_slot_is_refused(rulesets, monkeypatch, change, message):
+    slots = dict(rulebook.hookspecs.HOOK_SLOTS)
+    change(slots)
+    monkeypatch.setattr(rulebook.hookspecs, "HOOK_SLOTS", slots)
     with pytest.raises(RuleError, match=message):
         build(rulesets)
 

@@ -456,22 +456,27 @@ def _one_line(err: Exception) -> str:
 
 
 def _slot_hooks(slots_raw: Any) -> dict[str, str]:
-    """slot -> hook name, checked against the specifications both ways."""
+    """slot -> hook name, in the calendar's order: ``HOOK_SLOTS`` of the hook
+    specifications checked against the specifications and the calendar."""
     if not isinstance(slots_raw, Mapping):
-        raise RuleError("rulesets/slots.yaml: maps each slot to its hook, description and values")
+        raise RuleError("rulesets/slots.yaml: maps each slot to its description and values")
     specs = {name for name in dir(hookspecs) if name.startswith(f"{hookspecs.PROJECT}_")}
-    out: dict[str, str] = {}
-    for slot, spec in slots_raw.items():
-        hook = spec.get("hook") if isinstance(spec, Mapping) else None
-        if hook not in specs:
-            raise RuleError(f"rulesets/slots.yaml: slot {slot} names hook {hook!r}, which has no "
-                            f"specification in uschess.rules.hookspecs (known: {', '.join(sorted(specs))})")
-        if hook in out.values():
-            raise RuleError(f"rulesets/slots.yaml: hook {hook} is named by two slots")
-        out[str(slot)] = hook
-    for hook in sorted(specs - set(out.values())):
-        raise RuleError(f"uschess.rules.hookspecs: hook {hook} has no slot in rulesets/slots.yaml")
-    return out
+    bound = hookspecs.HOOK_SLOTS
+    for hook in sorted(specs - set(bound)):
+        raise RuleError(f"uschess.rules.hookspecs: hook {hook} has no slot in HOOK_SLOTS")
+    for hook in sorted(set(bound) - specs):
+        raise RuleError(f"uschess.rules.hookspecs: HOOK_SLOTS names hook {hook}, which has no specification")
+    hook_of = {slot: hook for hook, slot in bound.items()}
+    if len(hook_of) != len(bound):
+        raise RuleError("uschess.rules.hookspecs: HOOK_SLOTS gives two hooks the same slot")
+    for slot in slots_raw:
+        if slot not in hook_of:
+            raise RuleError(f"rulesets/slots.yaml: slot {slot} answers no hook (slots of "
+                            f"uschess.rules.hookspecs.HOOK_SLOTS: {', '.join(hook_of)})")
+    for slot, hook in hook_of.items():
+        if slot not in slots_raw:
+            raise RuleError(f"rulesets/slots.yaml: no calendar for slot {slot} (hook {hook})")
+    return {str(slot): hook_of[slot] for slot in slots_raw}
 
 
 def _rule_plugins(manager: pluggy.PluginManager, slot_hooks: Mapping[str, str]):
