@@ -104,7 +104,6 @@ class Rules:
     def __post_init__(self):
         self._warn_cache: dict = {}
         self._fingerprint: Optional[str] = None
-        self.depends_cache: dict = {}
 
     def dated(self, on: _dt.date) -> "Rules":
         """The same rules (sharing their calls, caches and fingerprint) in force
