@@ -1,4 +1,4 @@
-"""What every rule plugin carries: its slot, name, source and schedule."""
+"""What every rule plugin carries: its slot, name, title and source."""
 
 from __future__ import annotations
 
@@ -52,16 +52,16 @@ class RulePlugin:
     """A rule whose shape changes over time.
 
     ``slot`` names the question it answers (one plugin per slot is in force on
-    a date); ``schedule`` says when, in the same form as a parameter's
-    ``values:`` (effective date -> {value: <this plugin's name>, source: {doc,
-    section}, ...} or a list of them, one per reading of a conflict).
+    a date) and ``name`` is how the calendar (``rulesets/slots.yaml``, a rule
+    pack's calendar, an edition or a reform) refers to it; when it is in force
+    is data there, never here.  The plugin implements the hook its slot names
+    and takes every number from the parameters ``p``.
     """
 
     slot: str = ""
     name: str = ""
     title: str = ""
     source: dict = {}
-    schedule: dict = {}
 
 
 def src(doc: str, section: str, note: Optional[str] = None) -> dict:
