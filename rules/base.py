@@ -20,7 +20,7 @@ class Initial:
 class EventCounts:
     """What the event being rated adds to a player's record in one system:
     rated wins, draws and losses, and ``events3`` (1 when the player played
-    three or more rated games, counted in N_R of sec. 5)."""
+    enough rated games to count in N_R of sec. 5: ``event_rated_games``)."""
 
     wins: int
     draws: int
@@ -28,8 +28,11 @@ class EventCounts:
     events3: int
 
     @classmethod
-    def of_games(cls, m: int, wins: int, draws: int, losses: int) -> "EventCounts":
-        return cls(wins, draws, losses, 1 if m >= 3 else 0)
+    def of_games(cls, m: int, wins: int, draws: int, losses: int,
+                 event_games: int) -> "EventCounts":
+        """The counts of an event of ``m`` rated games; it counts in N_R with
+        at least ``event_games`` (the parameter ``event_rated_games``)."""
+        return cls(wins, draws, losses, 1 if m >= event_games else 0)
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Every value in rulesets/ and every plugin schedule cites a source that
+"""Every cited document and section exists (parameters, slot calendar rows and editions).
 exists: a registered document, one of its sections, and (where the seed
 documents are present beside the project) a file whose text has that section."""
 
