@@ -165,10 +165,18 @@ def _rulesets_dir() -> Path:
     return Path(str(resources.files("uschess.rulesets")))
 
 
-def _read_yaml(path, where: str) -> Any:
+#: libyaml's loader where PyYAML was built with it (ten times faster on the
+#: rule files, the same safe subset), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_yaml(path, where: Optional[str] = None) -> Any:
+    """A rule file's data (``where`` names it in an error; default its
+    path under ``rulesets/``)."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, yaml.YAMLError) as err:
+        where = where or f"rulesets/{Path(path).name}"
         raise RuleError(f"{where}: cannot be read ({str(err).splitlines()[0]})")
 
 
@@ -220,15 +228,15 @@ class RuleBook:
         for path in sorted(base.glob("*.yaml")):
             if path.name in SPECIAL_FILES:
                 continue
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            raw = _read_yaml(path) or {}
             for name, t in timelines_from_raw(raw, f"rulesets/{path.name}").items():
                 if name in timelines:
                     raise RuleError(f"rulesets/{path.name}: parameter {name} defined twice")
                 timelines[name] = t
-        conflicts_raw = yaml.safe_load((base / "conflicts.yaml").read_text(encoding="utf-8"))
+        conflicts_raw = _read_yaml(base / "conflicts.yaml")
         conflicts = {cid: Conflict(cid, c["description"], dict(c["readings"]), c["default"])
                      for cid, c in conflicts_raw["conflicts"].items()}
-        documents = dict(yaml.safe_load((base / "documents.yaml").read_text(encoding="utf-8"))["documents"])
+        documents = dict(_read_yaml(base / "documents.yaml")["documents"])
 
         manager = _manager(plugins, entry_point_group)
         slots_raw = _read_yaml(base / "slots.yaml", "rulesets/slots.yaml") or {}
@@ -249,7 +257,7 @@ class RuleBook:
 
         editions = {}
         for path in sorted((base / "editions").glob("*.yaml")):
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            raw = _read_yaml(path, f"rulesets/editions/{path.name}")
             ed_date = _dt.date.fromisoformat(str(raw["edition"]))
             params = {name: entries_from_raw({ed_date: spec}, f"{path.name}: {name}")[0]
                       for name, spec in (raw.get("parameters") or {}).items()}
