@@ -10,7 +10,8 @@ import sys
 from uschess import __version__
 from uschess.errors import InputError
 
-COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io"]
+COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io",
+            "evaluate", "sweep"]
 
 
 def build_parser() -> argparse.ArgumentParser:
