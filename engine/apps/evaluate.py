@@ -318,8 +318,9 @@ def score_version(side: RuleSide, rated: Sequence[tuple[str, Event, EventResult]
             est = {pid for pid, n in games.items() if n > established_games}
             if len(est) >= COHORT_MIN:
                 cohort = est
-        members = [pid for pid in (cohort or ()) if pid in current]
-        pool = [pid for pid in active_year if pid in current]
+        # sorted: sums in one order whatever the process's string hashing
+        members = sorted(pid for pid in (cohort or ()) if pid in current)
+        pool = sorted(pid for pid in active_year if pid in current)
 
         def mean(ids, src):
             vals = [src[i] for i in ids if i in src]

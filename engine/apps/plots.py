@@ -127,6 +127,7 @@ def plot_paths(paths: Mapping[str, Mapping[str, Sequence[Mapping]]], out_dir, *,
     return _save(fig, Path(out_dir), stem)
 
 
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 _VERSION_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                     "#8c564b", "#e377c2"]
 
@@ -154,8 +155,9 @@ def plot_calibration(versions: Sequence[Mapping], out_dir, *, title: str = "",
         if i == 0:
             top.plot(xs, [c["expected"] for c in cal], color="#888888", linewidth=2.5, alpha=0.6,
                      label="expected: We of the rating difference (sec. 4.2)")
-        top.plot(xs, [c["observed"] for c in cal], marker="o", markersize=3.5, linewidth=1.2,
-                 color=colour, label=f"observed: {v['spec']}")
+        top.plot(xs, [c["observed"] for c in cal], marker=_MARKERS[i % len(_MARKERS)],
+                 markersize=4.5 if i else 5.5, linewidth=1.2, color=colour,
+                 fillstyle="full" if i == 0 else "none", label=f"observed: {v['spec']}")
         k = len(versions)
         w = (width or 50.0) * 0.8 / max(1, k)
         bottom.bar([x + (i - (k - 1) / 2) * w for x in xs], [c["n"] for c in cal], width=w,
@@ -164,6 +166,13 @@ def plot_calibration(versions: Sequence[Mapping], out_dir, *, title: str = "",
         top.text(0.5, 0.5, "no rated games", ha="center", va="center", transform=top.transAxes)
     else:
         top.legend(fontsize=8, loc="upper left")
+    edges = sorted({c["diff"] for v in versions for c in v["calibration"] if c["n"]})
+    if len(edges) > 2:
+        ticks = [x for x in edges if x % 200 == 0 or x in (edges[0], edges[-1])]
+        bottom.set_xticks(ticks)
+        bottom.set_xticklabels([f"\u2264{x:.0f}" if x == edges[0] and x < 0 else
+                                f"\u2265{x:.0f}" if x == edges[-1] and x > 0 else f"{x:+.0f}"
+                                for x in ticks])
     top.set_ylim(-0.02, 1.02)
     top.axhline(0.5, color="#cccccc", linewidth=0.6)
     top.axvline(0.0, color="#cccccc", linewidth=0.6)
@@ -199,10 +208,12 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
 
     for i, v in enumerate(versions):
         colour = _VERSION_COLOURS[i % len(_VERSION_COLOURS)]
-        drawn += line(v["drift"], "cohort_mean", color=colour, linewidth=1.8, marker="o",
-                      markersize=3, label=f"cohort: {v['spec']}")
+        marker = _MARKERS[i % len(_MARKERS)]
+        drawn += line(v["drift"], "cohort_mean", color=colour, linewidth=1.8, marker=marker,
+                      markersize=4, fillstyle="full" if i == 0 else "none",
+                      label=f"cohort: {v['spec']}")
         drawn += line(v["drift"], "pool_mean", color=colour, linewidth=1.0, linestyle="--",
-                      label=f"pool: {v['spec']}")
+                      marker=marker, markersize=3, fillstyle="none", label=f"pool: {v['spec']}")
     if versions:
         first = versions[0]["drift"]
         line(first, "cohort_true", color="#000000", linewidth=1.5, linestyle=":",
@@ -213,13 +224,14 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
         ax.text(0.5, 0.5, "no ratings in the drift system", ha="center", va="center",
                 transform=ax.transAxes)
     else:
-        ax.legend(fontsize=7, loc="best")
-        fig.autofmt_xdate()
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2,
+                  frameon=False)
     cohort_n = next((p["cohort_n"] for v in versions[:1] for p in v["drift"] if p["cohort_n"]), 0)
     system = versions[0]["drift_system"] if versions else ""
     ax.set_ylabel(f"mean {system} rating at the year end")
     ax.grid(True, linewidth=0.3, alpha=0.5)
+    cohort = (f"cohort: the {cohort_n} players established when it was fixed" if cohort_n else
+              "no cohort: too few established players")
     ax.set_title((title or f"Drift in {system}") +
-                 f"\ncohort: the {cohort_n} players established when it was fixed; "
-                 "pool: rated players active that year", fontsize=10)
+                 f"\n{cohort}; pool: rated players active that year", fontsize=10)
     return _save(fig, Path(out_dir), stem)

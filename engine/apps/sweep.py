@@ -183,7 +183,7 @@ class SweepResult:
         return data
 
 
-def open_client(scheduler: Optional[str], workers: int):
+def open_client(scheduler: Optional[str], workers: int, timeout: float = 20.0):
     """A Dask client: of the cluster at ``scheduler``, or of a new local
     cluster of ``workers`` single-threaded worker processes (returned too,
     to be closed)."""
@@ -194,25 +194,30 @@ def open_client(scheduler: Optional[str], workers: int):
     import logging
     if scheduler:
         try:
-            return Client(scheduler, timeout="20s"), None
+            return Client(scheduler, timeout=f"{timeout}s"), None
         except (OSError, TimeoutError, ValueError) as err:
             raise InputError(f"--scheduler {scheduler}: cannot connect ({err})")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
 def sweep(events, truth, combos: Sequence[Combination], *, results: ResultsFile,
           drift_system: str = "OTBR", scheduler: Optional[str] = None, workers: int = 2,
+          timeout: float = 20.0, started: Optional[Callable[[list, list], None]] = None,
           progress: Optional[Callable[[int, int, str, dict], None]] = None) -> SweepResult:
     """Evaluate every combination not yet in ``results`` on the cluster, as
-    one task each; the evaluation of all, in the order of ``combos``."""
+    one task each; the evaluation of all, in the order of ``combos``.
+    ``started(todo, skipped)`` is called once the cluster is reached,
+    ``progress(done, total, key, result)`` as each task finishes."""
     todo = [c for c in combos if c.key not in results.done]
     skipped = [c.key for c in combos if c.key in results.done]
     if todo:
         from dask.distributed import as_completed
-        client, cluster = open_client(scheduler, workers)
+        client, cluster = open_client(scheduler, workers, timeout)
         try:
+            if started:
+                started(todo, skipped)
             history = client.scatter((events, truth), broadcast=True)
             futures = {client.submit(run_task, history, c.side, drift_system, pure=False): c
                        for c in todo}

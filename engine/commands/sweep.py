@@ -43,6 +43,8 @@ def register(sub) -> None:
                    help="the scheduler of an existing Dask cluster (default: a local cluster)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
                    help="worker processes of the local cluster (default 2)")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="how long to try to reach --scheduler (default 20)")
     p.add_argument("--results", metavar="FILE",
                    help="keep finished combinations in FILE (JSON) and skip them on a rerun")
     p.add_argument("--truth", metavar="FILE", help="true strengths (default: a directory's truth.csv)")
@@ -60,6 +62,8 @@ def run(args) -> int:
     combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
     if args.workers < 1:
         raise InputError("--workers: at least 1")
+    if not args.timeout > 0:
+        raise InputError("--timeout: a number of seconds above 0")
     try:
         import dask.distributed  # noqa: F401
     except ImportError:
@@ -67,13 +71,13 @@ def run(args) -> int:
     events, truth = load_history(args.history, args.truth)
     results = ResultsFile(args.results, history_fingerprint(events, truth),
                           {"from": args.start, "drift_system": args.drift_system})
-    if not args.quiet:
-        kept = [c.key for c in combos if c.key in results.done]
-        where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
-        print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations), "
-              f"{len(kept)} already in {args.results}, {len(combos) - len(kept)} to run on {where}"
-              if kept else f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} "
-                           f"combinations) to run on {where}", file=sys.stderr)
+    where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
+
+    def started(todo, kept):
+        if not args.quiet:
+            print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations)"
+                  + (f", {len(kept)} already in {args.results}" if kept else "")
+                  + f"; {len(todo)} to run on {where}", file=sys.stderr)
 
     def progress(done, total, key, out):
         if not args.quiet:
@@ -83,7 +87,8 @@ def run(args) -> int:
                   f"{out['seconds']:.1f} s ({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
 
     result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
-                   scheduler=args.scheduler, workers=args.workers, progress=progress)
+                   scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
+                   started=started, progress=progress)
     if args.json:
         print_json(result.as_dict())
     else:
