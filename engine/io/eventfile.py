@@ -107,7 +107,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     unknown = set(raw) - {"rating", "games", "wins", "draws", "losses", "events3", "peak",
                           "olm", "prize_floor", "date", "games_above_2200"}
     if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
     rec = SystemRecord(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
