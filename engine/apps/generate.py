@@ -1,23 +1,31 @@
-"""Synthetic rating histories for tests and benchmarks.
+"""Synthetic rating histories for tests, benchmarks and evaluation.
 
-``generate_history(seed, players, events)`` yields :class:`~uschess.model.Event`
-objects in the order a replay takes them (end date, start date, id), from
-2001 to 2025.  Everything is drawn from one ``random.Random(seed)``: the same
-arguments always give the same history.
+``generate_history(seed, players, events)`` yields exactly ``events``
+:class:`~uschess.model.Event` objects among exactly ``players`` players (each
+plays at least once) in the order a replay takes them (end date, start date,
+id), from 2001 to 2025.  Everything is drawn from one ``random.Random(seed)``:
+the same arguments always give the same history.  ``write_history`` writes it
+as event files with the players' true strengths beside them (``truth.csv``).
 
-The model, kept simple but not naive:
+The model (the README's "Synthetic histories" states it with its numbers):
 
-* every player has a hidden true strength that drifts (a random walk of about
-  35 points a year), juniors improve quickly until their early twenties and
-  older players decline slowly; each player is a little stronger or weaker at
-  faster time controls and online (a fixed offset per family);
+* every player has a hidden true strength that moves over time: a random walk
+  of about 35 points a year; juniors improve quickly towards a ceiling until
+  their early twenties and older players decline slowly; each player is a
+  little stronger or weaker at faster time controls and online (a fixed offset
+  per family);
+* a game's expected score is exactly sec. 4.2's We of the two players' true
+  strengths in the family of its time control; draws are likelier between
+  strong and evenly matched players and take equally from wins and losses;
 * players have birth dates (a few only an "adult" flag, a few nothing), a
   debut date and a career length; some have FIDE ratings (dated the first of
-  the event's month) and a few Canadians CFC ratings;
+  the event's month) and a few Canadians CFC ratings; the rules initialize
+  newcomers from these, whatever their true strength;
+* newcomers enter the next events first; an event the pool cannot fill takes
+  players out of retirement or brings a debut forward;
 * events are Swiss sections paired by score groups (no rematches where the
   greedy pairing can avoid them; byes, half-point byes, the odd forfeit) or
-  single round-robins (Berger tables); results are drawn from the true
-  strengths, with more draws between strong and evenly matched players;
+  single round-robins (Berger tables);
 * time controls rated in all six systems, each only from the date its
   system exists: over the board G/90;d30 (regular), G/45;d5 (dual from 2002),
   G/20;d5 (quick), G/5;d0 (blitz, from 2013-03-01); online G/3+2 (blitz,
