@@ -187,3 +187,20 @@ def test_missing_history_is_one_line(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "none.json"), "--rules", "baseline"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "none.json" in err
+
+
+def test_mixed_history_with_matches_and_fide_updates(capsys):
+    """Events, matches and a FIDE update in one folder: every game of the
+    events and matches is scored; the update moves the rating without games."""
+    mixed = ROOT / "fixtures" / "replay-mixed"
+    assert main(["evaluate", str(mixed), "--rules", "baseline", "--json", "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    v = data["versions"][0]
+    assert data["events"] == len([p for p in mixed.iterdir() if p.suffix == ".yaml"])
+    assert v["n"] > 0 and data["truth"] is False
+    from uschess.apps.evaluate import replay_chain
+    from uschess.apps.replay import load_item
+    items = [load_item(p) for p in sorted(mixed.glob("*.yaml"))]
+    games = sum(1 for _, _, res in replay_chain(items, RatingOptions()) for sr in res.sections
+                for pl in sr.section.players for r in pl.rounds if r.rated)
+    assert v["n"] == games

@@ -83,10 +83,11 @@ STATUSES = ("established", "provisional", "unrated")
 
 # ------------------------------------------------------------------ the chain
 
-def replay_chain(events: Iterable[Event], options: RatingOptions, *,
-                 book: Optional[RuleBook] = None) -> list[tuple[str, Event, EventResult]]:
-    """The history rated in chain order under ``options``, each player's
-    record after an event carried into their next: ``(key, event, result)``.
+def replay_chain(events: Iterable, options: RatingOptions, *,
+                 book: Optional[RuleBook] = None) -> list[tuple[str, object, EventResult]]:
+    """The history (events and FIDE updates) rated in chain order under
+    ``options``, each player's record after an event carried into their
+    next: ``(key, event or update, result)``.
 
     The one place this module touches the in-memory chain of ``compare``
     (:func:`uschess.apps.compare.replay`)."""
@@ -309,7 +310,7 @@ def score_version(side: RuleSide, rated: Sequence[tuple[str, Event, EventResult]
     established_games = None
     active_year: set = set()
     truth_pairs: dict[str, list] = {}
-    ends = _year_ends(rated[0][1].end, rated[-1][1].end) if rated else []
+    ends = _year_ends(rated[0][2].event.end, rated[-1][2].event.end) if rated else []
     end_i = 0
 
     def snapshot(on: _dt.date) -> None:
@@ -332,7 +333,8 @@ def score_version(side: RuleSide, rated: Sequence[tuple[str, Event, EventResult]
             mean(pool, latest_truth) if truth else None))
         active_year.clear()
 
-    for key, event, result in rated:
+    for key, _, result in rated:
+        event = result.event  # an event, or a FIDE update as a one-section event
         while end_i < len(ends) and ends[end_i] < event.end:
             snapshot(ends[end_i])
             end_i += 1
@@ -343,7 +345,8 @@ def score_version(side: RuleSide, rated: Sequence[tuple[str, Event, EventResult]
             entries = {p.pair: p for p in sr.section.players}
             used = {}
             for pair, pr in players.items():
-                used[pair] = pr.pre if pr.pre is not None else pr.initial.rating
+                # a FIDE update's player has no games here (their games are abroad)
+                used[pair] = pr.pre if pr.pre is not None else getattr(pr.initial, "rating", None)
             est = sr.rules.p.established_games
             if system == drift_system:
                 established_games = est

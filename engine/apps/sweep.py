@@ -20,6 +20,7 @@ bit for bit.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
 import itertools
@@ -38,6 +39,7 @@ from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.io.eventfile import event_to_dict, parse_date
 from uschess.io.files import write_text_atomic
+from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
 
 RESULTS_FORMAT = "uschess-sweep-1"
@@ -116,7 +118,8 @@ def history_fingerprint(events, truth: Optional[dict]) -> str:
     """A digest of the events (as written to an event file) and the truth."""
     h = hashlib.sha256()
     for e in events:
-        h.update(json.dumps(event_to_dict(e), sort_keys=True, default=str).encode())
+        data = event_to_dict(e) if isinstance(e, Event) else dataclasses.asdict(e)
+        h.update(json.dumps(data, sort_keys=True, default=str).encode())
     if truth:
         for k in sorted(truth):
             h.update(repr((k, sorted(truth[k].items()))).encode())

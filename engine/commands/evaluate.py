@@ -51,12 +51,15 @@ def register(sub) -> None:
 
 
 def load_history(paths, truth_file=None, players=None):
-    """The events of HISTORY arguments and the true strengths (or None)."""
+    """The events (and FIDE updates) of HISTORY arguments and the true
+    strengths (or None)."""
     from uschess.apps.generate import read_truth
+    from uschess.apps.replay import load_item
     from uschess.commands.replay import expand
     truth_path = truth_file or find_truth(paths)
     truth = read_truth(truth_path) if truth_path else None
-    events = [load_event_arg(path, players) for path in expand(list(paths))]
+    events = [load_item(path, lambda p: load_event_arg(p, players))
+              for path in expand(list(paths))]
     return events, truth
 
 
