@@ -200,7 +200,7 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
     drawn = 0
 
     def line(points, key, **style):
-        xs = [_dt.date.fromisoformat(p["date"]) for p in points if p[key] is not None]
+        xs = [_dt.date.fromisoformat(p["date"]).year for p in points if p[key] is not None]
         ys = [p[key] for p in points if p[key] is not None]
         if xs:
             ax.plot(xs, ys, **style)
@@ -224,11 +224,13 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
         ax.text(0.5, 0.5, "no ratings in the drift system", ha="center", va="center",
                 transform=ax.transAxes)
     else:
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2,
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
                   frameon=False)
     cohort_n = next((p["cohort_n"] for v in versions[:1] for p in v["drift"] if p["cohort_n"]), 0)
     system = versions[0]["drift_system"] if versions else ""
     ax.set_ylabel(f"mean {system} rating at the year end")
+    ax.set_xlabel("year (each point: the ratings at its end)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.grid(True, linewidth=0.3, alpha=0.5)
     cohort = (f"cohort: the {cohort_n} players established when it was fixed" if cohort_n else
               "no cohort: too few established players")
