@@ -35,7 +35,7 @@ from uschess.apps.sweep import (ResultsFile, combinations, history_fingerprint, 
 from uschess.commands.evaluate import load_history  # noqa: E402
 
 #: Player-games per generated event at the sizes used here (measured).
-PER_EVENT = 100.0
+PER_EVENT = 135.0
 
 
 def run(events, truth, combos, workers: int) -> tuple[dict, float, float, float]:

@@ -70,7 +70,8 @@ def run(args) -> int:
         raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
     events, truth = load_history(args.history, args.truth)
     results = ResultsFile(args.results, history_fingerprint(events, truth),
-                          {"from": args.start, "drift_system": args.drift_system})
+                          {"from": start.isoformat() if start else None,
+                           "drift_system": args.drift_system})
     where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
 
     def started(todo, kept):
