@@ -232,3 +232,37 @@ def test_bad_output_places_are_one_located_line(tmp_path, capsys, where):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert str(target) in err and words in err
+
+
+def test_true_strengths_move_and_newcomers_start_unlike_their_initial_rating():
+    """Juniors improve, older players decline, everyone wanders; a newcomer's
+    step-1 initial rating is not their true strength."""
+    from uschess.apps.evaluate import replay_chain
+    from uschess.rating.pipeline import RatingOptions
+    truth = []
+    events = list(generate_history(8, 400, 300, truth=truth))
+    born = {p.id: p.birth_date for e in events for s in e.sections for p in s.players}
+    seen: dict = {}
+    for t in truth:
+        seen.setdefault(t.id, []).append(t)
+    junior, senior, moved = [], [], 0
+    for pid, rows in seen.items():
+        first, last = rows[0], rows[-1]
+        years = (last.date - first.date).days / 365.25
+        if years < 2 or born[pid] is None:
+            continue
+        change = (last.strengths["OTBR"] - first.strengths["OTBR"]) / years
+        moved += change != 0.0
+        age = (first.date - born[pid]).days / 365.25
+        if age < 14:
+            junior.append(change)
+        elif age > 58:
+            senior.append(change)
+    assert moved > 50 and len(junior) > 10 and len(senior) > 5
+    assert sum(junior) / len(junior) > 40      # points a year
+    assert sum(junior) / len(junior) > sum(senior) / len(senior)
+    true = {(t.event, t.id): t.strengths for t in truth}
+    gaps = [abs(pr.initial.rating - true[(res.event.id, pr.id)][sr.system])
+            for _, _, res in replay_chain(events, RatingOptions()) for sr in res.sections
+            for pr in sr.players if pr.m and pr.pre is None]
+    assert len(gaps) > 300 and sum(gaps) / len(gaps) > 150
