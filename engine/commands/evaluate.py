@@ -4,13 +4,12 @@ version of the rules predicts results better (see :mod:`uschess.apps.evaluate`).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from uschess.apps.compare import parse_rules_spec
 from uschess.apps.evaluate import evaluate, find_truth, format_text
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import load_event_arg, print_json
+from uschess.commands.common import Console, load_event_arg, print_json
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
@@ -46,7 +45,6 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.add_argument("--plot-dir", metavar="DIR",
                    help="write calibration.png/.svg and drift.png/.svg to DIR")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
 
@@ -75,11 +73,11 @@ def run(args) -> int:
     events, truth = load_history(args.history, args.truth, args.players)
     started = time.monotonic()
 
+    console = Console.of(args)
+
     def progress(vs):
-        if not args.quiet:
-            print(f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "
-                  f"{vs.overall.means()['log_loss']:.5f} ({time.monotonic() - started:.1f} s)",
-                  file=sys.stderr)
+        console.note(f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "
+                     f"{vs.overall.means()['log_loss']:.5f} ({time.monotonic() - started:.1f} s)")
 
     result = evaluate(events, sides, truth=truth, drift_system=args.drift_system, book=book,
                       progress=progress)
@@ -91,8 +89,7 @@ def run(args) -> int:
                                    title=f"Calibration: {specs} ({len(events)} events)")
         written += plot_drift(data["versions"], args.plot_dir,
                               title=f"Drift in {args.drift_system}: {specs}")
-        if not args.quiet:
-            print("wrote " + ", ".join(str(w) for w in written), file=sys.stderr)
+        console.wrote(", ".join(str(w) for w in written))
     if args.json:
         print_json(data)
     else:

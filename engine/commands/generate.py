@@ -4,7 +4,7 @@ players' true strengths beside them."""
 from __future__ import annotations
 
 from uschess.apps.generate import TRUTH_FILE, player_games, write_history
-from uschess.commands.common import print_json
+from uschess.commands.common import Console, print_json
 
 
 def register(sub) -> None:
@@ -19,7 +19,7 @@ def register(sub) -> None:
                    help="exactly N players, every one playing at least once")
     p.add_argument("--events", type=int, required=True, metavar="M", help="exactly M events")
     p.add_argument("--seed", type=int, default=1, metavar="S",
-                   help="the same seed and sizes give the same history (default 1)")
+                   help="random seed: the same seed and sizes write the same files (default 1)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="a new or empty folder to write the history into")
     p.add_argument("--format", choices=("json", "yaml"), default="json",
@@ -27,22 +27,23 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="write into a non-empty folder, replacing a generated history there")
     p.add_argument("--json", action="store_true",
-                   help='print {"directory", "events", "players", "player_games", "truth"}')
+                   help='print {"directory", "events", "players", "player_games", "truth", '
+                        '"files": [...]} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     paths = write_history(args.output, args.seed, args.players, args.events, args.format,
                           force=args.force)
-    from uschess.io.eventfile import load_event
-    events = [load_event(p) for p in paths] if args.json else None
+    Console.of(args).wrote(f"{len(paths)} event files ({args.players} players) and "
+                           f"{TRUTH_FILE} to {args.output}")
     if args.json:
+        from uschess.io.eventfile import load_event
+        events = [load_event(p) for p in paths]
         print_json({"directory": str(args.output), "events": len(paths),
                     "players": len({pl.id for e in events for s in e.sections
                                     for pl in s.players}),
                     "player_games": sum(player_games(e) for e in events),
-                    "truth": str(paths[0].parent / TRUTH_FILE)})
-    else:
-        print(f"wrote {len(paths)} event files ({args.players} players) and {TRUTH_FILE} "
-              f"to {args.output}")
+                    "truth": str(paths[0].parent / TRUTH_FILE),
+                    "files": [str(p) for p in paths]})
     return 0

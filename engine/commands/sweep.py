@@ -10,7 +10,7 @@ from uschess.apps.evaluate import format_ranking
 from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
     parse_vary, sweep
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import print_json
+from uschess.commands.common import Console, print_json
 from uschess.commands.evaluate import SYSTEMS, load_history
 from uschess.errors import InputError
 
@@ -51,7 +51,6 @@ def register(sub) -> None:
     p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
                    help="the system whose drift to follow (default OTBR)")
     p.add_argument("--json", action="store_true", help="print the evaluation as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
 
@@ -74,14 +73,16 @@ def run(args) -> int:
                            "drift_system": args.drift_system})
     where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
 
+    console = Console.of(args)
+
     def started(todo, kept):
-        if not args.quiet:
+        if not console.quiet:
             print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations)"
                   + (f", {len(kept)} already in {args.results}" if kept else "")
                   + f"; {len(todo)} to run on {where}", file=sys.stderr)
 
     def progress(done, total, key, out):
-        if not args.quiet:
+        if not console.quiet:
             state = out["state"]["overall"]
             loss = state["log_loss"] / state["n"] if state["n"] else float("nan")
             print(f"[{done}/{total}] {key}: log-loss {loss:.5f}, {state['n']} player-games, "
