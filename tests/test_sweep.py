@@ -135,3 +135,19 @@ def test_unreachable_scheduler_is_one_line(history, capsys):
                  "tcp://127.0.0.1:1", "--timeout", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "tcp://127.0.0.1:1" in err
+
+
+def test_interrupted_sweep_says_how_to_resume(history, tmp_path, capsys, monkeypatch):
+    import uschess.commands.sweep as command
+
+    def interrupted(events, truth, combos, *, results, **kw):
+        results.add(combos[0].key, {"state": {}, "cpu_seconds": 0.0, "seconds": 0.0})
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "sweep", interrupted)
+    results = tmp_path / "r.json"
+    assert main(["sweep", str(history), "--vary", "bonus_multiplier=8,14", "--results",
+                 str(results)]) == 130
+    err = capsys.readouterr().err
+    assert "1 of 3 versions finished and kept in" in err and "again to resume" in err
+    assert set(json.loads(results.read_text())["results"]) == {"baseline"}

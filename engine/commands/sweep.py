@@ -88,9 +88,17 @@ def run(args) -> int:
             print(f"[{done}/{total}] {key}: log-loss {loss:.5f}, {state['n']} player-games, "
                   f"{out['seconds']:.1f} s ({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
 
-    result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
-                   scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
-                   started=started, progress=progress)
+    try:
+        result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
+                       scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
+                       started=started, progress=progress)
+    except KeyboardInterrupt:
+        kept = sum(1 for c in combos if c.key in results.done)
+        raise KeyboardInterrupt(
+            f"{kept} of {len(combos)} versions finished and kept in {args.results}; run the "
+            "same command again to resume" if args.results else
+            f"{kept} of {len(combos)} versions had finished; give --results FILE to keep "
+            "finished versions for a rerun")
     if args.json:
         print_json(result.as_dict())
     else:
