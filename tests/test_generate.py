@@ -162,7 +162,6 @@ def test_results_follow_we_of_the_true_strengths():
     truth = []
     events = list(generate_history(21, 300, 150, truth=truth))
     true = {(t.event, t.id): t.strengths for t in truth}
-    from uschess.apps.generate import SYSTEM_FAMILY  # noqa: F401
     fam_system = {"G/90;d30": "OTBR", "G/45;d5": "OTBR", "G/20;d5": "OTBQ", "G/5;d0": "OTBB",
                   "G/3+2": "OLB", "G/15+2": "OLB", "G/60+5": "OLB"}
     expected = observed = 0.0
