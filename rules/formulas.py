@@ -16,7 +16,6 @@ class KnotWalk(RulePlugin):
     name = "special-knot-walk"
     title = "Special formula, knot walk"
     source = src("000", "4.1")
-    schedule = {"2001-01-01": {"value": "special-knot-walk", "source": src("000", "4.1", "project reading 5")}}
 
     @hookimpl
     def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
@@ -29,13 +28,12 @@ class KnotWalk(RulePlugin):
 
 class Approximate002(RulePlugin):
     """002's approximation of the special formula, rounded as 002 says: only
-    for rating with that document as written (``--edition 2001-02-22``)."""
+    for rating with that document as written (its edition, ``--edition``)."""
 
     slot = "special"
     name = "special-approximate-002"
     title = "Special formula, 002 approximation"
     source = src("002", "Special rating formula")
-    schedule = {}
 
     @hookimpl
     def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
@@ -49,22 +47,42 @@ def _dual_k(r, n_eff, m, kd, k_num):
     return k_num * (kd["slope_a"] - kd["slope_b"] * r) / (n_eff + m)
 
 
+def dual_rated(systems, p) -> bool:
+    """Whether a section rated in ``systems`` is dual-rated: rated in every
+    system of ``dual_rating_systems`` (000 footnote 1; none while that list is
+    empty, before dual rating existed, 000 sec. 8)."""
+    dual = p.dual_rating_systems
+    return bool(dual) and all(s in systems for s in dual)
+
+
 class _K(RulePlugin):
+    """K = 800/(N' + m) (sec. 4.2), with the high-rated exception where the
+    wording's ``applies`` says so.  The exception asks three things: a rating
+    above ``k_dual.above`` (``rating_for``: whose rating, by wording), a time
+    control in the range the wording prints, and a section that is actually
+    dual-rated, from the systems it is rated in (``systems``: "i.e.,
+    dual-rated", 000 and 004 sec. 4.2)."""
+
     slot = "k_factor"
 
-    def applies(self, system, tc, r, otbr, kd):  # pragma: no cover - overridden
+    def applies(self, system):  # pragma: no cover - overridden
         raise NotImplementedError
 
     def rating_for(self, r0, otbr):
         return r0
 
-    @hookimpl
-    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, p):
+    def exception_applies(self, r, system, tc, systems, p) -> bool:
+        """Whether the dual-rating exception sets K for this player (sec. 4.2)."""
         kd = p.k_dual
+        return (tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
+                and r is not None and r > kd["above"] and self.applies(system)
+                and dual_rated(systems, p))
+
+    @hookimpl
+    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
         r = self.rating_for(r0, otbr)
-        dual_time = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
-        if dual_time and r is not None and r > kd["above"] and self.applies(system):
-            return _dual_k(r, n_eff, m, kd, p.k_numerator)
+        if self.exception_applies(r, system, tc, systems, p):
+            return _dual_k(r, n_eff, m, p.k_dual, p.k_numerator)
         if half_k:
             # 002: K = 400/(N_e + m/2) in a half-K event
             return (p.k_numerator / 2.0) / (n_eff + m / 2.0)
@@ -73,13 +91,12 @@ class _K(RulePlugin):
 
 class KDualAnySystem(_K):
     """004 sec. 4.2: "a player's rating R is greater than 2200 and the time
-    control is between G/30 (or G/25+5) and G/60+5 (dual-rated)": every system
-    the section is rated in, with that system's rating."""
+    control is between G/30 (or G/25+5) and G/60+5 (i.e., dual-rated)": in
+    both systems of a dual-rated section, with that system's rating."""
 
     name = "k-dual-2017"
-    title = "K with the dual-rating exception, 2017 wording"
+    title = "K with the dual-rating exception (dual-rated sections), 2017 wording"
     source = src("004", "4.2")
-    schedule = {"2001-01-01": {"value": "k-dual-2017", "source": src("004", "4.2", "project reading 5")}}
 
     def applies(self, system):
         return True
@@ -87,14 +104,12 @@ class KDualAnySystem(_K):
 
 class KDualRegularRating(_K):
     """001 sec. 4.2: "a player's regular (over-the-board) rating R is greater
-    than 2200": the condition and the formula use the OTBR rating, in every
-    system the dual-rated section is rated in."""
+    than 2200": the condition and the formula use the OTBR rating, in both
+    systems of a dual-rated section."""
 
     name = "k-dual-2020-06"
-    title = "K with the dual-rating exception, 2020-06 wording"
+    title = "K with the dual-rating exception (dual-rated sections), 2020-06 wording"
     source = src("001", "4.2")
-    schedule = {"2020-06-11": {"value": "k-dual-2020-06", "source": src("001", "4.2"),
-                               "conflict": "revision-2020", "reading": "2020-09-proposal"}}
 
     def applies(self, system):
         return True
@@ -105,17 +120,12 @@ class KDualRegularRating(_K):
 
 class KDualOTBR(_K):
     """003/000 sec. 4.2: "In updating the OTBR rating, if the player's rating R
-    is greater than 2200 and 30 <= mm + ss <= 65"."""
+    is greater than 2200 and [30 <= mm + ss <= 65] (i.e., dual-rated - see
+    footnote 1)": the OTBR rating of a dual-rated section."""
 
     name = "k-dual-otbr"
-    title = "K with the dual-rating exception for OTBR only"
+    title = "K with the dual-rating exception for OTBR of dual-rated sections"
     source = src("000", "4.2")
-    schedule = {
-        "2020-06-01": {"value": "k-dual-otbr", "source": src("000", "4.2", "project reading 7"),
-                       "conflict": "revision-2020", "reading": "2025-list",
-                       "gap": "the date of the OTBR-only wording of the K exception is not documented; taken with the 2020 revision"},
-        "2020-09-02": {"value": "k-dual-otbr", "source": src("003", "4.2")},
-    }
 
     def applies(self, system):
         return system == "OTBR"
@@ -123,12 +133,11 @@ class KDualOTBR(_K):
 
 class K002(_K):
     """002: K = 800/(N_e + m), or 400/(N_e + m/2) in a half-K event; 002 has
-    no dual-rating exception (only for ``--edition 2001-02-22``)."""
+    no dual-rating exception (only for 002's edition, ``--edition``)."""
 
     name = "k-002"
     title = "K without the dual-rating exception (002)"
     source = src("002", "Standard rating formula")
-    schedule = {}
 
     def applies(self, system):
         return False
@@ -142,11 +151,6 @@ class Bonus002(RulePlugin):
     name = "bonus-002"
     title = "Bonus eligibility, 002"
     source = src("002", "Standard rating formula")
-    schedule = {
-        "2001-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula")},
-        "2002-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula"),
-                       "gap": "002 documents this rule for 2001; when it became the 2017 wording (m >= 3) is not documented"},
-    }
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):
@@ -160,7 +164,6 @@ class Bonus2017(RulePlugin):
     name = "bonus-2017"
     title = "Bonus eligibility, 2017 wording"
     source = src("004", "4.2")
-    schedule = {"2017-04-24": {"value": "bonus-2017", "source": src("004", "4.2", "from the edition's date; earlier wording undocumented")}}
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):
@@ -175,12 +178,6 @@ class Bonus2020(RulePlugin):
     name = "bonus-2020-09"
     title = "Bonus eligibility, 2020-09 wording"
     source = src("000", "4.2")
-    schedule = {
-        "2020-06-01": {"value": "bonus-2020-09", "source": src("000", "4.2", "project reading 7"),
-                       "conflict": "revision-2020", "reading": "2025-list",
-                       "gap": "the date of the m = 3 rule is not documented; taken with the 2020 revision"},
-        "2020-09-02": {"value": "bonus-2020-09", "source": src("003", "4.2")},
-    }
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):
