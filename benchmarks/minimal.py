@@ -6,15 +6,17 @@
 
 It rates sections whose rules are those in force on one date, the five steps
 of sec. 1 written out in one place: step 1 (blended initialization of sec. 2
-from the player's other US Chess ratings, FIDE and CFC, or the age-based
-rating of sec. 2.3 with the 2020-09 fallbacks), step 2 (N' = min(N, N*),
-sec. 3), step 3 (the special formula with N' = 1 for new players, sec. 1),
-steps 4 and 5 (the special formula's knot walk of sec. 4.1 and the standard
-formula of sec. 4.2 with the OTBR-only dual-rating K exception and the 2020-09
-bonus eligibility), the absolute floor at each of steps 3-5, the personal
-floors of sec. 5 on the final rating (personal absolute, established, OLM) and
-ratings stored as floats.  Sections of an event are rated one after another,
-a player's result in one system feeding the next section he plays in it.
+from the player's ratings in the other US Chess systems as they stand before
+the section, FIDE and CFC, or the age-based rating of sec. 2.3 with the
+2020-09 fallbacks), step 2 (N' = min(N, N*), sec. 3), step 3 (the special
+formula with N' = 1 for new players, sec. 1), steps 4 and 5 (the special
+formula's knot walk of sec. 4.1 and the standard formula of sec. 4.2 with the
+K exception for OTBR in dual-rated sections and the 2020-09 bonus
+eligibility), the absolute floor at each of steps 3-5, the personal floors of
+sec. 5 on the final rating (personal absolute, with the event's own counts
+where earlier ones are unknown; established; OLM) and ratings stored as
+floats.  Sections of an event are rated one after another, a player's result
+in one system feeding the next section he plays in it.
 
 Every number comes from the project's rule book, read once
 (``RuleBook.load().rules(date).p``) or from a file written from it
@@ -28,9 +30,7 @@ FIDE updates, half-K events, prize floors, floors lowered after a match,
 declared ``systems``, time controls other than ``G/mm;dS``, ``G/mm+S`` and
 ``G/mm``, input validation, warnings, traces.  ``--replay`` takes the files in
 name order (and stops if that is not replay order) and keeps every player's
-state in memory; like ``uschess replay``, it initializes a player new to a
-system from the other ratings the event file gives (and FIDE, CFC), not from
-his other systems' states; it writes each event's changes and the players' new records
+state in memory; it writes each event's changes and the players' new records
 with the plain ``sqlite3`` module, one transaction per event, in WAL mode
 with ``synchronous=NORMAL`` as the engine's store.
 """
@@ -200,13 +200,15 @@ def load_params(on: _dt.date, path: Optional[str] = None) -> dict:
     if data["plugins"] != PLUGINS or p["special_start"] != "prior" or not p["special_p_inclusive"]:
         raise SystemExit(f"minimal.py: the rules in force ({data['plugins']}) are not the "
                          f"ones this file follows ({PLUGINS})")
+    p["systems"] = data["systems"]
     return data
 
 
 def params_from_book(on: _dt.date) -> dict:
     from uschess.calendar.rulebook import RuleBook
     rules = RuleBook.load().rules(on)
-    return {"on": on.isoformat(), "fingerprint": rules.fingerprint,
+    from uschess.model import SYSTEMS
+    return {"on": on.isoformat(), "fingerprint": rules.fingerprint, "systems": list(SYSTEMS),
             "plugins": {k: v.value for k, v in rules.plugins.items()}, "p": dict(rules.p.__dict__)}
 
 
@@ -245,12 +247,14 @@ def _convert(x: float, pieces: list) -> float:
     raise ValueError(x)
 
 
-def initial(e: Entry, system: str, end: _dt.date, P: dict) -> tuple[float, int]:
-    """Sec. 2, blended: R0 = sum(W_k X_k)/sum(W_k) rounded, W_k = G_k S_k,
-    N = ceil(min(10, sum W_k)); no source: the age-based rating, N = 0."""
+def initial(e: Entry, ratings: dict, system: str, end: _dt.date, P: dict) -> tuple[float, int]:
+    """Sec. 2, blended from ``ratings`` (the player's records in every system
+    before the section), FIDE and CFC: R0 = sum(W_k X_k)/sum(W_k) rounded,
+    W_k = G_k S_k, N = ceil(min(10, sum W_k)); no source: the age-based
+    rating, N = 0."""
     b = P["blended"]
     src = []
-    for other, rec in e.ratings.items():
+    for other, rec in ratings.items():
         if other != system:
             g = b["by_target"].get(system, {}).get(other, b["by_source"].get(other, b["default_factor"]))
             src.append((rec.rating, min(g, rec.games), rec.date))
@@ -343,9 +347,11 @@ def standard(r0: float, k: float, opps: list, score: float, eligible: bool, P: d
 
 
 # ------------------------------------------------------------- a section
-def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
-    """Steps 1-5 and the finish for one section in one system; ``records``
-    maps a pair to its pre-event :class:`Rec` (or None)."""
+def rate_section(sec: Sec, system: str, before: dict, dual: bool, P: dict) -> list[Post]:
+    """Steps 1-5 and the finish for one section in one system; ``before``
+    maps a pair to its records by system before the section; ``dual``: the
+    section is rated in every system of dual rating."""
+    records = {pair: r.get(system) for pair, r in before.items()}
     floor100 = P["absolute_floor"]
     ns = P["nstar"]
     est = P["established_games"]
@@ -356,7 +362,7 @@ def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
     for e in playing:                                  # steps 1 and 2
         rec = records.get(e.pair)
         if rec is None:
-            r0[e.pair], n[e.pair] = initial(e, system, sec.end, P)
+            r0[e.pair], n[e.pair] = initial(e, before[e.pair], system, sec.end, P)
             fresh[e.pair] = n[e.pair] == 0
         else:
             r0[e.pair], n[e.pair] = rec.rating, rec.games
@@ -372,7 +378,8 @@ def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
         if sp[e.pair] is None:
             m = len(e.opps)
             r = r0[e.pair]
-            if system == "OTBR" and kd["time_from"] <= sec.total <= kd["time_to"] and r > kd["above"]:
+            if system == "OTBR" and dual and kd["time_from"] <= sec.total <= kd["time_to"] \
+                    and r > kd["above"]:
                 num = kd["top_numerator"] if r >= kd["top"] else \
                     P["k_numerator"] * (kd["slope_a"] - kd["slope_b"] * r)
             else:
@@ -405,6 +412,7 @@ def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
         value = step5[e.pair]
         m = len(e.opps)
         draws = m - e.wins - e.losses
+        three = 1 if m >= P["event_rated_games"] else 0
 
         def add(before, extra):
             return extra if rec is None else (None if before is None else before + extra)
@@ -420,15 +428,18 @@ def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
             (rec.above2200 if rec else 0) + (m if was_est and rec.rating > olm["above"] else 0)
         after = Rec(value, games, add(rec.wins if rec else 0, e.wins),
                     add(rec.draws if rec else 0, draws), add(rec.losses if rec else 0, e.losses),
-                    add(rec.events3 if rec else 0, 1 if m >= 3 else 0), peak,
+                    add(rec.events3 if rec else 0, three), peak,
                     bool(rec and rec.olm) or (a2200 is not None and a2200 >= olm["games"]),
                     sec.end, a2200)
         floor = floor100                               # sec. 5 on the final rating
         if system in P["personal_floor_systems"]:
             pf = P["personal_floor"]
-            floor = max(floor, min(pf["base"] + pf["win"] * (after.wins or 0)
-                                   + pf["draw"] * (after.draws or 0)
-                                   + pf["event"] * (after.events3 or 0), pf["cap"]))
+            # an unknown earlier count: the event's own (every history reaches it)
+            nw = e.wins if after.wins is None else after.wins
+            nd = draws if after.draws is None else after.draws
+            nr = three if after.events3 is None else after.events3
+            floor = max(floor, min(pf["base"] + pf["win"] * nw + pf["draw"] * nd
+                                   + pf["event"] * nr, pf["cap"]))
         if after.peak is not None:
             target = math.floor(after.peak + 0.5) - P["floor_drop"]
             levels = [lv for lv in P["floor_levels"] if lv <= target]
@@ -446,13 +457,25 @@ def rate_section(sec: Sec, system: str, records: dict, P: dict) -> list[Post]:
 
 def rate_event(sections: list, P: dict, state: Optional[dict] = None) -> list[Post]:
     """Every section in every system, in order; ``state`` maps (id, system)
-    to the latest record and is updated (a fresh one: the file's records)."""
+    to the latest record and is updated (a fresh one: the file's records).
+    Each section starts from every system's record as it stands before it
+    (the state's, else the file's)."""
     state = {} if state is None else state
+    order = P["systems"]
     out = []
     for sec in sections:
-        for system in systems(P, sec.total, sec.online):
-            records = {e.pair: state.get((e.id, system)) or e.ratings.get(system) for e in sec.players}
-            posts = rate_section(sec, system, records, P)
+        before = {}
+        for e in sec.players:
+            ratings = dict(e.ratings)
+            for system in order:
+                rec = state.get((e.id, system))
+                if rec is not None:
+                    ratings[system] = rec
+            before[e.pair] = ratings
+        rated = systems(P, sec.total, sec.online)
+        dual = bool(P["dual_rating_systems"]) and all(s in rated for s in P["dual_rating_systems"])
+        for system in rated:
+            posts = rate_section(sec, system, before, dual, P)
             for p in posts:
                 state[(p.id, system)] = p.rec
             out.extend(posts)
