@@ -57,6 +57,13 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+def _shown(cmd: list) -> str:
+    """A command for a message: long argument lists cut short."""
+    words = [str(c) for c in cmd]
+    return " ".join(words if len(words) <= 8 else words[:5] + [f"... ({len(words) - 7} more)"]
+                    + words[-2:])
+
+
 def run_child(cmd: list, **kw) -> ChildRun:
     """Run ``cmd`` to the end and measure it; a failure stops the benchmark."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,11 +73,11 @@ def run_child(cmd: list, **kw) -> ChildRun:
                               capture_output=True, text=True, **kw)
         wall = time.perf_counter() - t0
         if not os.path.exists(usage):
-            raise SystemExit(f"{' '.join(map(str, cmd))} could not be run:\n{proc.stderr.strip()}")
+            raise SystemExit(f"{_shown(cmd)} could not be run:\n{proc.stderr.strip()}")
         with open(usage) as f:
             cpu, maxrss_kb, code = json.load(f)
     if code != 0:
-        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({code}):\n{proc.stderr.strip()}")
+        raise SystemExit(f"{_shown(cmd)} failed ({code}):\n{proc.stderr.strip()}")
     return ChildRun(cpu, maxrss_kb / 1024.0, wall, proc.stdout)
 
 

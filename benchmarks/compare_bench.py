@@ -55,7 +55,7 @@ def main(argv=None) -> int:
         history = work / "history"
         C.run_child(C.uschess() + ["generate", "--players", players, "--events", args.events,
                                    "--seed", args.seed, "-o", history])
-        files = sorted(str(p) for p in history.iterdir())
+        files = sorted(str(p) for p in history.glob("*.json"))
         replay = C.uschess() + ["replay", *files, "--json", "--db"]
         compare_args = ["compare", *files, "--a", "baseline", "--b", args.b]
         compare = C.uschess() + compare_args

@@ -57,7 +57,7 @@ def profile_replay(directory: Path, top: int) -> str:
     from uschess.io.store import Store
     from uschess.rating.options import RatingOptions
 
-    paths = sorted(str(p) for p in directory.iterdir())
+    paths = sorted(str(p) for p in directory.glob("*.json"))
     with tempfile.TemporaryDirectory() as tmp:
         with Store.open(os.path.join(tmp, "profile.db")) as store:
             return profile(lambda: replay(paths, store, RatingOptions(trace=False)), top)
