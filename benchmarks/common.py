@@ -177,13 +177,15 @@ def history_size(player_games: int, seed: int) -> tuple[int, int]:
     """(players, events) for about ``player_games`` player-games in a year:
     2.2 players per event, the player-games per event measured on a sample
     of the generator's events (their size grows with the pool)."""
-    from uschess.apps.generate import generate_history, player_games as games_of
+    from uschess.apps.generate import MAX_EVENT_PLAYERS, generate_history, player_games as games_of
 
     per_event = 100.0
     for _ in range(6):  # a fixed point, damped: the event size grows with the pool
         events = max(10, round(player_games / per_event))
         players = max(200, int(events * 2.2))
-        sample = list(generate_history(seed, players, min(events, 150), first=YEAR[0], last=YEAR[1]))
+        # a sample of the events (enough of them for every player to play in one)
+        size = min(events, max(150, 2 * -(-players // MAX_EVENT_PLAYERS)))
+        sample = list(generate_history(seed, players, size, first=YEAR[0], last=YEAR[1]))
         per_event = math.sqrt(per_event * sum(games_of(e) for e in sample) / len(sample))
     events = max(10, round(player_games / per_event))
     return max(200, int(events * 2.2)), events
