@@ -1,0 +1,294 @@
+"""The one reader of YAML and JSON input: event, players, published-results,
+FIDE-update and reform files.
+
+Every failure is an :class:`~uschess.errors.InputError` of one line naming
+the file and, where there is one, the position.  Beyond what the parsers
+check, the data must be what a person could have written on purpose:
+
+* a file no larger than the caller's limit (no real file comes near it);
+* no control character (other than tab and line ends) in the text or,
+  escaped, in a value: ``control character U+0007 at line L column C`` (or
+  ``at KEY PATH`` for an escaped one), the same words for YAML and JSON;
+* no lone surrogate (``"\\ud83d"``): text is Unicode characters;
+* no key given twice in one mapping (YAML and JSON alike: the parsers
+  would keep the last one silently);
+* YAML aliases (``*name``) that together stand for at most
+  :data:`ALIAS_BUDGET` nodes, and never for a node that contains itself
+  (an "alias bomb" of a kilobyte otherwise expands to gigabytes);
+* numbers that are finite and, for integers, of at most
+  :data:`MAX_INTEGER_DIGITS` digits (no value of these files needs more;
+  Python refuses to convert integers of over 4,300 digits at all);
+* mapping keys that are text or integers, and nesting at most
+  :data:`MAX_DEPTH` deep.
+
+YAML is read with the safe loader only (no Python objects).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from uschess.errors import InputError
+
+#: Aliases may stand for this many YAML nodes in all, counted as expanded.
+ALIAS_BUDGET = 10_000
+#: The most digits an integer may have (ids are 8 digits, ratings 4).
+MAX_INTEGER_DIGITS = 15
+#: The deepest nesting of lists and mappings (an event file is six deep).
+MAX_DEPTH = 32
+#: Characters refused in text: C0 controls but tab, LF and CR; DEL; C1.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def control_message(char: str, where: str) -> str:
+    """The one wording of a control character, wherever it is found."""
+    return f"control character U+{ord(char):04X} {where}"
+
+
+def _position(text: str, i: int) -> str:
+    line = text.count("\n", 0, i) + 1
+    col = i - (text.rfind("\n", 0, i) + 1) + 1
+    return f"at line {line} column {col}"
+
+
+def find_control(text: str) -> Optional[tuple[str, str]]:
+    """(character, "at line L column C") of the first control character
+    in ``text``, or None."""
+    found = _CONTROL_RE.search(text)
+    return (found.group(), _position(text, found.start())) if found else None
+
+
+def check_text(text: str, source=None) -> None:
+    """Refuse control characters and lone surrogates in raw text."""
+    found = find_control(text)
+    if found:
+        raise InputError(control_message(*found), file=source)
+    found = _SURROGATE_RE.search(text)
+    if found:
+        raise InputError(f"lone surrogate U+{ord(found.group()):04X} "
+                         f"{_position(text, found.start())}", file=source)
+
+
+def read_limited_text(path, limit: int, what: str) -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), refusing
+    a file larger than ``limit`` bytes with the limit in the message."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
+                             "refused (no real one comes near)", file=path)
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", file=path)
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", file=path)
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+    if len(data) > limit:
+        raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
+                         file=path)
+    return decode_utf8(data, path)
+
+
+def decode_utf8(data: bytes, source=None) -> str:
+    try:
+        return bytes(data).decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start})", file=source)
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, with a budget for aliases and no duplicate keys."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._alias_nodes = 0
+        self._sizes: dict[int, int] = {}
+        self._open_anchors: list[str] = []
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            if event.anchor in self._open_anchors:
+                raise _Refused(f"alias *{event.anchor} refers to a node that contains it",
+                               event.start_mark)
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                self._alias_nodes += self._size(node)
+                if self._alias_nodes > ALIAS_BUDGET:
+                    raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values: refused "
+                                   "(write the data out)", event.start_mark)
+        return super().compose_node(parent, index)
+
+    def _size(self, node) -> int:
+        key = id(node)
+        if key not in self._sizes:
+            if isinstance(node, yaml.ScalarNode):
+                size = 1
+            elif isinstance(node, yaml.SequenceNode):
+                size = 1 + sum(self._size(n) for n in node.value)
+            else:
+                size = 1 + sum(self._size(k) + self._size(v) for k, v in node.value)
+            self._sizes[key] = size
+        return self._sizes[key]
+
+    def compose_sequence_node(self, anchor):
+        self._open_anchors.append(anchor)
+        try:
+            return super().compose_sequence_node(anchor)
+        finally:
+            self._open_anchors.pop()
+
+    def compose_mapping_node(self, anchor):
+        self._open_anchors.append(anchor)
+        try:
+            return super().compose_mapping_node(anchor)
+        finally:
+            self._open_anchors.pop()
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise _Refused("a mapping key must be text or a number", key_node.start_mark)
+            if key in seen:
+                raise _Refused(f"key {key!r} given twice in one mapping (also line "
+                               f"{seen[key].line + 1})", key_node.start_mark)
+            seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, mark):
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+def _json_pairs(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise InputError(f"key {key!r} given twice in one object")
+        out[key] = value
+    return out
+
+
+def _json_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise InputError(f"a number of {digits} digits: no value needs more than "
+                         f"{MAX_INTEGER_DIGITS}")
+    return int(text)
+
+
+def _json_constant(name: str):
+    raise InputError(f"{name} is not a number these files accept (finite numbers only)")
+
+
+def parse_data(text: str, *, json_format: bool, source=None) -> Any:
+    """The data of YAML or JSON ``text``, checked as the module says."""
+    check_text(text, source)
+    kind = "JSON" if json_format else "YAML"
+    try:
+        if json_format:
+            data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
+                              parse_constant=_json_constant)
+        else:
+            data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except InputError as err:
+        raise err.located(file=source)
+    except json.JSONDecodeError as err:
+        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
+                         file=source)
+    except _Refused as err:
+        raise InputError(f"{err.message} at line {err.mark.line + 1} column "
+                         f"{err.mark.column + 1}", file=source)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "not YAML"
+        raise InputError(f"malformed YAML{at}: {' '.join(str(problem).split())}", file=source)
+    except RecursionError:
+        raise InputError(f"malformed {kind}: nested too deeply", file=source)
+    except Exception as err:  # noqa: BLE001 - the parsers' own failures on bad input
+        # PyYAML builds dates, numbers and tagged values with bare
+        # constructors that raise anything: ValueError (2024-02-30, a
+        # 5000-digit integer), AttributeError (!!timestamp null), KeyError
+        # (!!bool abc), OverflowError.  None of them is a bug here: the
+        # text is malformed.
+        raise InputError(f"malformed {kind}: {type(err).__name__}: "
+                         f"{' '.join(str(err).split())[:120]}", file=source)
+    check_values(data, source)
+    return data
+
+
+def check_values(data: Any, source=None) -> None:
+    """Refuse escaped control characters and lone surrogates, numbers that
+    are not finite or too long, odd keys and deep nesting, naming the path
+    of the value (``sections[0].players[2].name``)."""
+    stack = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        where = f"at {path}" if path else "at the top level"
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested over {MAX_DEPTH} deep {where}", file=source)
+        if isinstance(value, str):
+            _check_string(value, where, source)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if abs(value) >= 10 ** MAX_INTEGER_DIGITS:
+                raise InputError(f"a number of {len(str(abs(value)))} digits {where}: no value "
+                                 f"needs more than {MAX_INTEGER_DIGITS}", file=source)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise InputError(f"{value!r} {where} is not a finite number", file=source)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, bool) or not isinstance(key, (str, int, _dt.date)):
+                    raise InputError(f"key {key!r} {where} is not text or a number", file=source)
+                if isinstance(key, str):
+                    _check_string(key, where, source)
+                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                stack.append((item, f"{path}[{i}]", depth + 1))
+        elif isinstance(value, (_dt.date, bytes)):
+            continue
+        else:  # the safe loader makes nothing else; sets (!!set) and the like
+            raise InputError(f"a {type(value).__name__} {where} is not data these files hold",
+                             file=source)
+
+
+def _check_string(text: str, where: str, source) -> None:
+    found = _CONTROL_RE.search(text)
+    if found:
+        raise InputError(control_message(found.group(), where), file=source)
+    found = _SURROGATE_RE.search(text)
+    if found:
+        raise InputError(f"lone surrogate U+{ord(found.group()):04X} {where} (write the "
+                         "character itself)", file=source)
+
+
+def read_data_file(path, limit: int, what: str) -> Any:
+    """The data of a YAML (``.yaml``/``.yml``/other) or JSON (``.json``)
+    file of at most ``limit`` bytes."""
+    path = Path(path)
+    text = read_limited_text(path, limit, what)
+    return parse_data(text, json_format=path.suffix.lower() == ".json", source=path)
