@@ -59,6 +59,7 @@ import copy
 import datetime as _dt
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -560,7 +561,21 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
            *, skip_applied: bool = False, ordered: bool = False,
            progress: Optional[Callable[[int, int, int, float], None]] = None,
            book: Optional[RuleBook] = None,
-           loader: Optional[Callable[[str], Event]] = None) -> ReplaySummary:
+           loader: Optional[Callable[[str], Event]] = None,
+           wait: Optional[float] = None) -> ReplaySummary:
+    """:func:`_replay` holding the store's writer lock throughout: another
+    replay into the same store waits (``wait`` seconds at most; None: as
+    long as it takes) and says so on stderr, or is refused."""
+    with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
+        return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
+                       progress=progress, book=book, loader=loader)
+
+
+def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,
+            *, skip_applied: bool = False, ordered: bool = False,
+            progress: Optional[Callable[[int, int, int, float], None]] = None,
+            book: Optional[RuleBook] = None,
+            loader: Optional[Callable[[str], Event]] = None) -> ReplaySummary:
     """Rate ``events`` (events and FIDE updates, or their paths) into
     ``store`` in replay order; see the module text.
 
