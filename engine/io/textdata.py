@@ -126,8 +126,8 @@ class _Loader(yaml.SafeLoader):
             if node is not None:
                 self._alias_nodes += self._size(node)
                 if self._alias_nodes > ALIAS_BUDGET:
-                    raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values: refused "
-                                   "(write the data out)", event.start_mark)
+                    raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values (write the "
+                                   "data out)", event.start_mark)
         return super().compose_node(parent, index)
 
     def _size(self, node) -> int:
@@ -173,6 +173,17 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def _construct_int(loader, node):
+    text = str(node.value).replace("_", "").lstrip("+-")
+    if len(text) > MAX_INTEGER_DIGITS + 2:  # room for 0x, 0o, 0b prefixes
+        raise _Refused(f"a number of {len(text)} digits (no value needs more than "
+                       f"{MAX_INTEGER_DIGITS})", node.start_mark)
+    return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
 class _Refused(Exception):
     def __init__(self, message: str, mark):
         super().__init__(message)
@@ -192,8 +203,8 @@ def _json_pairs(pairs):
 def _json_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_INTEGER_DIGITS:
-        raise InputError(f"a number of {digits} digits: no value needs more than "
-                         f"{MAX_INTEGER_DIGITS}")
+        raise InputError(f"a number of {digits} digits (no value needs more than "
+                         f"{MAX_INTEGER_DIGITS})")
     return int(text)
 
 
@@ -254,8 +265,8 @@ def check_values(data: Any, source=None) -> None:
             continue
         elif isinstance(value, int):
             if abs(value) >= 10 ** MAX_INTEGER_DIGITS:
-                raise InputError(f"a number of {len(str(abs(value)))} digits {where}: no value "
-                                 f"needs more than {MAX_INTEGER_DIGITS}", file=source)
+                raise InputError(f"a number of {len(str(abs(value)))} digits {where} (no value "
+                                 f"needs more than {MAX_INTEGER_DIGITS})", file=source)
         elif isinstance(value, float):
             if not math.isfinite(value):
                 raise InputError(f"{value!r} {where} is not a finite number", file=source)

@@ -20,6 +20,7 @@ from typing import Optional
 from uschess.rules.base import Initial
 
 from uschess.errors import InputError, RuleError
+from uschess.io.eventfile import MAX_RATING
 from uschess.formulas import SpecialTrace, n_star, round_half_up, standard_rating
 from uschess.model import GAME_CODES, Event, Player, Section, SystemRecord
 from uschess.calendar.rulebook import RuleBook, Rules
@@ -383,8 +384,14 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
     return after
 
 
-def settle_record(after: SystemRecord, post: float, p) -> None:
-    """Set the stored post-event rating on the record (and the peak)."""
+def settle_record(after: SystemRecord, post: float, p, who=None) -> None:
+    """Set the stored post-event rating on the record (and the peak).  A
+    rating above MAX_RATING, the bound every rating is read with, is refused:
+    what is written must read back, and no real rating comes near it."""
+    if post > MAX_RATING:
+        raise InputError(f"the post-event rating {post:.2f} is above {MAX_RATING:g}, the bound "
+                         "of every rating read or written: the pre-event ratings cannot be "
+                         "real", player=who)
     after.rating = post
     if after.games > p.established_games:
         after.peak = max(after.peak, post) if after.peak is not None else post
@@ -433,7 +440,7 @@ def _finish(e: _Entrant, system, step5, info, init, step3, step4, section: Secti
     if floor_applied:
         post = float(floor)
     post = hook.uschess_store_rating(pre=rec.rating if rec else None, value=post, p=p)
-    settle_record(after, post, p)
+    settle_record(after, post, p, who=pl.label)
     standard = info.get("bonus_eligible") is not None
     depends, warnings = _depends(rules, info["formula"], standard,
                                  standard and (m == 3 or len(set(e.opps)) < m),
