@@ -42,15 +42,15 @@ LISTS_2020_06 = {
 
 def fide_us(rating: float, p) -> float:
     """FIDE converted to the US Chess scale (004 sec. 2.6; 000 sec. 2.1)."""
-    return _above_floor(piecewise(rating, p.fide_conversion), rating, "FIDE", p)
+    return above_floor(piecewise(rating, p.fide_conversion), rating, "FIDE", p)
 
 
 def cfc_us(rating: float, p) -> float:
     """CFC converted to the US Chess scale (004 sec. 2.6; 000 sec. 2.2)."""
-    return _above_floor(piecewise(rating, p.cfc_conversion), rating, "CFC", p)
+    return above_floor(piecewise(rating, p.cfc_conversion), rating, "CFC", p)
 
 
-def _above_floor(converted: float, rating: float, name: str, p) -> float:
+def above_floor(converted: float, rating: float, name: str, p) -> float:
     """A converted rating, refused when it falls below the absolute floor
     (sec. 5): no real foreign rating does, so the input is wrong."""
     if converted < p.absolute_floor:

@@ -374,3 +374,35 @@ def test_escaped_control_characters_name_the_value(tmp_path, capsys):
     p0(data)["name"] = "a\x07b"
     path = write(tmp_path, data, "e.json")
     refused(capsys, ["rate", path], path, "control character U+0007 at sections[0].players[0].name")
+
+
+def test_control_characters_in_a_dbf_report_name_the_player_and_column(tmp_path, capsys):
+    from uschess.io.formats.uscf_dbf import write_uscf_dbf
+    event = load_event(CLUB)
+    event.sections[0].players[0].name = "Ok\x07ay"
+    folder = tmp_path / "report"
+    folder.mkdir()
+    write_uscf_dbf(event, folder)
+    out = tmp_path / "out.trf"
+    err = refused(capsys, ["export", "trf", folder, "-o", out], folder,
+                  "control character U+0007 in 'name' at column 3")
+    assert "\x07" not in err and "player 1 ('Ok\\x07ay')" in err
+    assert not out.exists()
+
+
+def test_an_opponent_fide_rating_converting_below_the_floor(tmp_path, capsys):
+    text = FIDE.read_text().replace("fide: 1900", "fide: 3", 1)
+    path = write(tmp_path, text, "f.yaml")
+    refused(capsys, ["fide-update", path], path,
+            "game 1: FIDE rating 3 converts to -1068.3", "below the absolute floor 100")
+
+
+def test_a_players_file_birth_date_after_the_event(tmp_path, capsys):
+    text = PLAYERS.read_text().replace('    name: Okafor, Daniel\n',
+                                       '    name: Okafor, Daniel\n    birth_date: 2030-01-01\n', 1)
+    path = write(tmp_path, text, "players.yaml")
+    out = tmp_path / "out.trf"
+    assert main(["export", "trf", str(CLUB), "--players", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "birth date 2030-01-01 is after the section's start" in err
+    assert not out.exists()

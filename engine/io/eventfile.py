@@ -20,7 +20,7 @@ import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
-from uschess.io.textdata import read_data_file
+from uschess.io.textdata import check_field, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
                     Event, ForeignRating, Player, Round, Section, SystemRecord)
 
@@ -191,6 +191,8 @@ def parse_player(raw: Any) -> Player:
             value = raw.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
                 raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+            if isinstance(value, str):
+                check_field(value, f"'{key}'")
         rounds_raw = raw["rounds"]
         if not isinstance(rounds_raw, list):
             raise InputError("'rounds' must be a list of cells like 'W12'")
@@ -224,7 +226,9 @@ def parse_player(raw: Any) -> Player:
             state=str(raw["state"]) if raw.get("state") is not None else None,
         )
     except InputError as err:
-        raise err.located(player=f"{pair} ({raw.get('name', '?')})")
+        name = raw.get("name", "?")
+        shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
+        raise err.located(player=f"{pair} ({shown})")
 
 
 def parse_section(raw: Any, event: dict) -> Section:
@@ -233,6 +237,7 @@ def parse_section(raw: Any, event: dict) -> Section:
     try:
         if not name:
             raise InputError("missing 'name'")
+        check_field(name, "the section's 'name'")
         if not raw.get("time_control"):
             raise InputError("missing 'time_control'")
         players_raw = raw.get("players")

@@ -66,6 +66,17 @@ def find_control(text: str) -> Optional[tuple[str, str]]:
     return (found.group(), _position(text, found.start())) if found else None
 
 
+def check_field(text: str, what: str) -> None:
+    """Refuse a control character or lone surrogate in one field's text
+    (a DBF cell, a name), saying the field and the column in it."""
+    found = _CONTROL_RE.search(text) or _SURROGATE_RE.search(text)
+    if found:
+        ch = found.group()
+        where = f"in {what} at column {found.start() + 1}"
+        raise InputError(control_message(ch, where) if _CONTROL_RE.match(ch)
+                         else f"lone surrogate U+{ord(ch):04X} {where}")
+
+
 def check_text(text: str, source=None) -> None:
     """Refuse control characters and lone surrogates in raw text."""
     found = find_control(text)
