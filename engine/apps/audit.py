@@ -83,7 +83,7 @@ from typing import Optional
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
 from uschess.io.formats.dbase import read_bounded
-from uschess.io.textdata import parse_data
+from uschess.io.textdata import MAX_DATA_BYTES, parse_data
 from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -261,6 +261,9 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     if given:
         raise InputError(f"{', '.join(given)}: only for an MSA crosstable; a published-results "
                          "file gives each section's dates, time control and systems", file=path)
+    if len(raw) > MAX_DATA_BYTES:
+        raise InputError(f"published-results file is over {MAX_DATA_BYTES:,} bytes: refused (no "
+                         "real one comes near)", file=path)
     json_format = path.suffix.lower() not in (".yaml", ".yml")
     try:
         data = parse_data(text, json_format=json_format, source=path)

@@ -3,8 +3,9 @@
 The structure is published as JSON Schema in ``engine/event.schema.json`` and
 documented field by field in the README.  Everything here validates as it
 reads and raises :class:`~uschess.errors.InputError` naming the file, section,
-player and round of the first problem.  YAML is only ever read with
-``yaml.safe_load``.
+player and round of the first problem.  Files are read by the one YAML/JSON
+reader, :mod:`uschess.io.textdata` (safe loading only; duplicate keys,
+aliases beyond a budget, control characters and over-long numbers refused).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
-from uschess.io.textdata import check_field, read_data_file
+from uschess.io.textdata import MAX_DATA_BYTES, check_field, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
@@ -29,9 +30,8 @@ ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE)
 #: rating or published post in a real record is near it, and a rating
 #: computed above it is refused too (so whatever is written can be read).
 MAX_RATING = 4000.0
-#: The largest event (or FIDE update) file read: a national open of 3,000
-#: players is under 2 MB.
-MAX_FILE_BYTES = 16 * 1024 * 1024
+#: The largest event (or FIDE update) file read (see textdata.MAX_DATA_BYTES).
+MAX_FILE_BYTES = MAX_DATA_BYTES
 #: The dates any record may hold.  Nobody rated was born before 1900, and no
 #: event is dated after 2099; outside these, a date is a typing error (and
 #: the staleness weights of blended initialization would underflow).

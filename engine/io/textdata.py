@@ -13,8 +13,9 @@ check, the data must be what a person could have written on purpose:
 * no key given twice in one mapping (YAML and JSON alike: the parsers
   would keep the last one silently);
 * YAML aliases (``*name``) that together stand for at most
-  :data:`ALIAS_BUDGET` nodes, and never for a node that contains itself
-  (an "alias bomb" of a kilobyte otherwise expands to gigabytes);
+  :data:`ALIAS_BUDGET` nodes more than the document holds, and never for a
+  node that contains itself (an "alias bomb" of a kilobyte otherwise
+  expands to gigabytes in whatever walks the data);
 * numbers that are finite and, for integers, of at most
   :data:`MAX_INTEGER_DIGITS` digits (no value of these files needs more;
   Python refuses to convert integers of over 4,300 digits at all);
@@ -37,6 +38,10 @@ import yaml
 
 from uschess.errors import InputError
 
+#: The largest YAML or JSON file read (event, players, published-results and
+#: FIDE-update files): the largest real event, 3,000 players, is 0.7 MB of
+#: YAML; 4 MB keeps the slowest input (YAML) within seconds.
+MAX_DATA_BYTES = 4 * 1024 * 1024
 #: Aliases may stand for this many YAML nodes in all, counted as expanded.
 ALIAS_BUDGET = 10_000
 #: The most digits an integer may have (ids are 8 digits, ratings 4).
@@ -118,70 +123,80 @@ def decode_utf8(data: bytes, source=None) -> str:
         raise InputError(f"not UTF-8 text (byte {err.start})", file=source)
 
 
-class _Loader(yaml.SafeLoader):
-    """The safe loader, with a budget for aliases and no duplicate keys."""
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
 
-    def __init__(self, stream):
-        super().__init__(stream)
-        self._alias_nodes = 0
-        self._sizes: dict[int, int] = {}
-        self._open_anchors: list[str] = []
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            if event.anchor in self._open_anchors:
-                raise _Refused(f"alias *{event.anchor} refers to a node that contains it",
-                               event.start_mark)
-            node = self.anchors.get(event.anchor)
-            if node is not None:
-                self._alias_nodes += self._size(node)
-                if self._alias_nodes > ALIAS_BUDGET:
-                    raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values (write the "
-                                   "data out)", event.start_mark)
-        return super().compose_node(parent, index)
+class _Loader(_BASE_LOADER):
+    """The safe loader (libyaml's when installed), with a budget for
+    aliases and no duplicate keys."""
 
-    def _size(self, node) -> int:
-        key = id(node)
-        if key not in self._sizes:
-            if isinstance(node, yaml.ScalarNode):
-                size = 1
-            elif isinstance(node, yaml.SequenceNode):
-                size = 1 + sum(self._size(n) for n in node.value)
-            else:
-                size = 1 + sum(self._size(k) + self._size(v) for k, v in node.value)
-            self._sizes[key] = size
-        return self._sizes[key]
-
-    def compose_sequence_node(self, anchor):
-        self._open_anchors.append(anchor)
-        try:
-            return super().compose_sequence_node(anchor)
-        finally:
-            self._open_anchors.pop()
-
-    def compose_mapping_node(self, anchor):
-        self._open_anchors.append(anchor)
-        try:
-            return super().compose_mapping_node(anchor)
-        finally:
-            self._open_anchors.pop()
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _check_aliases(node)
+        return node
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-        seen: dict = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                hash(key)
-            except TypeError:
-                raise _Refused("a mapping key must be text or a number", key_node.start_mark)
-            if key in seen:
-                raise _Refused(f"key {key!r} given twice in one mapping (also line "
-                               f"{seen[key].line + 1})", key_node.start_mark)
-            seen[key] = key_node.start_mark
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # '<<': merged keys may be overridden, by the rules of YAML
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise _Refused("a mapping key must be text or a number", key_node.start_mark)
+                if key in seen:
+                    raise _Refused(f"key {key!r} given twice in one mapping (also line "
+                                   f"{seen[key].line + 1})", key_node.start_mark)
+                seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_aliases(root) -> None:
+    """Refuse a node graph whose aliases (shared nodes) expand to more than
+    ALIAS_BUDGET nodes beyond the document's own, or that contains itself."""
+    sizes: dict[int, int] = {}
+    distinct = 0
+    first_shared = None
+    # iterative post-order walk: (node, children pushed?)
+    stack: list = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if expanded:
+            on_path.discard(key)
+            if isinstance(node, yaml.ScalarNode):
+                size = 1
+            elif isinstance(node, yaml.SequenceNode):
+                size = 1 + sum(sizes[id(n)] for n in node.value)
+            else:
+                size = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
+            sizes[key] = size
+            continue
+        if key in on_path:
+            raise _Refused("an alias refers to a node that contains it", node.start_mark)
+        if key in sizes:
+            if first_shared is None:
+                first_shared = node
+            continue
+        distinct += 1
+        on_path.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        for child in reversed(children):
+            stack.append((child, False))
+    if sizes[id(root)] - distinct > ALIAS_BUDGET:
+        mark = first_shared.start_mark if first_shared is not None else root.start_mark
+        raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values (write the data "
+                       "out); the first aliased node is", mark)
 
 
 def _construct_int(loader, node):

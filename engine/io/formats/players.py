@@ -15,7 +15,7 @@ date, FIDE/CFC ratings).  The players file supplies it, keyed by member id::
         ratings:
           OTBR: {rating: 1912, games: 63, wins: 30, draws: 12, losses: 21}
 
-YAML (read with ``yaml.safe_load``) or JSON (``.json``).  Each entry takes the
+YAML or JSON (``.json``), read by :mod:`uschess.io.textdata`.  Each entry takes the
 player fields of the event file; ratings are parsed with
 :func:`uschess.io.eventfile.parse_record`.  :func:`merge_players` copies the
 entries into an Event by member id: a value given in the file replaces the
@@ -33,12 +33,12 @@ from typing import Any, Mapping, Optional
 from uschess.errors import InputError
 from uschess.io.eventfile import (check_birth_dates, parse_date, parse_foreign, parse_record,
                                   record_to_dict)
-from uschess.io.textdata import decode_utf8, parse_data
+from uschess.io.textdata import MAX_DATA_BYTES, decode_utf8, parse_data
 from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
 from uschess.io.formats.dbase import read_bounded
 
 #: Largest players file read.
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = MAX_DATA_BYTES
 _KEYS = {"name", "birth_date", "adult", "fide", "cfc", "state", "ratings"}
 
 
