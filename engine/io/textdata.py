@@ -136,6 +136,17 @@ class _Loader(_BASE_LOADER):
             _check_aliases(node)
         return node
 
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep=deep)
+        except (_Refused, yaml.YAMLError, RecursionError):
+            raise
+        except Exception as err:  # noqa: BLE001 - PyYAML's constructors raise anything
+            # ValueError (2024-02-30), AttributeError (!!timestamp null),
+            # KeyError (!!bool abc), OverflowError: the value is unreadable
+            raise _Refused(f"unreadable value: {type(err).__name__}: "
+                           f"{' '.join(str(err).split())[:120]}", node.start_mark)
+
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
             seen: dict = {}
