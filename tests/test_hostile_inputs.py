@@ -411,3 +411,12 @@ def test_a_players_file_birth_date_after_the_event(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "birth date 2030-01-01 is after the section's start" in err
     assert not out.exists()
+
+
+def test_mixed_key_types_are_named_not_a_traceback(tmp_path, capsys):
+    text = WFCC.read_text().replace("rating: 1206.0,", "rating: 1206.0, 1: 2, x: 3,", 1)
+    path = write(tmp_path, text)
+    refused(capsys, ["rate", path], path, "rating OTBR: unknown field(s) ['1', 'x']")
+    pub = json.loads(PUBLISHED.read_text())
+    apath = write(tmp_path, "{1: 2, x: 3, " + json.dumps(pub)[1:], "p.yaml")
+    refused(capsys, ["audit", apath], apath, "unknown key(s) ['1', 'x']")

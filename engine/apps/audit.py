@@ -144,7 +144,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                          "and 'published'", file=source)
     unknown = set(raw) - {"event", "sections", "published"}
     if unknown:
-        raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: event, sections, published)",
+        raise InputError(f"unknown key(s) {sorted(map(str, unknown))} (allowed: event, sections, published)",
                          file=source)
     event = event_from_dict({k: raw[k] for k in ("event", "sections") if k in raw}, source=source)
     items = raw.get("published")

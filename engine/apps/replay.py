@@ -560,10 +560,11 @@ def apply_fide_update(update: FideUpdate, store: Store, options: Optional[Rating
                       book: Optional[RuleBook] = None) -> FideUpdateResult:
     """Rate ``update`` from the player's OTBR state in a ratings store (the
     store's record wins over the file's) and write it there as one event:
-    the same write a replay makes of it."""
-    replayer = _Replayer(store, options or RatingOptions(), book or RuleBook.load())
-    prepared = replayer.prepare_fide(update, store_event_id(update))
-    store.apply_event(prepared.write)
+    the same write a replay makes of it, holding the store's writer lock."""
+    with store.writer(on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
+        replayer = _Replayer(store, options or RatingOptions(), book or RuleBook.load())
+        prepared = replayer.prepare_fide(update, store_event_id(update))
+        store.apply_event(prepared.write)
     return prepared.result
 
 

@@ -140,7 +140,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
                           "olm", "prize_floor", "date", "games_above_2200", "lowered_floor",
                           "lowered_from"}
     if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
     rec = SystemRecord(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
@@ -174,7 +174,7 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     raw = mapping(raw, what)
     unknown = set(map(str, raw)) - {"rating", "date", "canadian"}
     if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
     return ForeignRating(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,

@@ -104,7 +104,7 @@ def _entry(raw: Any) -> MemberData:
         raise InputError(f"entry must be a mapping, not {type(raw).__name__}")
     unknown = set(map(str, raw)) - _KEYS
     if unknown:
-        raise InputError(f"unknown field(s) {sorted(unknown)}")
+        raise InputError(f"unknown field(s) {sorted(map(str, unknown))}")
     m = MemberData()
     if raw.get("name") is not None:
         if not isinstance(raw["name"], str):
