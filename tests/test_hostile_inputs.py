@@ -155,7 +155,7 @@ def test_surrogate_escapes_in_names(tmp_path, capsys):
     ("parameters:\n  established_games: [{from: 2020-01-01, value: 25.5}]\n", "must be a whole number"),
     ("parameters:\n  special_p_inclusive: [{from: 2020-01-01, value: 'no'}]\n", "must be true or false"),
     ("parameters:\n  special_start: [{from: 2020-01-01, value: guess}]\n", "must be one of prior, estimate"),
-    ("parameters:\n  olm_systems: [{from: 2020-01-01, value: [OTBR, XYZ]}]\n", "list of distinct rating systems"),
+    ("parameters:\n  olm_systems: [{from: 2020-01-01, value: [OTBR, XYZ]}]\n", "list (maybe empty) of distinct rating systems"),
     ("parameters:\n  nstar: [{from: 2020-01-01, value: {a: 1}}]\n", "lacks key(s) b, cap, center, flat_above"),
     ("parameters:\n  blended: [{from: 2020-01-01, value: [1]}]\n", "must be a mapping"),
     ("parameters:\n  fide_conversion: [{from: 2020-01-01, value: [{intercept: 1, slope: 1, x: 2}]}]\n",

@@ -139,10 +139,11 @@ def domain_problem(timeline: Timeline, value: Any) -> Optional[str]:
         return None if isinstance(value, str) and value in domain["of"] else \
             f"must be one of {', '.join(map(str, domain['of']))}"
     if kind == "systems":
-        if (not isinstance(value, list) or not value
+        if (not isinstance(value, list)
                 or not all(isinstance(v, str) and v in SYSTEMS for v in value)
                 or len(set(value)) != len(value)):
-            return f"must be a list of distinct rating systems from {', '.join(SYSTEMS)}"
+            return (f"must be a list (maybe empty) of distinct rating systems from "
+                    f"{', '.join(SYSTEMS)}")
         return None
     if kind == "table":
         return _like(value, [e.value for e in timeline.entries], domain, "")

@@ -13,7 +13,8 @@ What differs between the kinds of rated unit (a section, a match, an update
 from a foreign FIDE event) is a :class:`SectionKind`, never a branch on a
 date.  Which rules each player's rating read is recorded as it is computed
 (:class:`Reads`), so the warnings attached to a result come from the rules
-actually used.
+actually used; without ``trace`` (bulk rating: replay, compare) nothing is
+recorded and a result carries no per-player rule warnings.
 """
 
 from __future__ import annotations
@@ -74,6 +75,29 @@ class Reads:
         return _ReadCalls(call, self.names)
 
 
+class _NoReads(Reads):
+    """Reading without noting (``trace=False``: bulk rating, where no one
+    reads per-player warnings): the views are the objects themselves."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        pass
+
+    @property
+    def names(self) -> set:
+        return set()  # a fresh set each time: what is added is dropped
+
+    def params(self, p):
+        return p
+
+    def calls(self, call):
+        return call
+
+
+NO_READS = _NoReads()
+
+
 class _ReadParams:
     __slots__ = ("_p", "_names")
 
@@ -106,7 +130,7 @@ class Entrant:
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording")
 
-    def __init__(self, pl: Player, rec: Optional[SystemRecord]):
+    def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
         opps, score, wins, losses = [], 0.0, 0, 0
         for r in pl.rounds:
             if r.opponent is not None and r.code in GAME_CODES:
@@ -121,7 +145,7 @@ class Entrant:
         self.all_wins = bool(rec and rec.all_wins)
         self.all_losses = bool(rec and rec.all_losses)
         self.k = self.eligible = None
-        self.reads = Reads()
+        self.reads = Reads() if reads else NO_READS
         self.wording: set[str] = set()
 
     @property
@@ -157,7 +181,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
     if records is None:
         records = {pl.pair: pl.ratings.get(system) for pl in section.players}
-    entrants = {pl.pair: Entrant(pl, records.get(pl.pair)) for pl in section.players}
+    entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace) for pl in section.players}
     playing = {pair: e for pair, e in entrants.items() if e.m}
     # every player who appears as an opponent plays a rated game (validated pairings)
 
@@ -180,6 +204,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         e.r0, e.n = init.rating, init.games
 
     # Step 2: effective games; and what does not change between steps 4 and 5.
+    rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
     for e in playing.values():
         p, call = e.reads.params(rules.p), e.reads.calls(rules.call)
         e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
@@ -190,14 +215,15 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             otbr = e.pl.ratings.get("OTBR")
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k,
-                                        otbr=otbr.rating if otbr is not None else None, p=p)
+                                        otbr=otbr.rating if otbr is not None else None,
+                                        systems=rated_in, p=p)
             if kind.bonus:
                 counts = Counter(e.opps)
                 # The eligibility wordings differ only for m = 3 or a repeated
                 # opponent: elsewhere the rating does not depend on which is in force.
                 target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
-                e.eligible = bool(getattr(rules.call, "uschess_bonus_eligible")(
-                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target)))
+                e.eligible = bool(rules.call.uschess_bonus_eligible(
+                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target) if trace else rules.p))
                 target.add("bonus")
             else:
                 e.eligible = False
@@ -237,6 +263,24 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
 
 
+def declared_or_classified(section: Section, rules, tc: TimeControl) -> list[str]:
+    """The systems a section is rated in: its declared ``systems`` (honoured),
+    else those its time control is rated in on the rules' date (000 footnote
+    1); empty when neither gives one."""
+    if section.systems:
+        return list(section.systems)
+    return list(rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p) or [])
+
+
+def rated_systems(section: Section, system: str, rules, tc: Optional[TimeControl]) -> tuple:
+    """The systems the unit is actually rated in (what the K exception asks,
+    sec. 4.2): the section's, or ``system`` alone for a unit without a time
+    control (an update from a foreign FIDE event)."""
+    if tc is None:
+        return (system,)
+    return tuple(declared_or_classified(section, rules, tc)) or (system,)
+
+
 def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
     """Step 4 or 5 for one player: the special or the standard formula.
     Returns (rating, what was done); without ``details`` only the rating."""
@@ -265,4 +309,4 @@ def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
 
 
 __all__ = ["SectionKind", "STANDARD", "MATCH", "FIDE_UPDATE", "Reads", "Entrant", "Steps",
-           "five_steps", "rate_one"]
+           "five_steps", "declared_or_classified", "rated_systems", "rate_one"]
