@@ -148,7 +148,7 @@ def test_fuzz_published_results(workdir, data):
     seed = data.draw(st.sampled_from(sorted((FIX / "audit").glob("*.json"))))
     blob = data.draw(hostile(seed.read_bytes()))
     path, out = _case(workdir, "published.json", blob), workdir / "out.html"
-    run(["audit", str(path), "--html", str(out)], path, out)
+    run(["audit", str(path), "--html", str(out), "--force"], path, out)
 
 
 @FUZZ
@@ -167,7 +167,7 @@ def test_fuzz_fide_update(workdir, data):
 def test_fuzz_msa_crosstable(workdir, data):
     blob = data.draw(hostile(TEACHING_MSA.read_bytes()))
     path, out = _case(workdir, "crosstable.txt", blob), workdir / "out.html"
-    run(["audit", str(path), "--start", "2016-01-15", "--html", str(out)], path, out)
+    run(["audit", str(path), "--start", "2016-01-15", "--html", str(out), "--force"], path, out)
 
 
 @FUZZ
