@@ -14,8 +14,8 @@ of year 1 or 9999).  Every run must
 * take under 10 seconds, and keep the process under 1 GB more than it
   started with.
 
-The budget is 200 examples per reader under the ``ci`` hypothesis profile
-and its share (20) under ``dev`` (see ``conftest.py``);
+The budget is 100 examples per reader under the ``ci`` hypothesis profile
+and its share (10) under ``dev`` (see ``conftest.py``);
 ``READER_FUZZ_EXAMPLES`` in the environment overrides both.
 """
 
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures"
 WFCC = FIX / "events" / "wfcc15.yaml"
 CLUB = FIX / "events" / "club-championship.yaml"
-EXAMPLES = int(os.environ.get("READER_FUZZ_EXAMPLES") or examples(200))
+EXAMPLES = int(os.environ.get("READER_FUZZ_EXAMPLES") or examples(100))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])

@@ -671,7 +671,10 @@ class Store:
                 except c.errors:
                     pass  # a closed connection has released it already
             return release_pg
-        import fcntl  # noqa: PLC0415 - POSIX only; SQLite stores elsewhere take no writer lock
+        try:
+            import fcntl  # noqa: PLC0415 - POSIX only
+        except ImportError:  # no flock: a SQLite store elsewhere takes no writer lock
+            return lambda: None
 
         path = self._writer_path()
         try:
