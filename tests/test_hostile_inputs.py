@@ -265,7 +265,8 @@ def test_duplicate_keys_are_refused(tmp_path, capsys):
     refused(capsys, ["rate", path], path, "key 'rating' given twice in one mapping", "line 13")
     jtext = json.dumps(event_data()).replace('"rating": 1206.0', '"rating": 1500, "rating": 2900', 1)
     jpath = write(tmp_path, jtext, "e.json")
-    refused(capsys, ["rate", jpath], jpath, "key 'rating' given twice in one object")
+    refused(capsys, ["rate", jpath], jpath, "key 'rating' given twice in the object at line 1 "
+                                           "column ")
 
 
 def test_duplicate_ids_in_a_players_file_are_refused(tmp_path, capsys):

@@ -228,13 +228,49 @@ class _Refused(Exception):
         self.mark = mark
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key, at=None):
+        super().__init__(key)
+        self.key = key
+        self.at = at
+
+
 def _json_pairs(pairs):
     out = {}
     for key, value in pairs:
         if key in out:
-            raise InputError(f"key {key!r} given twice in one object")
+            raise _DuplicateKey(key)
         out[key] = value
     return out
+
+
+def _duplicate_position(text: str) -> Optional[str]:
+    """Where the first object with a key given twice begins: JSON read
+    again with the Python scanner, which knows positions (only after the
+    fast reader found a duplicate)."""
+    from json import decoder as _decoder, scanner as _scanner  # noqa: PLC0415
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
+                     memo=None, *rest):
+        s, start = s_and_end
+        pairs, end = _decoder.JSONObject(s_and_end, strict, scan_once, None, list, memo)
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key, _position(s, start - 1))
+            seen.add(key)
+        return dict(pairs), end
+
+    reader = json.JSONDecoder(parse_constant=_json_constant)
+    reader.parse_object = parse_object
+    reader.scan_once = _scanner.py_make_scanner(reader)
+    try:
+        reader.decode(text)
+    except _DuplicateKey as dup:
+        return dup.at
+    except Exception:  # noqa: BLE001 - the fast reader's verdict stands
+        return None
+    return None
 
 
 def _json_int(text: str) -> int:
@@ -261,6 +297,10 @@ def parse_data(text: str, *, json_format: bool, source=None) -> Any:
             data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
     except InputError as err:
         raise err.located(file=source)
+    except _DuplicateKey as dup:
+        at = _duplicate_position(text)
+        raise InputError(f"key {dup.key!r} given twice in "
+                         + (f"the object {at}" if at else "one object"), file=source)
     except json.JSONDecodeError as err:
         raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
                          file=source)
