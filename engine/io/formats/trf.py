@@ -480,7 +480,15 @@ def _double_forfeits(players: list[dict]) -> None:
 def write_trf(event: Event, *, details: Optional[dict] = None) -> str:
     """The TRF text of ``event`` (lines ended by ``\\n``), one block per
     section.  ``details`` (as filled by :func:`parse_trf`) supplies sex,
-    title, federation, FIDE id and colours; without it colours are ``-``."""
+    title, federation, FIDE id and colours; without it colours are ``-``.
+    What cannot be written is an InputError naming the event's file."""
+    try:
+        return _write_trf(event, details)
+    except InputError as err:
+        raise err.located(file=event.source)
+
+
+def _write_trf(event: Event, details: Optional[dict]) -> str:
     details = details or {}
     lines: list[str] = []
     starts = [s.start for s in event.sections]

@@ -624,7 +624,10 @@ def write_uscf_dbf(event: Event, directory, *, header: Optional[Mapping[str, str
     then staged as temporary files and renamed into place, so a failure
     leaves no half-written report.  Returns the paths by role."""
     directory = Path(directory)
-    blobs = build_uscf_dbf(event, header=header, last_update=last_update)
+    try:
+        blobs = build_uscf_dbf(event, header=header, last_update=last_update)
+    except InputError as err:  # what the event holds and a report cannot
+        raise err.located(file=event.source)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         existing = {p.name.upper(): p for p in directory.iterdir() if p.is_file()}
