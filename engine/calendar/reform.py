@@ -89,7 +89,7 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
                         raise InputError(f"{at}: value {_show(value)} {problem}", file=source)
                 else:
                     value = period.get("plugin")
-                    owners = [cls.name for cls in book.plugin_classes.values() if cls.slot == pname]
+                    owners = book.plugins_in(pname)
                     if not isinstance(value, str) or value not in owners:
                         raise InputError(f"{at}: plugin {_show(value)} is not one of "
                                          f"{', '.join(owners)}", file=source)

@@ -61,7 +61,7 @@ def _cite(entry: dict) -> str:
 def _plugin_titles() -> dict:
     """Each plugin's title (what it does, e.g. that the K exception needs a
     dual-rated section), by plugin name."""
-    return {name: cls.title for name, cls in RuleBook.load().plugin_classes.items()}
+    return {name: plugin.title for name, plugin in RuleBook.load().registered.items()}
 
 
 def _fmt(value) -> str:
@@ -104,11 +104,13 @@ def run_timeline(args) -> int:
         timelines = {args.name: timelines[args.name]}
     if args.json:
         print_json({name: {"description": t.description, "kind": t.kind,
+                           **({"hook": book.slot_hooks[name]} if t.kind == "plugin" else {}),
                            "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()})
         return 0
     titles = _plugin_titles()
     for name, t in timelines.items():
-        print(f"{name} ({t.kind}): {t.description}")
+        kind = f"plugin slot, hook {book.slot_hooks[name]}" if t.kind == "plugin" else t.kind
+        print(f"{name} ({kind}): {t.description}")
         for e in t.entries:
             extra = []
             if e.conflict:
