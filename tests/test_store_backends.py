@@ -551,7 +551,8 @@ def _broken_chains(target: str) -> list:
 @pytest.fixture(scope="module")
 def two_histories(tmp_path_factory):
     """Two generated histories with the same players (seeds 5 and 1005 share
-    the id base) and different events."""
+    the id base) and different events (``*.json``, beside generate's other
+    files)."""
     base = tmp_path_factory.mktemp("two-writers")
     write_history(base / "a", seed=5, players=60, events=40)
     write_history(base / "b", seed=1005, players=60, events=40)
@@ -572,7 +573,7 @@ def test_two_replays_at_once_keep_every_chain(two_histories, target):
         shared = {r[0] for r in store.dump("changes") if r[0].startswith("S5-")} and \
             {r[4] for r in store.dump("changes") if r[0].startswith("S5-")} & \
             {r[4] for r in store.dump("changes") if r[0].startswith("S1005-")}
-    assert len(ids) == len(set(ids)) == len(list(a.iterdir())) + len(list(b.iterdir()))
+    assert len(ids) == len(set(ids)) == len(list(a.glob("*.json"))) + len(list(b.glob("*.json")))
     assert shared, "the histories must share players for this test to mean anything"
     assert _broken_chains(target) == []
 
@@ -591,7 +592,7 @@ def test_second_writer_waits_and_says_so(two_histories, target):
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     with Store.open(target, create=False) as store:
-        assert len(store.events()) == len(list(a.iterdir()))
+        assert len(store.events()) == len(list(a.glob("*.json")))
 
 
 def test_writer_that_may_not_wait_is_refused(two_histories, target):
@@ -600,10 +601,10 @@ def test_writer_that_may_not_wait_is_refused(two_histories, target):
         with Store.open(target) as other:
             with pytest.raises(InputError, match="another replay is writing .*one replay at a "
                                                  "time may write a store"):
-                replay(sorted(a.iterdir()), other, wait=0)
+                replay(sorted(a.glob("*.json")), other, wait=0)
             assert other.counts()["events"] == 0
     with Store.open(target) as other:  # released with the block
-        assert replay(sorted(a.iterdir())[:2], other, wait=0).applied
+        assert replay(sorted(a.glob("*.json"))[:2], other, wait=0).applied
 
 
 @pytest.mark.parametrize("value", ["two", "", "1e3", "9" * 400])
