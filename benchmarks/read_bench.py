@@ -5,15 +5,14 @@ alone (:func:`uschess.io.textdata.parse_data`), beside the plain parsers
 
     python benchmarks/read_bench.py [--sections 100] [--players 40] [--rounds 5]
 
-The event is made of the Swiss sections of ``rate_bench.py``, written in
-both formats to a temporary directory.
+The event is made of the generated Swiss sections of ``common.py``, written
+in both formats to a temporary directory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 import time
@@ -24,11 +23,10 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rate_bench import swiss_section  # noqa: E402
+from common import swiss_event  # noqa: E402
 
 from uschess.io.eventfile import load_event, write_event  # noqa: E402
 from uschess.io.textdata import parse_data  # noqa: E402
-from uschess.model import Event  # noqa: E402
 
 
 def best_of(runs: int, fn) -> float:
@@ -47,9 +45,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    rng = random.Random(1)
-    sections = [swiss_section(rng, i, args.players, args.rounds) for i in range(args.sections)]
-    event = Event("bench", sections[0].start, sections[0].end, sections)
+    event = swiss_event(args.sections, args.players, args.rounds)
     with tempfile.TemporaryDirectory() as tmp:
         for suffix, plain in ((".yaml", yaml.safe_load), (".json", json.loads)):
             path = Path(tmp) / f"event{suffix}"
