@@ -133,7 +133,7 @@ def test_child_measured_on_its_own():
         C.run_child([sys.executable, "-c", "raise SystemExit(3)"])
 
 
-@pytest.mark.parametrize("script", ["rate_bench.py", "replay_bench.py", "compare_bench.py",
+@pytest.mark.parametrize("script", ["rate_bench.py", "replay_bench.py", "compare_bench.py", "read_bench.py",
                                     "minimal.py"])
 def test_benchmarks_have_help(script):
     run = subprocess.run([sys.executable, str(C.BENCH / script), "--help"],
