@@ -133,8 +133,8 @@ def test_child_measured_on_its_own():
         C.run_child([sys.executable, "-c", "raise SystemExit(3)"])
 
 
-@pytest.mark.parametrize("script", ["rate_bench.py", "replay_bench.py", "compare_bench.py", "read_bench.py",
-                                    "minimal.py"])
+@pytest.mark.parametrize("script", ["rate_bench.py", "replay_bench.py", "compare_bench.py",
+                                    "read_bench.py", "minimal.py"])
 def test_benchmarks_have_help(script):
     run = subprocess.run([sys.executable, str(C.BENCH / script), "--help"],
                          capture_output=True, text=True)
