@@ -80,10 +80,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import yaml
-
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict, parse_date
+from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
+from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import MAX_DATA_BYTES, parse_data
 from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -131,8 +131,8 @@ def _number(value, what: str, *, allow_none=False) -> Optional[float]:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise InputError(f"{what} must be a number, not {value!r}")
-    if not 0 <= value <= 4000:
-        raise InputError(f"{what} = {value!r} is impossible (allowed 0..4000)")
+    if not 0 <= value <= MAX_RATING:
+        raise InputError(f"{what} = {value!r} is impossible (allowed 0..{MAX_RATING:g})")
     return float(value)
 
 
@@ -144,7 +144,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                          "and 'published'", file=source)
     unknown = set(raw) - {"event", "sections", "published"}
     if unknown:
-        raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: event, sections, published)",
+        raise InputError(f"unknown key(s) {sorted(map(str, unknown))} (allowed: event, sections, published)",
                          file=source)
     event = event_from_dict({k: raw[k] for k in ("event", "sections") if k in raw}, source=source)
     items = raw.get("published")
@@ -224,12 +224,8 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     """Published results from an MSA crosstable (``start`` required) or a
     published-results file (JSON, or YAML by its suffix)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except (OSError, IsADirectoryError) as err:
-        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
+    from uschess.io.formats.msa import MAX_FILE_BYTES
+    raw = read_bounded(path, MAX_FILE_BYTES, "published-results file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -265,16 +261,17 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     if given:
         raise InputError(f"{', '.join(given)}: only for an MSA crosstable; a published-results "
                          "file gives each section's dates, time control and systems", file=path)
+    if len(raw) > MAX_DATA_BYTES:
+        raise InputError(f"published-results file is over {MAX_DATA_BYTES:,} bytes: refused (no "
+                         "real one comes near)", file=path)
+    json_format = path.suffix.lower() not in (".yaml", ".yml")
     try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"neither an MSA crosstable nor a published-results JSON file "
-                         f"(line {err.lineno} column {err.colno}: {err.msg})", file=path)
-    except yaml.YAMLError as err:
-        raise InputError(f"malformed YAML: {getattr(err, 'problem', None) or err}", file=path)
+        data = parse_data(text, json_format=json_format, source=path)
+    except InputError as err:
+        if json_format and err.message.startswith("malformed JSON"):
+            err.message = f"neither an MSA crosstable nor a published-results file ({err.message})"
+            err.args = (str(err),)
+        raise
     return published_from_dict(data, str(path))
 
 

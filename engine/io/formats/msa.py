@@ -29,6 +29,8 @@ from typing import Optional, Sequence, Union
 
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, parse_date, validate_section
+from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import check_text
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
                      Player, Round, Section, SystemRecord)
 
@@ -40,6 +42,8 @@ ESTABLISHED_GAMES = 50
 #: prints P only up to the established_games of rulesets/systems.yaml (25 in
 #: every period, 002 and sec. 1), checked against it in tests/test_msa.py.
 MAX_PROVISIONAL = 25
+#: The largest crosstable read: a 3,000-player page is under 2 MB.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Printed rating label of the systems that have one.  A label is checked
 #: against the requested system only for these.
 SYSTEM_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B"}
@@ -340,6 +344,7 @@ def parse_msa(text: str, *, source: Optional[str] = None, name: str = "MSA cross
     problem, including results the two players' lines disagree on.
     """
     try:
+        check_text(text.lstrip("\ufeff"), source)
         return _parse(text, source, name, start, end, time_control, system)
     except InputError as err:
         raise err.located(file=source)
@@ -352,12 +357,7 @@ def load_msa(path: Union[str, Path], **kw) -> MsaCrosstable:
     """:func:`parse_msa` on a file (UTF-8, else Latin-1); ``source`` defaults
     to the path."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+    raw = read_bounded(path, MAX_FILE_BYTES, "crosstable")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
