@@ -94,8 +94,8 @@ from uschess.calendar.rulebook import RuleBook
 MSA_LABELS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB"}
 _MSA_LABEL = re.compile(r"\|\s*[0-9]+\s*/\s*([A-Z]{1,3})\s*:", re.ASCII)
 PUBLISHED_KEYS = {"id", "system", "post", "pre", "section", "name"}
-CAUSE_ORDER = ("floor", "bonus_multiplier", "effective_games", "rounding", "history", "reading",
-               "known_on")
+CAUSE_ORDER = ("floor", "initialization", "known_on", "bonus_multiplier", "effective_games",
+               "rounding", "history", "reading")
 _EPS = 1e-9
 
 
@@ -114,13 +114,23 @@ class PublishedEntry:
 
 @dataclass
 class PublishedResults:
-    """An event and its published post-event ratings."""
+    """An event and its published post-event ratings.  ``kind`` is ``json``
+    or the page layout (:data:`uschess.io.formats.pages.LAYOUTS`); ``facts``
+    what a page states per section beyond the event (Rated dates, K factor,
+    the TD layout's initial ratings)."""
 
     event: Event
     entries: list[PublishedEntry]
     source: Optional[str] = None
-    kind: str = "json"  # json | msa
+    kind: str = "json"
     notes: list[str] = field(default_factory=list)
+    facts: list = field(default_factory=list)
+
+    @property
+    def rated_on(self) -> Optional[_dt.date]:
+        """The latest date the page says its sections were rated (or re-rated)."""
+        dates = [d for f in self.facts for d in (f.rated, f.rerated) if d is not None]
+        return max(dates) if dates else None
 
 
 # ------------------------------------------------------------------ reading
@@ -218,10 +228,29 @@ def _msa_system(text: str, system: Optional[str], source) -> str:
     return MSA_LABELS[label]
 
 
+def published_from_page(page, options=None) -> PublishedResults:
+    """The published results a page (:class:`uschess.io.formats.pages.Page`)
+    states, with ``options`` (:class:`uschess.apps.published_page.PageOptions`)
+    filling what it does not."""
+    from uschess.apps.published_page import event_from_page
+
+    event, published, notes, facts = event_from_page(page, options)
+    entries = []
+    for section, pp, system in published:
+        printed = pp.ratings[system]
+        entries.append(PublishedEntry(pp.id, system, printed.post, printed.pre, section,
+                                      pp.name, pp.pair))
+    if not entries:
+        raise InputError("the page publishes no post-event rating", file=page.source)
+    return PublishedResults(event, entries, page.source, page.layout, notes, facts)
+
+
 def load_published(path, *, start=None, end=None, time_control: Optional[str] = None,
-                   system: Optional[str] = None) -> PublishedResults:
-    """Published results from an MSA crosstable (``start`` required) or a
-    published-results file (JSON, or YAML by its suffix)."""
+                   system: Optional[str] = None, adult=(), section=None,
+                   name: Optional[str] = None) -> PublishedResults:
+    """Published results from a crosstable page in any layout
+    (:mod:`uschess.io.formats.pages`; the options fill what the page does not
+    state) or a published-results file (JSON, or YAML by its suffix)."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -234,7 +263,23 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     from uschess.io.formats.msa import looks_like_msa, parse_msa
+    from uschess.io.formats.pages import looks_like_page, parse_page
 
+    if path.suffix.lower() not in (".json", ".yaml", ".yml") and looks_like_page(text) \
+            and not (looks_like_msa(text) and _bare_single_system(text)):
+        from uschess.apps.published_page import PageOptions
+
+        page = parse_page(text, str(path))
+        if page.layout == "msa-table" and page.sections:
+            page.sections[0].name = path.stem
+        opts = PageOptions(start=parse_date(start, "start") if start is not None else None,
+                           end=parse_date(end, "end") if end is not None else None,
+                           time_control=time_control, system=system, adult=set(adult),
+                           section=section, name=name)
+        try:
+            return published_from_page(page, opts)
+        except InputError as err:
+            raise err.located(file=path)
     if looks_like_msa(text):
         if start is None:
             raise InputError("an MSA crosstable prints no dates: give the section's start "
@@ -275,6 +320,22 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     except yaml.YAMLError as err:
         raise InputError(f"malformed YAML: {getattr(err, 'problem', None) or err}", file=path)
     return published_from_dict(data, str(path))
+
+
+def _bare_single_system(text: str) -> bool:
+    """A bare MSA table of R:, Q: or B: ratings only, no further rating lines
+    and nothing a page adds: read by :func:`uschess.io.formats.msa.parse_msa`
+    (with ``--start``), as before pages were read."""
+    from uschess.io.formats.msa import read_table
+    try:
+        rows = read_table(text)
+    except InputError:
+        return False
+    labels = {label for r in rows for label in r.ratings}
+    return bool(rows) and all(len(r.ratings) == 1 for r in rows) and len(labels) == 1 \
+        and labels <= set(MSA_LABELS) and all(
+            p.post is not None for r in rows for p in r.ratings.values()) \
+        and len({r.id for r in rows}) == len(rows)
 
 
 # ------------------------------------------------------------------ auditing
@@ -337,6 +398,19 @@ class Audit:
     #: whole-event variants tried that reproduce more published ratings than
     #: the rules in force: (what, how many reproduced), best first
     variants: list = field(default_factory=list)
+    #: initial ratings the page cannot show, solved from its published posts
+    inferred: list = field(default_factory=list)
+    #: how many are reproduced with them
+    reproduced_inferred: Optional[int] = None
+
+    def by_section(self) -> list[tuple[str, str, int, int]]:
+        """(section, system, reproduced, total) in page order."""
+        out: dict = {}
+        for r in self.rows:
+            key = (r.entry.section, r.entry.system)
+            n, m = out.get(key, (0, 0))
+            out[key] = (n + r.reproduced, m + 1)
+        return [(sec, system, n, m) for (sec, system), (n, m) in out.items()]
 
     @property
     def total(self) -> int:
@@ -381,6 +455,12 @@ class Audit:
                 "readings": dict(self.readings), "notes": list(self.published.notes),
                 "sections": self.sections(),
                 "variants": [{"variant": v, "reproduced": n} for v, n in self.variants],
+                "by_section": [{"section": sec, "system": system, "reproduced": n, "total": m}
+                               for sec, system, n, m in self.by_section()],
+                "inferred": [i.as_dict() for i in self.inferred],
+                "reproduced_inferred": self.reproduced_inferred,
+                "rated_on": (self.published.rated_on.isoformat()
+                             if self.published.rated_on else None),
                 "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
                              for w, rows in self.warning_groups()]}
 
@@ -412,8 +492,10 @@ def _history_values(book: RuleBook, name: str) -> list:
 class _Variants:
     """Re-ratings of the event under variants, each computed once."""
 
-    def __init__(self, event: Event, options: RatingOptions, book: RuleBook):
+    def __init__(self, event: Event, options: RatingOptions, book: RuleBook,
+                 rated_on: Optional[_dt.date] = None):
         self.event, self.options, self.book = event, options, book
+        self.rated_on = rated_on
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
@@ -577,7 +659,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                                  f"({conflict.readings[reading]}) gives {_fmt(value)}", value, e.post))
 
     if variants.options.known_on is None:
-        when = variants.event.end
+        when = variants.rated_on or variants.event.end
         alt = book.rules(sr.rules.on, known_on=when, readings=variants.options.readings,
                          edition=variants.options.edition, reform=variants.options.reform)
         if alt.fingerprint != sr.rules.fingerprint:
@@ -585,10 +667,26 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                                         label=f"as known on {when.isoformat()}") or _empty(),
                           e.section, e.system, e.id)
             if _within(value, e.post, tol):
-                out.append(Cause("known_on", f"the rules as known when the event ended "
-                                 f"({when.isoformat()}), before a later retroactive decision, "
-                                 f"give {_fmt(value)}", value, e.post))
+                changed = _changed_rules(sr.rules, alt)
+                what = ("the page's Rated date" if variants.rated_on else "the event's end")
+                out.append(Cause("known_on", f"the rules as known on {what} "
+                                 f"({when.isoformat()}) give {_fmt(value)}: the rules in force "
+                                 f"were changed after that date by a retroactive decision"
+                                 + (f" ({changed})" if changed else ""), value, e.post))
     return out
+
+
+def _changed_rules(now, then) -> str:
+    """What differs between two resolved rule sets: 'B = 12 -> 10 (decided
+    2025-06-03)' and the like."""
+    parts = []
+    for name, res in now.params.items():
+        old = then.params.get(name)
+        if old is not None and old.value != res.value:
+            decided = getattr(res.entry, "decided_on", None)
+            parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
+                         + (f", decided {decided}" if decided else ""))
+    return "; ".join(parts)
 
 
 def _empty() -> EventResult:
@@ -680,7 +778,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     options = RatingOptions(known_on=known_on, readings=readings, trace=True)
     result = rate_event(published.event, options, book=book)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
-    variants = _Variants(published.event, options, book)
+    variants = _Variants(published.event, options, book, published.rated_on)
     rows = []
     for entry in published.entries:
         sr = index.get((entry.section, entry.system))
@@ -703,6 +801,11 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 causes = _causes(row, variants, book, tolerance)
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
         rows.append(row)
+    from uschess.apps.audit_infer import initialization_causes
+    inferred, with_inferred = initialization_causes(published, rows, result, options, book,
+                                                    tolerance)
+    for r in rows:
+        r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []
     base_count = sum(1 for r in rows if r.reproduced)
     for label, res in variants.whole_event():
@@ -711,7 +814,8 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         if n > base_count:
             better.append((label, n))
     better.sort(key=lambda x: -x[1])
-    return Audit(published, result, rows, float(tolerance), known_on, readings, better)
+    return Audit(published, result, rows, float(tolerance), known_on, readings, better,
+                 inferred, with_inferred)
 
 
 # ------------------------------------------------------------------ output
@@ -735,12 +839,22 @@ def _row_head(r: AuditRow) -> str:
 
 def format_text(a: Audit, *, show_all: bool = False) -> str:
     pub = a.published
-    kind = "MSA crosstable" if pub.kind == "msa" else "published results"
+    kind = {"msa": "MSA crosstable", "json": "published results", "msa-html": "MSA page, HTML",
+            "msa-text": "MSA page, text", "msa-table": "MSA crosstable", "td": "TD crosstable",
+            "export": "uschess export crosstable"}.get(pub.kind, pub.kind)
     L = [f"audit of {pub.source or '(input)'} ({kind}): {pub.event.name}, "
          f"{pub.event.start.isoformat()}" + (f"..{pub.event.end.isoformat()}" if pub.event.end != pub.event.start else ""),
          f"{_describe_rules(a)}; tolerance {a.tolerance:g}"]
     L.extend(f"note: {n}" for n in pub.notes)
     L.append(a.summary_line())
+    if len(a.by_section()) > 1:
+        for sec, system, n, m in a.by_section():
+            L.append(f"  section {sec}, {system}: {n} of {m} reproduced")
+    if a.inferred:
+        L.append(f"  with the inputs the page cannot show inferred from it: "
+                 f"{a.reproduced_inferred} of {a.total} reproduced")
+        for i in a.inferred:
+            L.append(f"    inferred: {i.describe()}")
     for label, n in a.variants:
         L.append(f"  with {label} over the whole event: {n} of {a.total} reproduced")
     if a.mismatches:

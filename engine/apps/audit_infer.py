@@ -1,0 +1,235 @@
+"""What a page cannot show about unrated players, solved from the page.
+
+A page prints ``Unrated`` for a player's pre-event rating but not the initial
+rating step 1 gave them (sec. 2: from their age, their ratings in other
+systems, FIDE or CFC), and through steps 4 and 5 that value moves their
+opponents too.  The published posts pin it down:
+
+* named variants first: the player initialized as an adult (1300, sec. 2.3)
+  or as one not known to be adult (the rules' default);
+* then, for every unrated player whose published post is not reproduced, a
+  one-dimensional search for the initial rating (N = 0, as an age-based or
+  default initialization) that reproduces it, iterated over the section
+  since each value moves the others' opponents, and every published rating
+  re-checked with the values found.
+
+A rating reproduced only with an inferred value gets the cause
+``initialization`` naming the value ("initial rating about 1460, from
+ratings the page does not show; the rules in force give 750").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+from uschess.calendar.rulebook import Reform, RuleBook
+from uschess.errors import InputError
+from uschess.model import Event
+from uschess.rating.pipeline import EventResult, RatingOptions, rate_event
+from uschess.rules.base import Initial
+from uschess.rules.hookspecs import hookimpl
+
+#: Range searched for an initial rating and the precision of the search.
+SEARCH_LOW, SEARCH_HIGH, SEARCH_STEP = 100.0, 2900.0, 0.1
+#: Passes over a section (each value moves the other unrated players' opponents).
+PASSES = 3
+#: Sections with more unrated players than this are not searched (the cost
+#: grows with their number; the named variants are still tried).
+MAX_UNKNOWN = 40
+
+
+@dataclass
+class Inferred:
+    """An initial rating solved from the page."""
+
+    section: str
+    system: str
+    id: str
+    name: str
+    value: float
+    rules_value: float
+    rules_how: str
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def describe(self) -> str:
+        adult = " (an adult's 1300, sec. 2.3)" if self.value == 1300 else ""
+        return (f"initial {self.system} rating about {self.value:.0f}{adult} for {self.name} "
+                f"({self.id}), from ratings the page does not show; the rules in force give "
+                f"{self.rules_value:.0f} ({self.rules_how})")
+
+
+class _InitialRatings:
+    """A plugin answering step 1 for the players given (firstresult: it is
+    registered after the baseline, so it answers first; None hands the other
+    players back to the rules)."""
+
+    def __init__(self, values: dict):
+        self.values = dict(values)
+
+    @hookimpl
+    def uschess_initial_rating(self, player, system, end, p, hook):
+        value = self.values.get((player.id, system))
+        if value is None:
+            return None
+        return Initial(value, 0, "inferred from the published posts")
+
+
+def _options(base: RatingOptions, values: dict) -> RatingOptions:
+    name = "inferred " + json.dumps(sorted((k[0], k[1], round(v, 3)) for k, v in values.items()))
+    return RatingOptions(rules_on=base.rules_on, known_on=base.known_on,
+                         readings=dict(base.readings), edition=base.edition,
+                         reform=Reform(name=name, extra_plugins=[_InitialRatings(values)]),
+                         trace=False)
+
+
+def _post(result: Optional[EventResult], section: str, system: str, pid: str) -> Optional[float]:
+    if result is None:
+        return None
+    for sr in result.sections:
+        if sr.section.name == section and sr.system == system:
+            for pr in sr.players:
+                if pr.id == pid:
+                    value = pr.post if pr.m else pr.pre
+                    return value
+    return None
+
+
+def _within(value, published, tol) -> bool:
+    return value is not None and abs(value - published) <= tol + 1e-9
+
+
+def initialization_causes(published, rows, result: EventResult, options: RatingOptions,
+                          book: RuleBook, tol: float):
+    """Add ``initialization`` causes to ``rows`` (audit rows); return the
+    values inferred and how many published ratings are reproduced with them
+    (None when nothing was inferred)."""
+    from uschess.apps.audit import Cause
+
+    if options.reform is not None or options.edition is not None:
+        return [], None
+    event: Event = published.event
+    unrated = [r for r in rows if r.entry.pre is None and r.result is not None
+               and r.result.initial is not None and r.computed is not None]
+    if not unrated:
+        return [], None
+    # named variants: adult or not (sec. 2.3's fallbacks)
+    named: dict = {}  # (id, system) -> the initial rating of the variant that reproduced it
+    for r in unrated:
+        if r.reproduced:
+            continue
+        sec = next(s for s in event.sections if s.name == r.entry.section)
+        me = next(p for p in sec.players if p.id == r.entry.id)
+        for adult in (True, False):
+            if bool(me.adult) == adult:
+                continue
+            players = [dataclasses.replace(p, adult=adult) if p.id == me.id else p
+                       for p in sec.players]
+            ev = dataclasses.replace(event, sections=[dataclasses.replace(sec, players=players)])
+            try:
+                res = rate_event(ev, dataclasses.replace(options, trace=False), book=book)
+            except InputError:
+                continue
+            value = _post(res, sec.name, r.entry.system, r.entry.id)
+            if _within(value, r.entry.post, tol):
+                init = next((pr.initial for sr in res.sections if sr.system == r.entry.system
+                             and sr.section.name == sec.name for pr in sr.players
+                             if pr.id == r.entry.id), None)
+                if init is not None:
+                    named[(r.entry.id, r.entry.system)] = init.rating
+                how = ("as an adult (1300, sec. 2.3: no birth date, adult)" if adult else
+                       "as a player not known to be adult (the rules' default)")
+                r.causes.append(Cause("initialization", f"initialized {how} the post is "
+                                      f"{value:.2f}; the page cannot show the player's age",
+                                      value, r.entry.post))
+    # the search, section by section
+    inferred: list[Inferred] = []
+    values: dict = {}
+    final: dict = {}
+    for sec in event.sections:
+        mine = [r for r in unrated if r.entry.section == sec.name]
+        missing = [r for r in mine if not r.reproduced]
+        if not missing or len(mine) > MAX_UNKNOWN:
+            continue
+        ev = dataclasses.replace(event, sections=[sec])
+        current = {(r.entry.id, r.entry.system):
+                   named.get((r.entry.id, r.entry.system), r.result.initial.rating) for r in mine}
+        cache: dict = {}
+
+        def rate(vals, ev=ev, cache=cache):
+            key = tuple(sorted((k, round(v, 2)) for k, v in vals.items()))
+            if key not in cache:
+                try:
+                    cache[key] = rate_event(ev, _options(options, vals), book=book)
+                except InputError:
+                    cache[key] = None
+            return cache[key]
+
+        for _ in range(PASSES):
+            moved = False
+            for r in mine:
+                k = (r.entry.id, r.entry.system)
+                res = rate(current)
+                if _within(_post(res, sec.name, r.entry.system, r.entry.id), r.entry.post, tol):
+                    continue
+                lo, hi = SEARCH_LOW, SEARCH_HIGH
+
+                def f(x, k=k, r=r):
+                    v = _post(rate({**current, k: x}), sec.name, r.entry.system, r.entry.id)
+                    return None if v is None else v - r.entry.post
+                flo, fhi = f(lo), f(hi)
+                if flo is None or fhi is None or flo > 0 or fhi < 0:
+                    continue
+                while hi - lo > SEARCH_STEP:
+                    mid = (lo + hi) / 2
+                    fm = f(mid)
+                    if fm is None:
+                        break
+                    if fm < 0:
+                        lo = mid
+                    else:
+                        hi = mid
+                x = round((lo + hi) / 2, 1)
+                if abs(x - current[k]) > SEARCH_STEP:
+                    current[k] = x
+                    moved = True
+            if not moved:
+                break
+        res = rate(current)
+        if res is None:
+            continue
+        for r in mine:
+            k = (r.entry.id, r.entry.system)
+            if abs(current[k] - r.result.initial.rating) > SEARCH_STEP:
+                inferred.append(Inferred(sec.name, r.entry.system, r.entry.id, r.entry.name,
+                                         current[k], r.result.initial.rating,
+                                         r.result.initial.how))
+        values.update({(sec.name,) + k: v for k, v in current.items()})
+        final[sec.name] = res
+    if not inferred:
+        return [], None
+    count = 0
+    for r in rows:
+        res = final.get(r.entry.section)
+        value = _post(res, r.entry.section, r.entry.system, r.entry.id) if res else r.computed
+        ok = _within(value, r.entry.post, tol)
+        count += ok
+        if ok and not r.reproduced and not any(c.cause == "initialization" for c in r.causes):
+            here = [i for i in inferred if i.section == r.entry.section
+                    and i.system == r.entry.system]
+            if not here:
+                continue
+            own = next((i for i in here if i.id == r.entry.id), None)
+            if own is not None:
+                detail = (f"the initial rating the page cannot show: {own.describe()}; "
+                          f"with it the post is {value:.2f}")
+            else:
+                detail = ("an unrated opponent's initial rating the page cannot show: "
+                          + "; ".join(i.describe() for i in here)
+                          + f"; with it the post is {value:.2f}")
+            r.causes.append(Cause("initialization", detail, value, r.entry.post))
+    return inferred, count
