@@ -275,7 +275,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
         opts = PageOptions(start=parse_date(start, "start") if start is not None else None,
                            end=parse_date(end, "end") if end is not None else None,
                            time_control=time_control, system=system, adult=set(adult),
-                           section=section, name=name)
+                           section=section, name=name or (None if page.event_name else path.stem))
         try:
             return published_from_page(page, opts)
         except InputError as err:
@@ -579,7 +579,8 @@ def _floor_cause(row: AuditRow, tol: float) -> Optional[Cause]:
         return None
     rec = pr.record_after
     af = None
-    pf = getattr(sr.rules.p, "personal_floor", None)
+    pf_res = sr.rules.params.get("personal_floor")  # not in force before 2008
+    pf = pf_res.value if pf_res is not None else None
     if (pf and rec is not None and rec.wins is not None and rec.draws is not None
             and rec.events3 is not None):
         af = min(pf["base"] + pf["win"] * rec.wins + pf["draw"] * rec.draws
@@ -925,20 +926,14 @@ def format_html(a: Audit) -> str:
             f"<li>{esc(label)}: {n} of {a.total}</li>" for label, n in a.variants) + "</ul>")
     for n in pub.notes:
         out.append(f"<p>Note: {esc(n)}</p>")
-    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
-               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
-               "</tr></thead><tbody>")
-    for r in a.rows:
-        e = r.entry
-        status = "reproduced" if r.reproduced else (
-            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
-        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
-                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
-                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
-                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
-                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
-                   f"<td>{esc(status)}</td></tr>")
-    out.append("</tbody></table>")
+    if len(a.by_section()) > 1:
+        out.append("<ul>" + "".join(f"<li>section {esc(str(sec))}, {esc(system)}: {n} of {m} "
+                                    "reproduced</li>" for sec, system, n, m in a.by_section())
+                   + "</ul>")
+    if a.inferred:
+        out.append(f"<p>With the inputs the page cannot show inferred from it: "
+                   f"{a.reproduced_inferred} of {a.total} reproduced.</p><ul>" + "".join(
+                       f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
     if a.mismatches:
         out.append("<h2>Not reproduced</h2>")
         for r in a.mismatches:
@@ -953,6 +948,21 @@ def format_html(a: Audit) -> str:
                 out.append("<p>No cause found among the variants tried.</p>")
             if r.explain:
                 out.append(f"<pre>{esc(r.explain)}</pre>")
+    out.append("<h2>All published ratings</h2>")
+    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
+               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
+               "</tr></thead><tbody>")
+    for r in a.rows:
+        e = r.entry
+        status = "reproduced" if r.reproduced else (
+            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
+        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
+                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
+                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
+                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
+                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
+                   f"<td>{esc(status)}</td></tr>")
+    out.append("</tbody></table>")
     groups = a.warning_groups()
     if groups:
         out.append("<h2>Conflicted or undocumented rules the computed ratings depended on</h2><ul>")

@@ -175,7 +175,7 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
             if printed.pre is not None and (printed.pre_games is None or printed.pre_games > 0):
                 games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
                 assumed = assumed or printed.pre_games is None
-                ratings[system] = SystemRecord(rating=printed.pre, games=games)
+                ratings[system] = SystemRecord(rating=printed.pre, games=games, date=start)
             if printed.post is not None and system in systems:
                 published.append((p, system))
         adult = True if p.id in opts.adult else None
