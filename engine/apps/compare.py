@@ -57,7 +57,8 @@ from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.formulas import round_half_up
 from uschess.model import Event
-from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, rate_event
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.rating.results import EventResult, PlayerResult
 from uschess.calendar.rulebook import RuleBook
 
 #: A change smaller than this is no change (identical rules give identical floats).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.formulas import round_half_up
-from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
