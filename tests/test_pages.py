@@ -124,6 +124,17 @@ def test_waukesha_adult_and_td_layout_give_30_with_four_floors(capsys):
     assert code == 0 and "30 of 34 reproduced" in out
     code, out, _ = run(capsys, "audit", WAUKESHA_TD)
     assert code == 0 and "30 of 34 reproduced" in out
+    # the 30th: 30617972's RESERVE pre is the OPEN result, at full precision
+    assert ("RESERVE", "OTBR", "30617972") in a.chained and not a.overruled
+    assert ("RESERVE", "OTBR", "30617972") in b.chained
+
+
+def test_waukesha_printed_pre_wins_over_a_chain_that_disagrees():
+    a = audit(load_published(WAUKESHA_MSA))
+    assert [(o.section, o.id, o.printed) for o in a.overruled] == [("RESERVE", "30617972", 1878)]
+    assert a.overruled[0].chained == pytest.approx(1872.77, abs=0.01)
+    row = next(r for r in a.rows if r.entry.section == "RESERVE" and r.entry.id == "30617972")
+    assert row.reproduced
 
 
 def test_wfcc_as_rated_and_today(capsys):

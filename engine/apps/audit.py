@@ -88,6 +88,7 @@ from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.calendar.reform import reform_from_dict
+from uschess.apps.page_chain import PageChain, rate_published
 from uschess.apps.report import explain_player
 from uschess.calendar.rulebook import RuleBook
 
@@ -403,6 +404,11 @@ class Audit:
     inferred: list = field(default_factory=list)
     #: how many are reproduced with them
     reproduced_inferred: Optional[int] = None
+    #: section chaining: printed pre-event ratings kept over the earlier
+    #: section's result (page_chain.Overruled), and (section, system, id)
+    #: whose pre came from an earlier section
+    overruled: list = field(default_factory=list)
+    chained: list = field(default_factory=list)
 
     def by_section(self) -> list[tuple[str, str, int, int]]:
         """(section, system, reproduced, total) in page order."""
@@ -459,6 +465,9 @@ class Audit:
                 "by_section": [{"section": sec, "system": system, "reproduced": n, "total": m}
                                for sec, system, n, m in self.by_section()],
                 "inferred": [i.as_dict() for i in self.inferred],
+                "chaining": {"chained": [{"section": a, "system": b, "id": c}
+                                         for a, b, c in self.chained],
+                             "overruled": [dataclasses.asdict(o) for o in self.overruled]},
                 "reproduced_inferred": self.reproduced_inferred,
                 "rated_on": (self.published.rated_on.isoformat()
                              if self.published.rated_on else None),
@@ -511,7 +520,7 @@ class _Variants:
             for name, value in changes.items():
                 setattr(opts, name, value)
             try:
-                self._cache[key] = rate_event(event or self.event, opts, book=self.book)
+                self._cache[key] = rate_published(event or self.event, opts, book=self.book)
             except InputError:
                 self._cache[key] = None  # a variant that cannot be rated reproduces nothing
         return self._cache[key]
@@ -778,7 +787,8 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     readings = dict(readings or {})
     book.check_readings(readings)
     options = RatingOptions(known_on=known_on, readings=readings, trace=True)
-    result = rate_event(published.event, options, book=book)
+    chain = PageChain()
+    result = rate_published(published.event, options, book=book, chain=chain)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
     variants = _Variants(published.event, options, book, published.rated_on)
     rows = []
@@ -816,8 +826,11 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         if n > base_count:
             better.append((label, n))
     better.sort(key=lambda x: -x[1])
-    return Audit(published, result, rows, float(tolerance), known_on, readings, better,
-                 inferred, with_inferred)
+    a = Audit(published, result, rows, float(tolerance), known_on, readings, better,
+              inferred, with_inferred)
+    a.overruled = chain.overruled
+    a.chained = chain.chained
+    return a
 
 
 # ------------------------------------------------------------------ output
@@ -859,6 +872,11 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
             L.append(f"    inferred: {i.describe()}")
     for label, n in a.variants:
         L.append(f"  with {label} over the whole event: {n} of {a.total} reproduced")
+    for sec, system, pid in a.chained:
+        L.append(f"  section chaining: {pid}'s {system} pre-event rating in section {sec} is "
+                 "the earlier section's result (agrees with the page)")
+    for o in a.overruled:
+        L.append(f"  section chaining: {o.describe()}")
     if a.mismatches:
         L.append("")
         L.append("not reproduced:")

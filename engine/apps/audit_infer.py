@@ -28,7 +28,8 @@ from typing import Optional
 from uschess.calendar.rulebook import Reform, RuleBook
 from uschess.errors import InputError
 from uschess.model import Event
-from uschess.rating.pipeline import EventResult, RatingOptions, rate_event
+from uschess.apps.page_chain import rate_published as rate_event
+from uschess.rating.pipeline import EventResult, RatingOptions
 from uschess.rules.base import Initial
 from uschess.rules.hookspecs import hookimpl
 
