@@ -253,3 +253,32 @@ def test_parse_page_errors_are_located():
     with pytest.raises(InputError) as info:
         parse_page("hello\nworld\n", "x.txt")
     assert info.value.file == "x.txt"
+
+
+# ------------------------------------------------------------------ import, replay, audit --db
+
+def test_import_page_then_rate_replay_and_audit_the_store(tmp_path, capsys):
+    out = tmp_path / "hist" / "waukesha.yaml"
+    out.parent.mkdir()
+    code, text, err = run(capsys, "import", WAUKESHA_TD, "-o", out)
+    assert code == 0, err
+    assert "34 published ratings" in text and "initial rating 1300" in text
+    import yaml
+    data = yaml.safe_load(out.read_text())
+    assert len(data["published"]) == 34 and data["event"]["id"] == "202206155692"
+    code, text, _ = run(capsys, "audit", out)
+    assert code == 0 and "30 of 34 reproduced" in text
+    code, text, _ = run(capsys, "rate", out)
+    assert code == 0 and "OPEN" in text
+    db = tmp_path / "r.db"
+    code, _, err = run(capsys, "replay", out.parent, "--db", db)
+    assert code == 0, err
+    code, text, _ = run(capsys, "audit", "--db", db)
+    # the store keeps one published post per event, player and system
+    assert code == 0 and "29 of 33 reproduced" in text and "likely cause (floor)" in text
+
+
+def test_import_page_options_only_for_pages(tmp_path, capsys):
+    code, _, err = run(capsys, "import", ROOT / "fixtures" / "events" / "wfcc15.yaml",
+                       "-o", tmp_path / "x.yaml", "--adult", "1")
+    assert code == 2 and "only for a published crosstable page" in err

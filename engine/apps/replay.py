@@ -211,7 +211,13 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
             raise InputError(f"'kind' is {data['kind']!r}: a replay takes event files (no "
                              "'kind') and FIDE updates ('kind: fide-update')", file=path)
         if loader is None or loader is load_event:
-            return event_from_dict(data, source=str(path))
+            event = event_from_dict(data, source=str(path))
+            if isinstance(data, Mapping) and isinstance(data.get("published"), list):
+                from uschess.apps.audit import published_from_dict
+                # the published posts of an imported page, recorded with the event
+                event.published = [(e.id, e.system, e.post)
+                                   for e in published_from_dict(data, str(path)).entries]
+            return event
     return (loader or _any_format)(str(path))
 
 
@@ -660,6 +666,8 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
         if kill_when == "during" and len(summary.applied) + 1 == kill_n:
             during = _die
         store.apply_event(write, during=during)
+        if getattr(event, "published", None):
+            store.record_published(eid, event.published)
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key
         summary.applied.append(eid)

@@ -29,8 +29,11 @@ SUFFIX_FORMATS = {".csv": "csv", ".json": "json"}
 
 IMPORT_EPILOG = """\
 SOURCE is an event file (.yaml/.yml/.json), a directory holding a DBF rating
-report (THEXPORT/TSEXPORT/TDEXPORT.DBF) or one of its files, or a TRF
-(.trf/.txt).  --players merges member data (ratings with game counts, birth
+report (THEXPORT/TSEXPORT/TDEXPORT.DBF) or one of its files, a TRF
+(.trf/.txt), or a published crosstable page (MSA HTML or text page, bare MSA
+table, TD crosstable, 'export crosstable' output): a page becomes an event
+file plus its "published:" list, which 'uschess audit' and 'uschess replay'
+read.  --players merges member data (ratings with game counts, birth
 dates, FIDE/CFC ratings) that reports do not carry.  OUT ends in .yaml, .yml
 or .json, which decides how it is written.
 """
@@ -63,6 +66,12 @@ def register(sub) -> None:
     p.add_argument("--players", metavar="FILE", help="players file with member data")
     p.add_argument("-o", "--output", metavar="OUT", help="event file to write (.yaml/.yml/.json)")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    g = p.add_argument_group("a published crosstable page (used where the page states none)")
+    g.add_argument("--start", metavar="DATE", help="the section's start date")
+    g.add_argument("--time-control", metavar="TC", help="the section's time control")
+    g.add_argument("--adult", action="append", default=[], metavar="ID[,ID...]",
+                   help="an unrated player known to be an adult")
+    g.add_argument("--section", metavar="N|NAME", help="only this section of the page")
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="write an event as a DBF report, a TRF or a rated crosstable",
@@ -148,8 +157,59 @@ def _only_for_crosstable(args) -> None:
 
 # ---------------------------------------------------------------- commands
 
+def _page_source(path: str) -> bool:
+    """A published crosstable page (HTML, MSA text, TD layout, export)."""
+    p = Path(path)
+    if p.is_dir() or p.suffix.lower() in EVENT_SUFFIXES or not p.is_file():
+        return False
+    from uschess.io.formats.pages import looks_like_page
+    from uschess.io.formats.trf import looks_like_trf
+    try:
+        head = p.read_bytes()[:200000].decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return not looks_like_trf(head) and looks_like_page(head)
+
+
+def _import_page(args, out: Path) -> int:
+    """A page as an event file plus its ``published:`` list (what ``uschess
+    audit`` and a replay into a store read)."""
+    import json
+
+    import yaml
+
+    from uschess.apps.audit import load_published
+    from uschess.io.eventfile import event_to_dict
+    from uschess.io.files import write_text_atomic
+
+    if args.players:
+        raise InputError("--players: a page's players are read from the page")
+    adult = {pid.strip() for item in args.adult for pid in item.split(",") if pid.strip()}
+    pub = load_published(args.source, start=args.start, time_control=args.time_control,
+                         adult=adult, section=args.section)
+    data = event_to_dict(pub.event)
+    data["published"] = [
+        {"id": e.id, "system": e.system, "post": e.post, "pre": e.pre, "section": e.section}
+        for e in pub.entries]
+    text = (json.dumps(data, indent=2) + "\n" if out.suffix.lower() == ".json"
+            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    write_text_atomic(out, text)
+    for note in pub.notes:
+        print(f"note: {note}")
+    print(f"wrote {out}: {len(pub.event.sections)} section(s), {len(pub.entries)} published "
+          "ratings")
+    return 0
+
+
 def run_import(args) -> int:
     out = _output_file(args.output, "event file", EVENT_SUFFIXES, args.force)
+    if _page_source(args.source):
+        return _import_page(args, out)
+    page_only = [o for o, v in (("--start", args.start), ("--time-control", args.time_control),
+                                ("--adult", args.adult), ("--section", args.section)) if v]
+    if page_only:
+        raise InputError(f"{', '.join(page_only)}: only for a published crosstable page",
+                         file=args.source)
     event = load_event_arg(args.source, args.players)
     write_event(event, out)
     players = sum(len(s.players) for s in event.sections)
