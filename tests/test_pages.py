@@ -282,3 +282,32 @@ def test_import_page_options_only_for_pages(tmp_path, capsys):
     code, _, err = run(capsys, "import", ROOT / "fixtures" / "events" / "wfcc15.yaml",
                        "-o", tmp_path / "x.yaml", "--adult", "1")
     assert code == 2 and "only for a published crosstable page" in err
+
+
+# ------------------------------------------------------------------ learned from the record
+
+def test_online_half_k_learned_from_the_record(capsys):
+    """An online section re-rated 2021-06-16 shows about 0.55 of the full-K
+    change (+84 where full K gives +168): half K, as known before the
+    re-rating of 2021-06-23 (rulesets/learned.yaml)."""
+    page = PACL / "XtblMain_202004068732_1.html"
+    pub = load_published(page)
+    assert str(pub.rated_on) == "2021-06-16"
+    as_rated = audit(pub, known_on=pub.rated_on)
+    assert as_rated.reproduced >= 59 and as_rated.total == 60
+    today = audit(pub)
+    assert today.reproduced < 10
+    explained = [r for r in today.mismatches if any(
+        c.cause == "known_on" and "online_half_k True -> False" in c.detail for c in r.causes)]
+    assert len(explained) >= 50
+    code, out, _ = run(capsys, "audit", page, "--as-rated")
+    assert code == 0 and "59 of 60 reproduced" in out
+
+
+def test_online_full_k_after_the_2021_06_23_rerating():
+    page = PACL / "XtblMain_202105263472_1.html"
+    pub = load_published(page)
+    assert str(pub.rated_on) == "2021-06-23"
+    a = audit(pub, known_on=pub.rated_on)
+    b = audit(pub)
+    assert a.reproduced == b.reproduced >= 54

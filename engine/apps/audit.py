@@ -679,7 +679,8 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                           e.section, e.system, e.id)
             if _within(value, e.post, tol):
                 changed = _changed_rules(sr.rules, alt)
-                what = ("the page's Rated date" if variants.rated_on else "the event's end")
+                what = ("the page's Rated (or Re-Rated) date" if variants.rated_on
+                        else "the event's end")
                 out.append(Cause("known_on", f"the rules as known on {what} "
                                  f"({when.isoformat()}) give {_fmt(value)}: the rules in force "
                                  f"were changed after that date by a retroactive decision"

@@ -30,6 +30,7 @@ from uschess.errors import InputError
 from uschess.io.eventfile import validate_section
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
+from uschess.timecontrol import parse_time_control
 from uschess.model import SYSTEMS, Event, Player, Round, Section, SystemRecord
 
 #: A time control for a section whose page prints none, rated in exactly the
@@ -156,6 +157,16 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     if end < start:
         raise InputError(f"end {end} is before start {start}", section=sec.name)
     tc = _pick(sec.time_control, opts.time_control, "time control", where, notes)
+    if tc is not None:
+        try:
+            parse_time_control(tc)
+        except InputError as err:
+            fallback = opts.time_control or DEFAULT_TC.get(tuple(systems))
+            if fallback is None or fallback == tc:
+                raise
+            notes.append(f"{where}: the time control {tc!r} cannot be read ({err.message}): "
+                         f"taken as {fallback} (rated in {', '.join(systems)} as the page says)")
+            tc = fallback
     if tc is None:
         tc = DEFAULT_TC.get(tuple(systems))
         if tc is None:
