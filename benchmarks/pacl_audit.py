@@ -6,9 +6,11 @@ Reads ``../shared/data/real/pacl-2001-2021/sections`` in place (1,469 MSA
 section pages, 2001-2021).  Each page is audited as ``uschess audit PAGE``
 would (the section its file name names; a saved "all sections" page holds the
 others too), and the script prints, per era and overall, how many published
-ratings are reproduced within 1 point (also with the unrated players' initial
-ratings inferred from the page), the pages it could not read and why, and the
-best explanation of every miss by count.
+ratings are reproduced within 1 point under the rules as known on the page's
+Rated or Re-Rated date (``uschess audit PAGE --as-rated``: what the page was
+computed with; nothing else is given), and with the unrated players' initial
+ratings inferred from the page; then the pages it could not read and why, and
+the best explanation of every miss by count.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def main(argv=None) -> int:
     files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
     if args.limit:
         files = files[:args.limit]
-    totals = collections.defaultdict(lambda: [0, 0, 0])  # era/kind -> [reproduced, inferred, total]
+    totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
     causes = collections.Counter()
     unread = collections.Counter()
     misses = []
@@ -66,7 +68,7 @@ def main(argv=None) -> int:
         section = m.group(2) if m else None
         try:
             pub = load_published(f, section=section)
-            a = audit(pub, book=book)
+            a = audit(pub, book=book, known_on=pub.rated_on)
         except InputError as err:
             unread[err.message.split(":")[0][:70]] += 1
             continue
@@ -87,11 +89,11 @@ def main(argv=None) -> int:
             print(f"  {k} pages, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s; "
           f"{sum(unread.values())} could not be read")
+    print(f"  {'era':<24} {'total':>6}   {'reproduced':>14}   {'with inferred':>14}")
     for key in sorted(totals):
         n, ni, m = totals[key]
         if m:
-            print(f"  {key:<24} {n:>6} of {m:>6} reproduced ({100 * n / m:5.1f}%); "
-                  f"with inferred initial ratings {ni} ({100 * ni / m:5.1f}%)")
+            print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
     print("misses by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")

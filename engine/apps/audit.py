@@ -112,6 +112,8 @@ class PublishedEntry:
     section: Optional[str] = None
     name: Optional[str] = None
     pair: Optional[int] = None
+    #: the printed P<n> of the post (None: established or not printed)
+    post_games: Optional[int] = None
 
 
 @dataclass
@@ -241,7 +243,7 @@ def published_from_page(page, options=None) -> PublishedResults:
     for section, pp, system in published:
         printed = pp.ratings[system]
         entries.append(PublishedEntry(pp.id, system, printed.post, printed.pre, section,
-                                      pp.name, pp.pair))
+                                      pp.name, pp.pair, printed.post_games))
     if not entries:
         raise InputError("the page publishes no post-event rating", file=page.source)
     return PublishedResults(event, entries, page.source, page.layout, notes, facts)

@@ -33,13 +33,14 @@ from uschess.rating.pipeline import EventResult, RatingOptions
 from uschess.rules.base import Initial
 from uschess.rules.hookspecs import hookimpl
 
-#: Range searched for an initial rating and the precision of the search.
+#: Range of an initial rating and the smallest change worth a pass.
 SEARCH_LOW, SEARCH_HIGH, SEARCH_STEP = 100.0, 2900.0, 0.1
-#: Passes over a section (each value moves the other unrated players' opponents).
-PASSES = 3
-#: Sections with more unrated players than this are not searched (the cost
-#: grows with their number; the named variants are still tried).
-MAX_UNKNOWN = 40
+#: Newton passes over a section (two ratings of the section each), the move
+#: used to measure slopes, the least slope (points of post per point of
+#: initial rating) worth following and the largest move in one pass.
+PASSES, STEP, MIN_SLOPE, MAX_MOVE = 12, 20.0, 0.02, 400.0
+#: Sections with more unrated players than this are not searched.
+MAX_UNKNOWN = 400
 
 
 @dataclass
@@ -53,15 +54,42 @@ class Inferred:
     value: float
     rules_value: float
     rules_how: str
+    #: the age whose age-based rating (sec. 2.3) is the value, when one is
+    age: Optional[float] = None
+    year: Optional[int] = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def describe(self) -> str:
-        adult = " (an adult's 1300, sec. 2.3)" if self.value == 1300 else ""
-        return (f"initial {self.system} rating about {self.value:.0f}{adult} for {self.name} "
-                f"({self.id}), from ratings the page does not show; the rules in force give "
+        if self.value == 1300:
+            what = " (an adult's 1300, sec. 2.3)"
+        elif self.age is not None:
+            what = (f" (the age-based rating of a player aged about {self.age:.0f}, born about "
+                    f"{self.year}, sec. 2.3, or ratings in other systems)")
+        else:
+            what = ""
+        return (f"initial {self.system} rating about {self.value:.0f}{what} for {self.name} "
+                f"({self.id}), from what the page does not show; the rules in force give "
                 f"{self.rules_value:.0f} ({self.rules_how})")
+
+
+def _age_for(value: float, a: dict) -> Optional[float]:
+    """The age whose age-based rating (sec. 2.3: per_year x age between the
+    young and old ages) is ``value``, or None outside that range."""
+    age = value / a["per_year"]
+    return age if a["young_below"] <= age <= a["old_above"] else None
+
+
+def _initial_games(row) -> int:
+    """N of an unrated player's initial rating, from the page: a post printed
+    ``P<n>`` after m rated games was initialized with n - m (000 sec. 2: the
+    blended N counts as games); otherwise the rules' own N."""
+    m = row.result.m
+    n_after = row.entry.post_games
+    if n_after is not None and n_after >= m:
+        return n_after - m
+    return row.result.initial.games
 
 
 class _InitialRatings:
@@ -69,22 +97,25 @@ class _InitialRatings:
     registered after the baseline, so it answers first; None hands the other
     players back to the rules)."""
 
-    def __init__(self, values: dict):
-        self.values = dict(values)
+    def __init__(self, values: dict, games: dict):
+        self.values, self.games = dict(values), dict(games)
 
     @hookimpl
     def uschess_initial_rating(self, player, system, end, p, hook):
         value = self.values.get((player.id, system))
         if value is None:
             return None
-        return Initial(value, 0, "inferred from the published posts")
+        return Initial(value, self.games.get((player.id, system), 0),
+                       "inferred from the published posts")
 
 
-def _options(base: RatingOptions, values: dict) -> RatingOptions:
-    name = "inferred " + json.dumps(sorted((k[0], k[1], round(v, 3)) for k, v in values.items()))
+def _options(base: RatingOptions, values: dict, games: Optional[dict] = None) -> RatingOptions:
+    games = games or {}
+    name = "inferred " + json.dumps(sorted((k[0], k[1], round(v, 3), games.get(k, 0))
+                                           for k, v in values.items()))
     return RatingOptions(rules_on=base.rules_on, known_on=base.known_on,
                          readings=dict(base.readings), edition=base.edition,
-                         reform=Reform(name=name, extra_plugins=[_InitialRatings(values)]),
+                         reform=Reform(name=name, extra_plugins=[_InitialRatings(values, games)]),
                          trace=False)
 
 
@@ -159,46 +190,52 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         ev = dataclasses.replace(event, sections=[sec])
         current = {(r.entry.id, r.entry.system):
                    named.get((r.entry.id, r.entry.system), r.result.initial.rating) for r in mine}
+        games = {(r.entry.id, r.entry.system): _initial_games(r) for r in mine}
         cache: dict = {}
 
-        def rate(vals, ev=ev, cache=cache):
+        def rate(vals, ev=ev, cache=cache, games=games):
             key = tuple(sorted((k, round(v, 2)) for k, v in vals.items()))
             if key not in cache:
                 try:
-                    cache[key] = rate_event(ev, _options(options, vals), book=book)
+                    cache[key] = rate_event(ev, _options(options, vals, games), book=book)
                 except InputError:
                     cache[key] = None
             return cache[key]
 
+        # Newton steps on every unknown at once: each player's post depends
+        # mostly on their own initial rating, so one evaluation with every
+        # value moved by STEP gives each its slope (two ratings a pass)
         for _ in range(PASSES):
-            moved = False
+            res = rate(current)
+            if res is None:
+                break
+            off = {}
             for r in mine:
                 k = (r.entry.id, r.entry.system)
-                res = rate(current)
-                if _within(_post(res, sec.name, r.entry.system, r.entry.id), r.entry.post, tol):
+                v = _post(res, sec.name, r.entry.system, r.entry.id)
+                if v is not None and not _within(v, r.entry.post, tol):
+                    off[k] = v - r.entry.post
+            if not off:
+                break
+            moved = rate({k: x + STEP if k in off else x for k, x in current.items()})
+            if moved is None:
+                break
+            changed = False
+            for r in mine:
+                k = (r.entry.id, r.entry.system)
+                if k not in off:
                     continue
-                lo, hi = SEARCH_LOW, SEARCH_HIGH
-
-                def f(x, k=k, r=r):
-                    v = _post(rate({**current, k: x}), sec.name, r.entry.system, r.entry.id)
-                    return None if v is None else v - r.entry.post
-                flo, fhi = f(lo), f(hi)
-                if flo is None or fhi is None or flo > 0 or fhi < 0:
-                    continue
-                while hi - lo > SEARCH_STEP:
-                    mid = (lo + hi) / 2
-                    fm = f(mid)
-                    if fm is None:
-                        break
-                    if fm < 0:
-                        lo = mid
-                    else:
-                        hi = mid
-                x = round((lo + hi) / 2, 1)
+                v0 = _post(res, sec.name, r.entry.system, r.entry.id)
+                v1 = _post(moved, sec.name, r.entry.system, r.entry.id)
+                slope = (v1 - v0) / STEP if v0 is not None and v1 is not None else 0.0
+                if slope < MIN_SLOPE:
+                    continue  # the post hardly depends on it: the page cannot pin it down
+                step = max(-MAX_MOVE, min(MAX_MOVE, -off[k] / slope))
+                x = min(SEARCH_HIGH, max(SEARCH_LOW, current[k] + step))
                 if abs(x - current[k]) > SEARCH_STEP:
-                    current[k] = x
-                    moved = True
-            if not moved:
+                    current[k] = round(x, 1)
+                    changed = True
+            if not changed:
                 break
         res = rate(current)
         if res is None:
@@ -206,9 +243,17 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         for r in mine:
             k = (r.entry.id, r.entry.system)
             if abs(current[k] - r.result.initial.rating) > SEARCH_STEP:
+                age = None
+                try:
+                    rules = book.rules(sec.start, known_on=options.known_on,
+                                       readings=options.readings)
+                    age = _age_for(current[k], rules.p.age_formula)
+                except InputError:
+                    pass
                 inferred.append(Inferred(sec.name, r.entry.system, r.entry.id, r.entry.name,
                                          current[k], r.result.initial.rating,
-                                         r.result.initial.how))
+                                         r.result.initial.how, age,
+                                         None if age is None else round(sec.start.year - age)))
         values.update({(sec.name,) + k: v for k, v in current.items()})
         final[sec.name] = res
     if not inferred:
