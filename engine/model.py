@@ -159,6 +159,7 @@ class Section:
     half_k: bool = False
     kind: str = "swiss"
     systems: Optional[list[str]] = None  # explicit override of classification
+    notes: list[str] = field(default_factory=list)  # what a reader changed (a merged re-entry)
 
     def player(self, pair: int) -> Player:
         for p in self.players:

@@ -217,7 +217,8 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                                           str(item.get("name") or pl.name), pl.pair))
         except InputError as err:
             raise err.located(file=source, field=what)
-    return PublishedResults(event, entries, source, "json")
+    return PublishedResults(event, entries, source, "json",
+                            [n for sec in event.sections for n in sec.notes])
 
 
 def _msa_system(text: str, system: Optional[str], source) -> str:

@@ -28,6 +28,7 @@ from typing import Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import validate_section
+from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
@@ -77,61 +78,6 @@ def _pick(page_value, option, what: str, where: str, notes: list):
     return option
 
 
-def _merge_entries(players: list[PagePlayer], rounds: int, name: str, notes: list
-                   ) -> tuple[list[PagePlayer], int]:
-    """One player per member: a member listed at several pairs keeps the
-    first pair and the games of every entry.  A game between entry ``b`` of
-    one player and entry ``c`` of the other moves to the block of rounds of
-    the unordered pair {b, c}, the same block for both sides."""
-    by_id: dict[str, list[PagePlayer]] = {}
-    for p in players:
-        by_id.setdefault(p.id, []).append(p)
-    doubles = {pid: entries for pid, entries in by_id.items() if len(entries) > 1}
-    if not doubles:
-        return players, rounds
-    most = max(len(e) for e in doubles.values())
-    order = [(b, c) for b in range(most) for c in range(b, most)]
-    blocks = {}
-    for i, (b, c) in enumerate(order):
-        blocks[(b, c)] = blocks[(c, b)] = i
-    entry_of: dict[int, tuple[int, int]] = {}  # pair -> (first pair, entry number)
-    for p in players:
-        entries = by_id[p.id]
-        entry_of[p.pair] = (entries[0].pair, entries.index(p))
-    for pid, entries in doubles.items():
-        notes.append(f"section {name}: member {pid} is listed {len(entries)} times (pairs "
-                     f"{', '.join(str(e.pair) for e in entries)}): rated as one player with "
-                     "the games of every entry, as US Chess rates a re-entry")
-    total = rounds * len(order)
-    out = []
-    for p in players:
-        first, number = entry_of[p.pair]
-        if number:
-            continue
-        cells: list = [Round("U")] * total
-        for b, e in enumerate(by_id[p.id]):
-            for k, r in enumerate(e.rounds):
-                if r.opponent is not None and r.opponent in entry_of:
-                    opp_first, c = entry_of[r.opponent]
-                    at, cell = blocks[(b, c)] * rounds + k, Round(r.code, opp_first)
-                elif r.code == "U":
-                    continue
-                else:
-                    at, cell = blocks[(b, b)] * rounds + k, r
-                if cells[at].code != "U" or cells[at].opponent is not None:
-                    raise InputError(f"member {p.id}'s entries both have a result in round "
-                                     f"{k + 1} that cannot be told apart", player=e.label,
-                                     round=k + 1)
-                cells[at] = cell
-        ratings = dict(p.ratings)
-        for e in by_id[p.id][1:]:
-            for system, printed in e.ratings.items():
-                ratings.setdefault(system, printed)
-        out.append(dataclasses.replace(p, rounds=cells, ratings=ratings,
-                                       total=sum(r.points for r in cells)))
-    return out, total
-
-
 def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: list
                       ) -> tuple[Section, list[tuple[PagePlayer, str]], SectionFacts]:
     """The :class:`Section` to rate and the published (player, system) pairs."""
@@ -174,9 +120,8 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                              section=sec.name)
         notes.append(f"{where}: the page prints no time control: taken as {tc} (rated in "
                      f"{', '.join(systems)} as the page says)")
-    rounds = max((len(p.rounds) for p in sec.players), default=0)
-    players, rounds = _merge_entries(sec.players, rounds, sec.name, notes)
-    out_players, published = [], []
+    players = sec.players
+    out_players, published, seen = [], [], set()
     facts = SectionFacts(sec.name, sec.number, systems, sec.rated, sec.rerated, sec.k_factor,
                          sec.rating_sys, sec.tnmt_type)
     assumed = False
@@ -187,7 +132,8 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                 games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
                 assumed = assumed or printed.pre_games is None
                 ratings[system] = SystemRecord(rating=printed.pre, games=games, date=start)
-            if printed.post is not None and system in systems:
+            if printed.post is not None and system in systems and (p.id, system) not in seen:
+                seen.add((p.id, system))  # a re-entry's entries print one post
                 published.append((p, system))
         adult = True if p.id in opts.adult else None
         if p.initial is not None:
@@ -212,6 +158,9 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     if sec.k_factor == "Q":
         notes.append(f"{where}: K Factor Q (an older page's quick-rating K) is rated with the "
                      "full K of the rules in force")
+    section, merged = merge_reentries(section)
+    section.notes.extend(merged)
+    notes.extend(merged)
     validate_section(section)
     return section, published, facts
 

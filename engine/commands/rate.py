@@ -37,4 +37,7 @@ def run(args) -> int:
         print_json(result.as_dict())
     else:
         print(format_event(result), end="")
+        for section in event.sections:
+            for note in section.notes:
+                print(f"note: {note}")
     return 0

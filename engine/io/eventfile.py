@@ -21,6 +21,7 @@ import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
+from uschess.io.reentry import merge_reentries
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
@@ -224,6 +225,8 @@ def parse_section(raw: Any, event: dict) -> Section:
         )
         if section.kind not in ("swiss", "round-robin", "match"):
             raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        section, notes = merge_reentries(section)
+        section.notes.extend(notes)
         validate_section(section)
         return section
     except InputError as err:
