@@ -311,3 +311,31 @@ def test_online_full_k_after_the_2021_06_23_rerating():
     a = audit(pub, known_on=pub.rated_on)
     b = audit(pub)
     assert a.reproduced == b.reproduced >= 54
+
+
+def test_section_chaining_is_a_cause():
+    """A published-results file whose later section gives a stale pre-event
+    rating: the published posts are those of sections rated in sequence."""
+    from uschess.apps.audit import published_from_dict
+    from uschess.formulas import round_half_up
+    from uschess.rating.pipeline import rate_event
+    from uschess.io.eventfile import event_from_dict, event_to_dict
+
+    def pl(pair, pid, rounds, rating):
+        return {"pair": pair, "id": pid, "name": f"P{pid}", "rounds": rounds,
+                "ratings": {"OTBR": {"rating": rating, "games": 40}}}
+    raw = {"event": {"name": "Two", "start": "2024-03-09"}, "sections": [
+        {"name": "A", "time_control": "G/90;d5", "players": [
+            pl(1, "11111111", ["W2", "W3"], 1500), pl(2, "22222222", ["L1", "H"], 1700),
+            pl(3, "33333333", ["H", "L1"], 1650)]},
+        {"name": "B", "time_control": "G/90;d5", "players": [
+            pl(1, "11111111", ["W2"], 1500), pl(2, "44444444", ["L1"], 1800)]}]}
+    result = rate_event(event_from_dict(raw))
+    raw["published"] = [{"id": p.id, "system": "OTBR", "post": round_half_up(p.post),
+                         "section": sr.section.name}
+                        for sr in result.sections for p in sr.players]
+    a = audit(published_from_dict(raw))
+    row = next(r for r in a.rows if r.entry.section == "B" and r.entry.id == "11111111")
+    # the file's 1500 is kept over the chained value (they differ by more than rounding)
+    assert [o.id for o in a.overruled] == ["11111111"] and not row.reproduced
+    assert any(c.cause == "chaining" and "section chaining" in c.detail for c in row.causes)

@@ -88,7 +88,8 @@ from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.calendar.reform import reform_from_dict
-from uschess.apps.page_chain import PageChain, rate_published
+from uschess.apps.page_chain import PageChain, SectionsApart, rate_published
+from uschess.rating.chain import Chain
 from uschess.apps.report import explain_player
 from uschess.calendar.rulebook import RuleBook
 
@@ -96,8 +97,8 @@ from uschess.calendar.rulebook import RuleBook
 MSA_LABELS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB"}
 _MSA_LABEL = re.compile(r"\|\s*[0-9]+\s*/\s*([A-Z]{1,3})\s*:", re.ASCII)
 PUBLISHED_KEYS = {"id", "system", "post", "pre", "section", "name"}
-CAUSE_ORDER = ("floor", "initialization", "known_on", "bonus_multiplier", "effective_games",
-               "rounding", "history", "reading")
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "bonus_multiplier",
+               "effective_games", "rounding", "history", "reading")
 _EPS = 1e-9
 
 
@@ -513,7 +514,9 @@ class _Variants:
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
     def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
-             **changes) -> Optional[EventResult]:
+             chain=None, **changes) -> Optional[EventResult]:
+        """The event (or ``event``) re-rated with ``changes`` to the options;
+        ``chain`` is the chain to rate it through (default: a PageChain)."""
         if label is not None and event is None:
             self.labels[key] = label
         if key not in self._cache:
@@ -523,7 +526,10 @@ class _Variants:
             for name, value in changes.items():
                 setattr(opts, name, value)
             try:
-                self._cache[key] = rate_published(event or self.event, opts, book=self.book)
+                if chain is not None:
+                    self._cache[key] = chain.rate_event(event or self.event, opts, self.book)
+                else:
+                    self._cache[key] = rate_published(event or self.event, opts, book=self.book)
             except InputError:
                 self._cache[key] = None  # a variant that cannot be rated reproduces nothing
         return self._cache[key]
@@ -574,9 +580,24 @@ def floor_kinds(level: float, system: str, params, personal_floors: bool,
     if (personal_floors and pf and system in (params.get("personal_floor_systems") or [])
             and pf["base"] < level <= pf["cap"] and (af is None or af == level)):
         kinds.append(f"the personal absolute floor (AF = {level:g})" if af == level else
-                     f"a personal absolute floor of {level:g} (100 + 4 wins + 2 draws + events "
-                     "with 3+ games, a record the file does not give)")
+                     f"a personal absolute floor of {level:g} ({_af_counts(level, pf)}, a record "
+                     "the file does not give)")
     return kinds
+
+
+def _af_counts(level: float, pf: dict) -> str:
+    """The rated-game counts that give a personal absolute floor of ``level``
+    (000 sec. 5: AF = base + win N_W + draw N_D + event N_R, at most cap)."""
+    need = int(level - pf["base"])
+    w, d, e = pf["win"], pf["draw"], pf["event"]
+    wins = need // w
+    rest = need - wins * w
+    draws = rest // d
+    events = rest - draws * d
+    example = f"for example {wins} wins, {draws} draws and {events // e} events"
+    return (f"AF = {pf['base']:g} + {w:g} x wins + {d:g} x draws + {e:g} x events with 3+ rated "
+            f"games, so {w:g}N_W + {d:g}N_D + {e:g}N_R = {need} ({example}, or any other "
+            "counts that add up so)")
 
 
 def _floor_detail(level: float, computed: float, kinds: list[str]) -> str:
@@ -654,6 +675,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
 
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
+    out.extend(_chaining(row, variants, tol))
 
     for cid, conflict in book.conflicts.items():
         current = variants.options.readings.get(cid, conflict.default)
@@ -755,6 +777,29 @@ def _rounding(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
         parts.append(f"the opponents' pre-event ratings {d_opp:+g}")
     return [Cause("rounding", f"published pre-event ratings are rounded: with {' and '.join(parts)} "
                   f"the post is {_fmt(value)}", value, e.post)]
+
+
+def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """Section chaining: a player in an earlier section of the event starts a
+    later one from its result (US Chess rates sections in sequence).  Tried
+    both ways: the later section from the page's own pre-event ratings, and
+    from the earlier sections' computed results."""
+    e = row.entry
+    if sum(1 for s in variants.event.sections if any(p.id == e.id for p in s.players)) < 2 \
+            and row.result.pre_from is None:
+        return []
+    out = []
+    for chain, key, what in (
+            (SectionsApart(), "apart", "each section rated from its own pre-event ratings (no "
+                                       "chaining)"),
+            (Chain(), "chained", "every pre-event rating in a later section taken from the "
+                                 "earlier section's computed result (section chaining)")):
+        value = _post(variants.rate(("chaining", key), chain=chain, label=what) or _empty(),
+                      e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
+                             e.post))
+    return out
 
 
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:

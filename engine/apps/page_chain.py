@@ -67,6 +67,14 @@ class PageChain(Chain):
         return records, pre_from
 
 
+class SectionsApart(Chain):
+    """Every section from its own pre-event records: no chaining (a variant
+    the audit tries)."""
+
+    def _records(self, section, system: str, label: str):
+        return {pl.pair: pl.ratings.get(system) for pl in section.players}, {}
+
+
 def rate_published(event: Event, options: Optional[RatingOptions] = None, book=None,
                    chain: Optional[PageChain] = None) -> EventResult:
     """Rate ``event`` as :func:`uschess.rating.pipeline.rate_event` does, the
