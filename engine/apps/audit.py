@@ -2,12 +2,13 @@
 
 Input is a published result in one of two forms.
 
-**An MSA crosstable** (:mod:`uschess.io.formats.msa`, detected with
-``looks_like_msa``).  The layout prints no dates, so the section's start date
-must be given (``start``); the time control defaults to ``G/120`` for
-Regular (``R:``) ratings and must be given for the others; the system is
-read from the rating label (``R:``, ``Q:``, ``B:``).  Every printed post-event
-rating is a published value.
+**A published crosstable page** in any layout :mod:`uschess.io.formats.pages`
+reads (the MSA page saved as HTML or copied to text, a bare MSA table, the TD
+crosstable, ``uschess export crosstable`` output), turned into an event by
+:mod:`uschess.apps.published_page`: what the page states is used, options fill
+only what it does not state, and every printed post-event rating is a
+published value.  A bare MSA table of one system prints no dates: the
+section's start date must be given (``start``).
 
 **A published-results file** (JSON, or YAML with the same structure): the
 event file's structure (``event`` and ``sections``, exactly as
@@ -37,6 +38,14 @@ step (:func:`uschess.apps.report.explain_player`) and the likely causes it can t
 by re-rating variants; a cause is reported only when its variant reproduces
 the published value within the tolerance:
 
+``initialization``
+    an unrated player's initial rating, which no page shows: as an adult
+    (1300) or as a player not known to be adult, else solved from the
+    published posts (:mod:`uschess.apps.audit_infer`); also for the
+    opponents it moves;
+``chaining``
+    section chaining: sections rated apart, or each from the earlier
+    sections' computed results (:mod:`uschess.apps.page_chain`);
 ``floor``
     the computed post is below the published one and the published value is
     a floor the file cannot show: a 100-point level (an established floor
@@ -60,8 +69,9 @@ the published value within the tolerance:
     another reading of a recorded conflict that changes the rules of the
     player's section;
 ``known_on``
-    the rules as known when the event ended (a later retroactive correction
-    not yet applied), when no ``known_on`` was given.
+    the rules as known on the page's Rated (or Re-Rated) date, else when the
+    event ended (a later retroactive correction not yet applied), when no
+    ``known_on`` was given.
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

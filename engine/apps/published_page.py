@@ -121,6 +121,9 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
         notes.append(f"{where}: the page prints no time control: taken as {tc} (rated in "
                      f"{', '.join(systems)} as the page says)")
     players = sec.players
+    if sec.player_count is not None and sec.player_count != len(players):
+        notes.append(f"{where}: the header says {sec.player_count} players, the table lists "
+                     f"{len(players)}")
     out_players, published, seen = [], [], set()
     facts = SectionFacts(sec.name, sec.number, systems, sec.rated, sec.rerated, sec.k_factor,
                          sec.rating_sys, sec.tnmt_type)

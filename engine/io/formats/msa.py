@@ -170,7 +170,11 @@ def _page_cell(cell: str) -> Round:
     text = cell.strip()
     if _STARS.match(text):
         return Round("U")
+    if text.replace(" ", "") == "BYE":
+        return Round("B")
     match = _CELL.match(text)
+    if match and match.group(1) in BYE_CODES and match.group(2) is not None:
+        return Round(match.group(1))  # a bye printed with a number: still a bye
     if match and match.group(2) is not None and int(match.group(2)) == 0 \
             and match.group(1) in {**BYE_CODES, **FORFEIT_CODES}:
         return Round(match.group(1))
@@ -335,6 +339,14 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
                     colours=colours, line=number - 1)
 
 
+def _annotation(line: str) -> bool:
+    """A line under a player with text in the ID column only (a page's note
+    on the entry), which is not a rating line."""
+    parts = line.split("|")
+    return (len(parts) >= 4 and not parts[0].strip() and bool(parts[1].strip())
+            and not any(c.strip() for c in parts[2:]) and not _DIGITS.match(parts[1].strip()))
+
+
 def _more_ratings(line: str) -> Optional[re.Match]:
     """The ``X: pre->post`` of a further rating line (first cell blank), or None."""
     parts = line.split("|")
@@ -350,9 +362,10 @@ def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[Ta
     error locations).  Header, blank and dashed lines are skipped; a further
     rating line (``| Q: pre->post |``) belongs to the player above it.  Any
     other line is an error.  ``page`` accepts what real MSA pages print
-    beyond the bare layout: :data:`PAGE_CELLS`, ``*`` cells, byes with
-    opponent 0, ``P<n>`` counts of 0 or above 25, a state cell of digits, and
-    an ``ID /`` with no ratings.  Raises InputError with ``record`` = line number;
+    beyond the bare layout: :data:`PAGE_CELLS`, ``*`` cells, byes printed
+    with a number or as ``B  YE``, ``P<n>`` counts of 0 or above 25, a state
+    cell of digits, an ``ID /`` with no ratings, and a note line under a
+    player (``| Orig. rated using ID: 12536864 |``).  Raises InputError with ``record`` = line number;
     results are not checked against each other here (see
     :func:`~uschess.io.eventfile.validate_section`).
     """
@@ -394,6 +407,9 @@ def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[Ta
         i += 1
         while i < len(lines):
             more = _more_ratings(lines[i])
+            if more is None and page and _annotation(lines[i]):
+                i += 1  # e.g. "| Orig. rated using ID: 12536864 |": not a rating
+                continue
             if more is None:
                 break
             where = i + 1 + off

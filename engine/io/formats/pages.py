@@ -169,8 +169,12 @@ class _PageText(HTMLParser):
         self.pre = 0
         self.title: list[str] = []
         self.in_title = False
+        self.hidden = 0  # inside <style> or <script>: not shown
 
     def handle_starttag(self, tag, attrs):
+        if tag in ("style", "script"):
+            self.hidden += 1
+            return
         if tag == "pre":
             self.pre += 1
             self.parts.append("\n")
@@ -187,6 +191,9 @@ class _PageText(HTMLParser):
         self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag):
+        if tag in ("style", "script"):
+            self.hidden = max(0, self.hidden - 1)
+            return
         if tag == "pre" and self.pre:
             self.pre -= 1
             self.parts.append("\n")
@@ -196,6 +203,8 @@ class _PageText(HTMLParser):
             self.in_title = False
 
     def handle_data(self, data):
+        if self.hidden:
+            return
         data = data.replace("\xa0", " ")
         if self.in_title:
             self.title.append(data)
