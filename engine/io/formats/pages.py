@@ -529,12 +529,19 @@ def _read_td(text: str, source: Optional[str]) -> Page:
 
 
 def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
-    # the last column (TOTAL) may run past its dashes
-    spans = [(a, b) for a, b in cols[:-1]] + [(cols[-1][0], max(len(line), cols[-1][1]))]
-    cells = [line[a:b] if a < len(line) else "" for a, b in spans]
-    # a cell may spill one column past its dashes: take the gaps with the next cell
-    memb, pair_t, name, state, pre_t, post_t = (c.strip() for c in cells[:6])
-    rounds_t, total_t = cells[6:-1], cells[-1].strip()
+    """One player line of the TD layout.  Each field runs from the start of
+    its column's dashes to the start of the next column's (a value such as
+    ``1510*`` or ``1.0`` may spill past its dashes); the last to the end."""
+    starts = [a for a, _ in cols]
+
+    def field(k: int) -> str:
+        a = starts[k]
+        b = starts[k + 1] if k + 1 < len(starts) else len(line)
+        return line[a:b].strip() if a < len(line) else ""
+
+    memb, pair_t, name, state, pre_t, post_t = (field(k) for k in range(6))
+    rounds_t = [field(k) for k in range(6, len(starts) - 1)]
+    total_t = field(len(starts) - 1)
     if not re.match(r"^[0-9]{5,9}$", memb):
         raise InputError(f"member id {memb!r} is not a number", record=number)
     if not re.match(r"^[0-9]{1,5}$", pair_t) or int(pair_t) < 1:
@@ -546,10 +553,9 @@ def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
             raise InputError(f"the name {name!r} is empty or unprintable")
         if state and not re.match(r"^[A-Za-z]{1,4}$", state):
             raise InputError(f"state {state!r} is not a state or province code", field="state")
-        pre, pre_games = _td_rating(line[spans[4][0]:spans[5][0]], "pre-event", number)
-        post, post_games = _td_rating(line[spans[5][0]:spans[6][0]], "post-event", number)
-        rounds = [_td_cell(line[spans[6 + k][0]:spans[7 + k][0]] if 7 + k < len(spans) else c,
-                           number, k + 1) for k, c in enumerate(rounds_t)]
+        pre, pre_games = _td_rating(pre_t, "pre-event", number)
+        post, post_games = _td_rating(post_t, "post-event", number)
+        rounds = [_td_cell(c, number, k) for k, c in enumerate(rounds_t, start=1)]
         if not re.match(r"^[0-9]{1,3}(\.[05])?$", total_t):
             raise InputError(f"total {total_t!r} is not a number of points", field="total")
         total = float(total_t)
