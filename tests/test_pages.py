@@ -266,6 +266,9 @@ def test_import_page_then_rate_replay_and_audit_the_store(tmp_path, capsys):
     import yaml
     data = yaml.safe_load(out.read_text())
     assert len(data["published"]) == 34 and data["event"]["id"] == "202206155692"
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "engine" / "event.schema.json").read_text())
+    jsonschema.validate(json.loads(json.dumps(data, default=str)), schema)
     code, text, _ = run(capsys, "audit", out)
     assert code == 0 and "30 of 34 reproduced" in text
     code, text, _ = run(capsys, "rate", out)
