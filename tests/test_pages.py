@@ -342,3 +342,16 @@ def test_section_chaining_is_a_cause():
     # the file's 1500 is kept over the chained value (they differ by more than rounding)
     assert [o.id for o in a.overruled] == ["11111111"] and not row.reproduced
     assert any(c.cause == "chaining" and "section chaining" in c.detail for c in row.causes)
+
+
+def test_round_robin_page_whose_sides_print_games_in_different_rounds(capsys):
+    page = PACL / "XtblMain_201510103792_1.html"  # QUAD A, Tnmt Type R
+    code, out, err = run(capsys, "audit", page)
+    assert code == 0, err
+    assert "printed in different rounds" in out and "4 of 4 reproduced" in out
+
+
+def test_double_forfeit_is_no_game():
+    pub = load_published(PACL / "XtblMain_202103069452_1.html")
+    me = next(p for p in pub.event.sections[0].players if p.pair == 160)
+    assert not any(r.opponent == 161 for r in me.rounds)

@@ -32,7 +32,7 @@ from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
-from uschess.model import SYSTEMS, Event, Player, Round, Section, SystemRecord
+from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord
 
 #: A time control for a section whose page prints none, rated in exactly the
 #: systems the page names (the K exception of dual-rated sections depends on
@@ -164,8 +164,70 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     section, merged = merge_reentries(section)
     section.notes.extend(merged)
     notes.extend(merged)
-    validate_section(section)
+    try:
+        validate_section(section)
+    except InputError as err:
+        regrouped = regroup_games(section)
+        if regrouped is None:
+            raise
+        section = regrouped
+        notes.append(f"{where}: the two sides of some games are printed in different rounds "
+                     f"({err.message}; a round robin's columns, say): every game matched from "
+                     "both sides and rated once (a rating does not depend on the round order)")
+        validate_section(section)
     return section, published, facts
+
+
+def regroup_games(section: Section) -> Optional[Section]:
+    """``section`` with its games matched from both sides whatever round each
+    side prints them in, laid out again so that both sides share a round (a
+    game in the first round free for both players), or None when the two
+    sides of the games do not agree as sets.  A forfeit both sides lose (a
+    double forfeit) is no game: each keeps a forfeit loss without opponent."""
+    by_pair = {p.pair: p for p in section.players}
+    both_forfeited = {(p.pair, r.opponent) for p in section.players for r in p.rounds
+                      if r.code == "F" and r.opponent in by_pair
+                      and any(x.code == "F" and x.opponent == p.pair
+                              for x in by_pair[r.opponent].rounds)}
+    told: dict = {}
+    for p in section.players:
+        for r in p.rounds:
+            if (p.pair, r.opponent) in both_forfeited:
+                continue  # a double forfeit: no game, kept below as a forfeit loss
+            if r.opponent is not None:
+                if r.opponent not in by_pair or r.opponent == p.pair:
+                    return None
+                told.setdefault((p.pair, r.opponent), []).append(r.code)
+    games = []
+    for (a, b), codes in told.items():
+        if a > b:
+            continue
+        back = sorted(MIRROR[c] for c in told.get((b, a), []))
+        if sorted(codes) != back:
+            return None
+        games.extend((a, b, c) for c in codes)
+    if any((b, a) not in told for (a, b) in told):
+        return None
+    cells: dict = {p.pair: {} for p in section.players}
+    for a, b, code in games:
+        k = 0
+        while k in cells[a] or k in cells[b]:
+            k += 1
+        cells[a][k], cells[b][k] = Round(code, b), Round(MIRROR[code], a)
+    for p in section.players:
+        for r in p.rounds:
+            if (p.pair, r.opponent) in both_forfeited:
+                r = Round("F")
+            if r.opponent is None and r.code != "U":
+                k = 0
+                while k in cells[p.pair]:
+                    k += 1
+                cells[p.pair][k] = r
+    rounds = max((max(c) + 1 for c in cells.values() if c), default=0)
+    players = [dataclasses.replace(p, rounds=[cells[p.pair].get(k, Round("U"))
+                                              for k in range(rounds)])
+               for p in section.players]
+    return dataclasses.replace(section, players=players)
 
 
 def event_from_page(page: Page, opts: Optional[PageOptions] = None):
