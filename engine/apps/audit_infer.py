@@ -8,10 +8,14 @@ opponents too.  The published posts pin it down:
 * named variants first: the player initialized as an adult (1300, sec. 2.3)
   or as one not known to be adult (the rules' default);
 * then, for every unrated player whose published post is not reproduced, a
-  one-dimensional search for the initial rating (N = 0, as an age-based or
-  default initialization) that reproduces it, iterated over the section
-  since each value moves the others' opponents, and every published rating
-  re-checked with the values found.
+  one-dimensional search for the initial rating that reproduces it (N from
+  the page: a post printed ``P<n>`` after m games had N = n - m), iterated
+  over the section since each value moves the others' opponents, and every
+  published rating re-checked with the values found;
+* an initial rating with N = 0 hardly moves its own post, only the
+  opponents': for the players whose own post does not pin it down, the one
+  value of the age-based range (:data:`FLAT_VALUES`, the same for all of
+  them) that reproduces the most published ratings of the section.
 
 A rating reproduced only with an inferred value gets the cause
 ``initialization`` naming the value ("initial rating about 1460, from
@@ -39,6 +43,9 @@ SEARCH_LOW, SEARCH_HIGH, SEARCH_STEP = 100.0, 2900.0, 0.1
 #: used to measure slopes, the least slope (points of post per point of
 #: initial rating) worth following and the largest move in one pass.
 PASSES, STEP, MIN_SLOPE, MAX_MOVE = 12, 20.0, 0.02, 400.0
+#: Values tried, for all at once, for the unrated players whose own post
+#: does not pin their initial rating down (the age-based range of sec. 2.3).
+FLAT_VALUES = tuple(range(100, 1400, 100))
 #: Sections with more unrated players than this are not searched.
 MAX_UNKNOWN = 400
 
@@ -202,9 +209,16 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                     cache[key] = None
             return cache[key]
 
+        section_rows = [r for r in rows if r.entry.section == sec.name]
+
+        def reproduced(res, section_rows=section_rows, name=sec.name) -> int:
+            return sum(_within(_post(res, name, r.entry.system, r.entry.id), r.entry.post, tol)
+                       for r in section_rows) if res is not None else -1
+
         # Newton steps on every unknown at once: each player's post depends
         # mostly on their own initial rating, so one evaluation with every
         # value moved by STEP gives each its slope (two ratings a pass)
+        flat: set = set()
         for _ in range(PASSES):
             res = rate(current)
             if res is None:
@@ -229,7 +243,8 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                 v1 = _post(moved, sec.name, r.entry.system, r.entry.id)
                 slope = (v1 - v0) / STEP if v0 is not None and v1 is not None else 0.0
                 if slope < MIN_SLOPE:
-                    continue  # the post hardly depends on it: the page cannot pin it down
+                    flat.add(k)  # the own post hardly depends on it: see below
+                    continue
                 step = max(-MAX_MOVE, min(MAX_MOVE, -off[k] / slope))
                 x = min(SEARCH_HIGH, max(SEARCH_LOW, current[k] + step))
                 if abs(x - current[k]) > SEARCH_STEP:
@@ -237,6 +252,18 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                     changed = True
             if not changed:
                 break
+        # an initial rating with no weight (N = 0: age-based or default)
+        # barely moves its own post but moves the opponents' (through their
+        # step 4): one value for all such players, the one that reproduces
+        # the most published ratings of the section
+        if flat:
+            best, count = None, reproduced(rate(current))
+            for x in FLAT_VALUES:
+                n = reproduced(rate({**current, **{k: float(x) for k in flat}}))
+                if n > count:
+                    best, count = x, n
+            if best is not None:
+                current.update({k: float(best) for k in flat})
         res = rate(current)
         if res is None:
             continue
