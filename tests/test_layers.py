@@ -17,7 +17,7 @@ FOLDERS = {"engine": "uschess", "rules": "uschess.rules"}
 LAYERS = [
     ("model", ["uschess.model", "uschess.errors", "uschess.formulas", "uschess.timecontrol"]),
     ("readers", ["uschess.io.files", "uschess.io.textdata", "uschess.io.eventfile",
-                 "uschess.io.formats", "uschess.io.fide_file"]),
+                 "uschess.io.formats", "uschess.io.fide_file", "uschess.io.reentry"]),
     ("rules", ["uschess.rules"]),
     ("calendar", ["uschess.calendar"]),
     ("rating", ["uschess.rating"]),

@@ -604,6 +604,8 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
                                 "before it are applied: fix it and rerun with --skip-applied)")
                 err.args = (err.message,)
             raise err.located(file=event.source or path)
+        if not is_fide and event.published:  # an imported page: kept with the event
+            write.published = list(event.published)
         store.apply_event(write)
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key

@@ -21,6 +21,7 @@ import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
+from uschess.io.reentry import merge_reentries
 from uschess.io.textdata import MAX_DATA_BYTES, check_field, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
@@ -270,6 +271,8 @@ def parse_section(raw: Any, event: dict) -> Section:
         check_birth_dates(section)
         if section.kind not in ("swiss", "round-robin", "match"):
             raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        section, notes = merge_reentries(section)
+        section.notes.extend(notes)
         validate_section(section)
         return section
     except InputError as err:
@@ -347,9 +350,40 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
                                  f"{start}..{end}", section=s.name)
         return Event(name=str(ev.get("name") or "(unnamed event)"), start=start, end=end,
                      sections=sections, online=ctx["online"],
-                     id=str(ev["id"]) if ev.get("id") is not None else None, source=source)
+                     id=str(ev["id"]) if ev.get("id") is not None else None, source=source,
+                     published=parse_published(raw.get("published")))
     except InputError as err:
         raise err.located(file=source)
+
+
+PUBLISHED_KEYS = {"id", "system", "post", "pre", "section"}
+
+
+def parse_published(raw: Any) -> list[tuple[str, str, float]]:
+    """The ``published:`` list an event imported from a page carries: each
+    entry's (player id, system, published post); ``pre`` and ``section`` are
+    what the page printed beside it (the audit reads them)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError("'published' must be a list of {id, system, post} entries")
+    out = []
+    for i, entry in enumerate(raw, start=1):
+        what = f"published entry {i}"
+        entry = mapping(entry, what)
+        unknown = set(entry) - PUBLISHED_KEYS
+        if unknown:
+            raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
+        pid = entry.get("id")
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool) or str(pid).strip() == "":
+            raise InputError(f"{what}: 'id' must be a member id")
+        system = entry.get("system")
+        if system not in SYSTEMS:
+            raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+        post = _number(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
+        _number(entry, "pre", what, lo=0, hi=MAX_RATING)
+        out.append((str(pid), system, float(post)))
+    return out
 
 
 #: How far a rating report's header dates may reach beyond its sections'

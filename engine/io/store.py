@@ -173,6 +173,8 @@ _UPSERT_PLAYER = (
     f"VALUES ({', '.join('?' * len(PLAYER_COLUMNS))}) "
     "ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in PLAYER_COLUMNS[1:]))
+_UPSERT_PUBLISHED = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
 _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
                   f"VALUES ({', '.join('?' * len(CHANGE_COLUMNS))})")
 
@@ -273,6 +275,7 @@ class EventWrite:
     ratings: dict = field(default_factory=dict)     # (player_id, system) -> SystemRecord
     players: list = field(default_factory=list)     # PlayerInfo to insert or update
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
+    published: list = field(default_factory=list)   # (player_id, system, post) a page printed
 
 
 #: The key of the PostgreSQL advisory lock a writing transaction takes
@@ -739,6 +742,8 @@ class Store:
                               "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
                 c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
                 c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+                c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
+                                                  for pid, system, post in write.published])
                 c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
                                                for (pid, system), rec in write.ratings.items()])
                 if during is not None:
@@ -751,11 +756,9 @@ class Store:
     def record_published(self, event_id: str, rows: Iterable[tuple[str, str, float]]) -> int:
         """Record published post ratings (player_id, system, post) of an event."""
         rows = [(event_id, pid, system, float(post)) for pid, system, post in rows]
-        q = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
-             "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
         try:
             with self.transaction() as c:
-                c.executemany(q, rows)
+                c.executemany(_UPSERT_PUBLISHED, rows)
         except self.conn.write_errors as err:
             raise InputError(f"cannot record the published ratings of {event_id}: "
                              f"{_one_line(err)}", file=self.name)
