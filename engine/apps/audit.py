@@ -92,7 +92,7 @@ from typing import Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
-from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import read_page_text
 from uschess.io.textdata import MAX_DATA_BYTES, parse_data
 from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
@@ -271,11 +271,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     state) or a published-results file (JSON, or YAML by its suffix)."""
     path = Path(path)
     from uschess.io.formats.msa import MAX_FILE_BYTES
-    raw = read_bounded(path, MAX_FILE_BYTES, "published-results file")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    text = read_page_text(path, MAX_FILE_BYTES, "published-results file")
     from uschess.io.formats.msa import looks_like_msa, parse_msa
     from uschess.io.formats.pages import looks_like_page, parse_page
 
@@ -323,7 +319,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     if given:
         raise InputError(f"{', '.join(given)}: only for an MSA crosstable; a published-results "
                          "file gives each section's dates, time control and systems", file=path)
-    if len(raw) > MAX_DATA_BYTES:
+    if len(text.encode("utf-8")) > MAX_DATA_BYTES:
         raise InputError(f"published-results file is over {MAX_DATA_BYTES:,} bytes: refused (no "
                          "real one comes near)", file=path)
     json_format = path.suffix.lower() not in (".yaml", ".yml")

@@ -93,9 +93,9 @@ def check_text(text: str, source=None) -> None:
                          f"{_position(text, found.start())}", file=source)
 
 
-def read_limited_text(path, limit: int, what: str) -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark is dropped), refusing
-    a file larger than ``limit`` bytes with the limit in the message."""
+def read_limited(path, limit: int, what: str) -> bytes:
+    """The bytes of ``path``, refusing a file larger than ``limit`` bytes
+    (``what`` it is, with the limit, in the message)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -107,13 +107,29 @@ def read_limited_text(path, limit: int, what: str) -> str:
     except FileNotFoundError:
         raise InputError("no such file", file=path)
     except IsADirectoryError:
-        raise InputError("is a directory, not a file", file=path)
+        raise InputError(f"is a directory, not a {what}", file=path)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=path)
     if len(data) > limit:
         raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
                          file=path)
-    return decode_utf8(data, path)
+    return data
+
+
+def read_limited_text(path, limit: int, what: str) -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), refusing
+    a file larger than ``limit`` bytes with the limit in the message."""
+    return decode_utf8(read_limited(path, limit, what), Path(path))
+
+
+def read_page_text(path, limit: int, what: str) -> str:
+    """The text of a page saved from a browser or a program: UTF-8 (a
+    byte-order mark dropped), else Latin-1, as old pages were written."""
+    raw = read_limited(path, limit, what)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
 
 
 def decode_utf8(data: bytes, source=None) -> str:

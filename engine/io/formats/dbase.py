@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from uschess.errors import InputError
 from uschess.io.files import atomic_write
+from uschess.io.textdata import read_limited
 
 #: Largest DBF file read at all (a rating report is a few hundred KB at most).
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -96,30 +97,9 @@ def read_dbf(path, *, encoding: str = "cp1252", raw: bool = False,
              include_deleted: bool = False) -> DbfTable:
     """Read a ``.dbf`` file; see :func:`parse_dbf`."""
     path = Path(path)
-    data = read_bounded(path, MAX_FILE_BYTES, "DBF file")
+    data = read_limited(path, MAX_FILE_BYTES, "DBF file")
     return parse_dbf(data, source=str(path), encoding=encoding, raw=raw,
                      include_deleted=include_deleted)
-
-
-def read_bounded(path: Path, limit: int, what: str) -> bytes:
-    """The bytes of ``path``, refusing a file larger than ``limit``."""
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
-                             "refused (no real one comes near)", file=path)
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except IsADirectoryError:
-        raise InputError(f"is a directory, not a {what}", file=path)
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=path)
-    if len(data) > limit:
-        raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
-                         file=path)
-    return data
 
 
 def parse_dbf(data: bytes, *, source=None, encoding: str = "cp1252", raw: bool = False,

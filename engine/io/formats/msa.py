@@ -29,8 +29,7 @@ from typing import Optional, Sequence, Union
 
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, parse_date, validate_section
-from uschess.io.formats.dbase import read_bounded
-from uschess.io.textdata import check_text
+from uschess.io.textdata import check_text, read_page_text
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
                      Player, Round, Section, SystemRecord)
 
@@ -512,11 +511,7 @@ def load_msa(path: Union[str, Path], **kw) -> MsaCrosstable:
     """:func:`parse_msa` on a file (UTF-8, else Latin-1); ``source`` defaults
     to the path."""
     path = Path(path)
-    raw = read_bounded(path, MAX_FILE_BYTES, "crosstable")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    text = read_page_text(path, MAX_FILE_BYTES, "crosstable")
     kw.setdefault("source", str(path))
     return parse_msa(text, **kw)
 

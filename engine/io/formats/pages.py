@@ -42,11 +42,10 @@ from pathlib import Path
 from typing import Optional
 
 from uschess.errors import InputError
-from uschess.io.formats.dbase import read_bounded
 from uschess.io.formats.msa import (LABEL_SYSTEMS, MAX_FILE_BYTES, MAX_PROVISIONAL,
                                     PrintedRating, TableRow, looks_like_msa, parse_cell,
                                     read_table)
-from uschess.io.textdata import check_text
+from uschess.io.textdata import check_text, read_page_text
 from uschess.model import Round
 
 LAYOUTS = ("msa-html", "msa-text", "msa-table", "export", "td")
@@ -613,12 +612,7 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
 def read_page(path) -> Page:
     """:func:`parse_page` on a file (UTF-8, else Latin-1)."""
     path = Path(path)
-    raw = read_bounded(path, MAX_FILE_BYTES, "crosstable page")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    page = parse_page(text, str(path))
+    page = parse_page(read_page_text(path, MAX_FILE_BYTES, "crosstable page"), str(path))
     if page.sections and page.sections[0].name == "" and page.layout == "msa-table":
         page.sections[0].name = path.stem
     return page

@@ -35,9 +35,8 @@ from typing import Any, Mapping, Optional
 from uschess.errors import InputError
 from uschess.io.eventfile import (check_birth_dates, parse_date, parse_foreign, parse_record,
                                   record_to_dict)
-from uschess.io.textdata import MAX_DATA_BYTES, decode_utf8, parse_data
+from uschess.io.textdata import MAX_DATA_BYTES, decode_utf8, parse_data, read_limited
 from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
-from uschess.io.formats.dbase import read_bounded
 
 #: Largest players file read.
 MAX_FILE_BYTES = MAX_DATA_BYTES
@@ -60,7 +59,7 @@ class MemberData:
 def load_players(path) -> dict[str, MemberData]:
     """Read a players file (``.json`` as JSON, anything else as YAML)."""
     path = Path(path)
-    data = read_bounded(path, MAX_FILE_BYTES, "players file")
+    data = read_limited(path, MAX_FILE_BYTES, "players file")
     return parse_players_text(data, json_format=path.suffix.lower() == ".json", source=str(path))
 
 

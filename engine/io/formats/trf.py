@@ -65,8 +65,7 @@ from uschess.errors import InputError
 from uschess.io.eventfile import check_header_dates, event_from_dict, validate_section
 from uschess.model import SYSTEMS, Event, Round
 from uschess.io.files import atomic_write
-from uschess.io.formats.dbase import read_bounded
-from uschess.io.textdata import check_text
+from uschess.io.textdata import check_text, read_limited
 
 #: Largest TRF read.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -122,7 +121,7 @@ def looks_like_trf(text: str) -> bool:
 def read_trf(path, *, details: Optional[dict] = None) -> Event:
     """Read a TRF file; see :func:`parse_trf`."""
     path = Path(path)
-    return parse_trf(read_bounded(path, MAX_FILE_BYTES, "TRF file"), source=str(path),
+    return parse_trf(read_limited(path, MAX_FILE_BYTES, "TRF file"), source=str(path),
                      details=details)
 
 

@@ -65,7 +65,8 @@ from uschess.io.eventfile import check_header_dates, event_from_dict, validate_s
 from uschess.model import BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event, Round
 from uschess.io.files import atomic_write
 from uschess.io.formats.dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, build_dbf,
-                    parse_dbf, read_bounded)
+                    parse_dbf)
+from uschess.io.textdata import read_limited
 
 #: The three files of a report, by role.
 FILE_NAMES = {"header": "THEXPORT.DBF", "sections": "TSEXPORT.DBF", "details": "TDEXPORT.DBF"}
@@ -155,7 +156,7 @@ def read_uscf_dbf(directory, *, event_id: Optional[str] = None,
     """Read the rating report in ``directory``; see :func:`parse_uscf_dbf`."""
     directory = Path(directory)
     paths = find_report_files(directory)
-    blobs = {role: read_bounded(p, MAX_FILE_BYTES, "DBF file") for role, p in paths.items()}
+    blobs = {role: read_limited(p, MAX_FILE_BYTES, "DBF file") for role, p in paths.items()}
     return parse_uscf_dbf(blobs["header"], blobs["sections"], blobs["details"],
                           source=str(directory), names={r: str(p) for r, p in paths.items()},
                           event_id=event_id, colours=colours, shown=shown)
