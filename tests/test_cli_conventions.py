@@ -334,6 +334,18 @@ def test_compare_progress_only_when_asked_and_never_quiet(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_generate_progress_only_when_asked_and_never_quiet(tmp_path, capsys):
+    assert run("generate", "--players", "12", "--events", "6", "-o", tmp_path / "a") == 0
+    assert "generate:" not in capsys.readouterr().err  # not a terminal
+    assert run("generate", "--players", "12", "--events", "6", "-o", tmp_path / "b",
+               "--progress") == 0
+    err = capsys.readouterr().err
+    assert "generate:" in err and "/6 [" in err and "event/s" in err
+    assert run("generate", "--players", "12", "--events", "6", "-o", tmp_path / "c",
+               "--progress", "-q") == 0
+    assert capsys.readouterr().err == ""
+
+
 # ------------------------------------------------------------ plots
 
 def _history(folder: Path, events: int) -> list[Path]:

@@ -49,7 +49,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import yaml
 
@@ -576,13 +576,15 @@ def truth_csv(rows: Iterable[TrueStrength]) -> str:
 
 
 def write_history(directory, seed: int, players: int, events: int, fmt: str = "json", *,
-                  force: bool = False) -> list[Path]:
+                  force: bool = False, progress: Optional[Callable[[], None]] = None
+                  ) -> list[Path]:
     """Write a generated history as event files named by event id, and the
     players' true strengths beside them (``truth.csv``), all or nothing.
 
     The folder must be new or empty (``force``: replace a generated history
-    in it: its event files and ``truth.csv`` are removed first).  Returns the
-    event files."""
+    in it: its event files and ``truth.csv`` are removed first).
+    ``progress()`` is called after each event is made.  Returns the event
+    files."""
     from uschess.io.eventfile import event_to_dict
     if fmt not in ("json", "yaml"):
         raise InputError(f"format {fmt!r} is not json or yaml")
@@ -594,6 +596,8 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
         text = (json.dumps(data, indent=2) + "\n" if fmt == "json"
                 else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
         rendered[out / f"{event.id}.{fmt}"] = text.encode("utf-8")
+        if progress is not None:
+            progress()
     paths = list(rendered)
     rendered[out / TRUTH_FILE] = truth_csv(truth).encode("utf-8")
     stale = [p for p in out.iterdir() if (p.name == TRUTH_FILE or _GENERATED.match(p.name))

@@ -29,13 +29,18 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"directory", "events", "players", "player_games", "truth", '
                         '"files": [...]} as JSON')
+    p.add_argument("--progress", action="store_true",
+                   help="show the progress bar even when standard error is not a terminal")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    paths = write_history(args.output, args.seed, args.players, args.events, args.format,
-                          force=args.force)
-    Console.of(args).wrote(f"{len(paths)} event files ({args.players} players) and "
+    console = Console.of(args)
+    with console.progress(total=args.events, unit="event", desc="generate",
+                          force=args.progress) as bar:
+        paths = write_history(args.output, args.seed, args.players, args.events, args.format,
+                              force=args.force, progress=bar.update)
+    console.wrote(f"{len(paths)} event files ({args.players} players) and "
                            f"{TRUTH_FILE} to {args.output}")
     if args.json:
         from uschess.io.eventfile import load_event
