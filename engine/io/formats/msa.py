@@ -30,7 +30,7 @@ from typing import Optional, Sequence, Union
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, parse_date, validate_section
 from uschess.io.textdata import check_text, read_page_text
-from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
+from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEM_LABELS, SYSTEMS, Event,
                      Player, Round, Section, SystemRecord)
 
 #: Games assumed for an established pre-event rating, whose count the layout
@@ -45,7 +45,7 @@ MAX_PROVISIONAL = 25
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Printed rating label of the systems that have one.  A label is checked
 #: against the requested system only for these.
-SYSTEM_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B"}
+OTB_LABELS = {s: SYSTEM_LABELS[s] for s in ("OTBR", "OTBQ", "OTBB")}
 #: Spellings of a missing pre-event rating (compared case-insensitively).
 UNRATED = {"", "unrated", "unr", "unr.", "(unr)", "(unr.)"}
 
@@ -62,7 +62,7 @@ _RATING = re.compile(r"^([0-9]{1,4})(?:P([0-9]{1,4}))?$", re.ASCII)
 _MORE_RATINGS = re.compile(
     r"^(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
 #: The system of each printed rating label (``OR``, ``OQ``, ``OB`` online).
-LABEL_SYSTEMS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB", "OR": "OLR", "OQ": "OLQ", "OB": "OLB"}
+LABEL_SYSTEMS = {label: system for system, label in SYSTEM_LABELS.items()}
 _MAX_PAIR = 99999
 
 
@@ -447,7 +447,7 @@ def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstabl
     players: list[Player] = []
     published: dict[int, Published] = {}
     line_of_label: dict[str, int] = {}
-    wanted = SYSTEM_LABELS.get(system)
+    wanted = OTB_LABELS.get(system)
     for row in read_table(text):
         printed = next(iter(row.ratings.values()))
         if len(row.ratings) != 1:

@@ -29,14 +29,14 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
+from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.page_chain import rate_published as rate_event
 from uschess.calendar.rulebook import Reform, RuleBook
 from uschess.errors import InputError
 from uschess.model import Event
-from uschess.apps.page_chain import rate_published as rate_event
 from uschess.rating.pipeline import EventResult, RatingOptions
 from uschess.rules.base import Initial
 from uschess.rules.hookspecs import hookimpl
-from uschess.apps.audit_model import Cause
 
 #: Range of an initial rating and the smallest change worth a pass.
 SEARCH_LOW, SEARCH_HIGH, SEARCH_STEP = 100.0, 2900.0, 0.1

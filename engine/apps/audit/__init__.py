@@ -1,0 +1,101 @@
+"""Audit published ratings: re-rate an event and explain what differs.
+
+Input is a published result in one of two forms.
+
+**A published crosstable page** in any layout :mod:`uschess.io.formats.pages`
+reads (the MSA page saved as HTML or copied to text, a bare MSA table, the TD
+crosstable, ``uschess export crosstable`` output), turned into an event by
+:mod:`uschess.io.formats.page_event`: what the page states is used, options fill
+only what it does not state, and every printed post-event rating is a
+published value.  A bare MSA table of one system prints no dates: the
+section's start date must be given (``start``).
+
+**A published-results file** (JSON, or YAML with the same structure): the
+event file's structure (``event`` and ``sections``, exactly as
+:func:`uschess.io.eventfile.event_from_dict` reads them, players with their
+pre-event ``ratings``) plus the published post-event ratings::
+
+    {"event": {"name": "Club Open", "start": "2024-03-09", "end": "2024-03-10"},
+     "sections": [{"name": "OPEN", "time_control": "G/90;d5", "players": [...]}],
+     "published": [
+       {"id": "12743305", "system": "OTBR", "pre": 2201, "post": 2203},
+       {"id": "32711850", "system": "OTBR", "post": 1747, "section": "OPEN"}]}
+
+Each ``published`` entry has ``id`` (the player's id in ``sections``),
+``system`` (``OTBR`` ... ``OLB``) and ``post`` (the published post-event
+rating); optionally ``pre`` (the published pre-event rating, or null for an
+unrated player: checked against the event's record, which must agree to
+within 0.5 since published ratings are rounded), ``section`` (needed only
+when the id plays in several sections) and ``name``.  Nothing else is
+allowed; an id, system and section may be listed once.
+
+**What the audit does.**  The event is rated under the rules in force on each
+section's start date (as known on ``known_on`` and with the ``readings``
+given).  A published rating is *reproduced* when the computed post differs
+from it by at most the tolerance (default 1: published pre-event ratings are
+rounded).  For every other player the audit shows the calculation step by
+step (:func:`uschess.apps.report.explain_player`) and the likely causes it can test
+by re-rating variants; a cause is reported only when its variant reproduces
+the published value within the tolerance:
+
+``initialization``
+    an unrated player's initial rating, which no page shows: as an adult
+    (1300) or as a player not known to be adult, else solved from the
+    published posts (:mod:`uschess.apps.audit.infer`); also for the
+    opponents it moves;
+``chaining``
+    section chaining: sections rated apart, or each from the earlier
+    sections' computed results (:mod:`uschess.apps.audit.page_chain`);
+``floor``
+    the computed post is below the published one and the published value is
+    a floor the file cannot show: a 100-point level (an established floor
+    when it is one of the levels in force, a prize floor up to the highest
+    prize floor, the Original Life Master floor) or a possible personal
+    absolute floor (AF, 100..150).  Floors bind only the final rating
+    (project reading 1), so the variant is the computed post raised to it.
+``bonus_multiplier``
+    every other value of B in the history (6, 8, 10, 12, 14, 16), each a
+    reform of ``bonus_multiplier`` over the whole event;
+``effective_games``
+    the other effective-games formula(s) (``nstar``) of the history;
+``rounding``
+    the player's and the opponents' pre-event ratings moved by -0.5, 0 or
+    +0.5 (the closest variant is shown; tried when the difference is within
+    the tolerance plus :data:`ROUNDING_REACH`);
+``history``
+    an earlier history of only wins, or only losses (wins or losses = games),
+    which the file does not show;
+``reading``
+    another reading of a recorded conflict that changes the rules of the
+    player's section;
+``known_on``
+    the rules as known on the page's Rated (or Re-Rated) date, else when the
+    event ended (a later retroactive correction not yet applied), when no
+    ``known_on`` was given.
+
+Whenever a computed rating depended on a conflicted or undocumented value
+(``PlayerResult.warnings``) the audit lists it, with the notes on the rules in
+force for each section.
+"""
+
+from __future__ import annotations
+
+from uschess.apps.audit.causes import CAUSE_ORDER, Audit, AuditRow, audit
+from uschess.apps.audit.published import (
+    PublishedEntry,
+    PublishedResults,
+    load_published,
+    published_from_dict,
+    published_from_page,
+)
+from uschess.apps.audit.render import (
+    format_html,
+    format_store_html,
+    format_store_text,
+    format_text,
+)
+from uschess.apps.audit.store_audit import StoreAudit, audit_store
+
+__all__ = ["audit", "load_published", "published_from_dict", "published_from_page",
+           "format_text", "format_html", "audit_store", "format_store_text", "format_store_html",
+           "PublishedEntry", "PublishedResults", "Audit", "AuditRow", "StoreAudit", "CAUSE_ORDER"]

@@ -1,0 +1,550 @@
+"""Re-rating published results and finding the causes of what is not
+reproduced: each cause a variant of the rating that reproduces it."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.infer import initialization_causes
+from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
+from uschess.apps.audit.published import _EPS, PublishedEntry, PublishedResults
+from uschess.apps.report import explain_player
+from uschess.calendar.reform import reform_from_dict
+from uschess.calendar.rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.model import Event
+from uschess.rating.chain import Chain
+from uschess.rating.pipeline import RatingOptions
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
+
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "bonus_multiplier",
+               "effective_games", "rounding", "history", "reading")
+
+
+
+@dataclass
+class AuditRow:
+    entry: PublishedEntry
+    section: Optional[SectionResult]
+    result: Optional[PlayerResult]
+    computed: Optional[float]
+    reproduced: bool
+    causes: list[Cause] = field(default_factory=list)
+    problem: Optional[str] = None  # why no rating was computed
+    explain: Optional[str] = None
+
+    @property
+    def diff(self) -> Optional[float]:
+        return None if self.computed is None else self.computed - self.entry.post
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.result.warnings) if self.result is not None else []
+
+    def as_dict(self) -> dict:
+        e = self.entry
+        return {"id": e.id, "system": e.system, "published": e.post, "computed": self.computed,
+                "diff": self.diff, "causes": [c.as_dict() for c in self.causes],
+                "reproduced": self.reproduced, "section": e.section, "pair": e.pair,
+                "name": e.name, "published_pre": e.pre,
+                "pre": self.result.pre if self.result is not None else None,
+                "warnings": self.warnings, "problem": self.problem, "explain": self.explain}
+
+
+@dataclass
+class Audit:
+    published: PublishedResults
+    result: EventResult
+    rows: list[AuditRow]
+    tolerance: float
+    known_on: Optional[_dt.date] = None
+    readings: dict = field(default_factory=dict)
+    #: whole-event variants tried that reproduce more published ratings than
+    #: the rules in force: (what, how many reproduced), best first
+    variants: list = field(default_factory=list)
+    #: initial ratings the page cannot show, solved from its published posts
+    inferred: list = field(default_factory=list)
+    #: how many are reproduced with them
+    reproduced_inferred: Optional[int] = None
+    #: section chaining: printed pre-event ratings kept over the earlier
+    #: section's result (page_chain.Overruled), and (section, system, id)
+    #: whose pre came from an earlier section
+    overruled: list = field(default_factory=list)
+    chained: list = field(default_factory=list)
+
+    def by_section(self) -> list[tuple[str, str, int, int]]:
+        """(section, system, reproduced, total) in page order."""
+        out: dict = {}
+        for r in self.rows:
+            key = (r.entry.section, r.entry.system)
+            n, m = out.get(key, (0, 0))
+            out[key] = (n + r.reproduced, m + 1)
+        return [(sec, system, n, m) for (sec, system), (n, m) in out.items()]
+
+    @property
+    def total(self) -> int:
+        return len(self.rows)
+
+    @property
+    def reproduced(self) -> int:
+        return sum(1 for r in self.rows if r.reproduced)
+
+    @property
+    def mismatches(self) -> list[AuditRow]:
+        return [r for r in self.rows if not r.reproduced]
+
+    def summary_line(self) -> str:
+        tol = f"{self.tolerance:g} point{'s' if self.tolerance != 1 else ''}"
+        explained = sum(1 for r in self.mismatches if r.causes)
+        text = f"{self.reproduced} of {self.total} reproduced within {tol}"
+        if self.mismatches:
+            text += f"; {explained} of the other {len(self.mismatches)} with a likely cause"
+        return text
+
+    def warning_groups(self) -> list[tuple[str, list[AuditRow]]]:
+        """Each warning a computed rating depended on, with the players it touched."""
+        groups: dict[str, list] = {}
+        for r in self.rows:
+            for w in r.warnings:
+                groups.setdefault(w, []).append(r)
+        return list(groups.items())
+
+    def sections(self) -> list[dict]:
+        return [{"name": s.section.name, "system": s.system, "rules_on": s.rules.on.isoformat(),
+                 "known_on": s.rules.known_on.isoformat() if s.rules.known_on else None,
+                 "fingerprint": s.rules.fingerprint, "bonus_multiplier": s.rules.p.bonus_multiplier,
+                 "warnings": list(s.warnings) + s.rules.warnings()} for s in self.result.sections]
+
+    def as_dict(self) -> dict:
+        return {"reproduced": self.reproduced, "total": self.total,
+                "players": [r.as_dict() for r in self.rows],
+                "summary": self.summary_line(), "source": self.published.source,
+                "format": self.published.kind, "tolerance": self.tolerance,
+                "known_on": self.known_on.isoformat() if self.known_on else None,
+                "readings": dict(self.readings), "notes": list(self.published.notes),
+                "sections": self.sections(),
+                "variants": [{"variant": v, "reproduced": n} for v, n in self.variants],
+                "by_section": [{"section": sec, "system": system, "reproduced": n, "total": m}
+                               for sec, system, n, m in self.by_section()],
+                "inferred": [i.as_dict() for i in self.inferred],
+                "chaining": {"chained": [{"section": a, "system": b, "id": c}
+                                         for a, b, c in self.chained],
+                             "overruled": [dataclasses.asdict(o) for o in self.overruled]},
+                "reproduced_inferred": self.reproduced_inferred,
+                "rated_on": (self.published.rated_on.isoformat()
+                             if self.published.rated_on else None),
+                "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
+                             for w, rows in self.warning_groups()]}
+
+
+def _post(result: EventResult, section: str, system: str, pid: str) -> Optional[float]:
+    for sr in result.sections:
+        if sr.section.name == section and sr.system == system:
+            for pr in sr.players:
+                if pr.id == pid:
+                    return _value(pr)
+    return None
+
+
+def _value(pr: PlayerResult) -> Optional[float]:
+    """The rating a crosstable would print after the event: the post when the
+    player played a rated game, else the unchanged pre-event rating."""
+    value = pr.post if pr.m else pr.pre
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _history_values(book: RuleBook, name: str) -> list:
+    out = []
+    for e in book.timelines[name].entries:
+        if e.value not in out:
+            out.append(e.value)
+    return out
+
+
+class _Variants:
+    """Re-ratings of the event under variants, each computed once."""
+
+    def __init__(self, event: Event, options: RatingOptions, book: RuleBook,
+                 rated_on: Optional[_dt.date] = None):
+        self.event, self.options, self.book = event, options, book
+        self.rated_on = rated_on
+        self._cache: dict = {}
+        self.labels: dict = {}  # whole-event variants: key -> what it is
+
+    def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
+             chain=None, **changes) -> Optional[EventResult]:
+        """The event (or ``event``) re-rated with ``changes`` to the options;
+        ``chain`` is the chain to rate it through (default: a PageChain)."""
+        if label is not None and event is None:
+            self.labels[key] = label
+        if key not in self._cache:
+            opts = RatingOptions(rules_on=self.options.rules_on, known_on=self.options.known_on,
+                                 readings=dict(self.options.readings), edition=self.options.edition,
+                                 reform=self.options.reform, trace=False)
+            for name, value in changes.items():
+                setattr(opts, name, value)
+            try:
+                if chain is not None:
+                    self._cache[key] = chain.rate_event(event or self.event, opts, self.book)
+                else:
+                    self._cache[key] = rate_published(event or self.event, opts, book=self.book)
+            except InputError:
+                self._cache[key] = None  # a variant that cannot be rated reproduces nothing
+        return self._cache[key]
+
+    def reform(self, name: str, value, label: str) -> Optional[EventResult]:
+        raw = {"name": label, "parameters": {name: [{"from": self.book.earliest().isoformat(),
+                                                     "value": value}]}}
+        return self.rate(("reform", name, json.dumps(value, sort_keys=True, default=str)),
+                         label=label, reform=reform_from_dict(raw, source="audit", book=self.book))
+
+    def whole_event(self) -> list[tuple[str, EventResult]]:
+        return [(label, self._cache[key]) for key, label in self.labels.items()
+                if self._cache.get(key) is not None]
+
+
+def _within(value: Optional[float], published: float, tol: float) -> bool:
+    return value is not None and abs(value - published) <= tol + _EPS
+
+
+def _fmt(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def floor_kinds(level: float, system: str, params, personal_floors: bool,
+                af: Optional[float] = None) -> list[str]:
+    """The kinds of floor that can hold a rating at ``level`` in ``system``
+    under resolved parameters ``params`` (a mapping name -> value):
+    established floor levels, a prize floor, the OLM floor (100-point levels)
+    and the personal absolute floor (base < level <= cap, when
+    ``personal_floors`` are in force).  ``af`` is the player's own AF when
+    their record gives it (then only that value counts as an AF)."""
+    kinds = []
+    if level != int(level):
+        return kinds
+    if level % 100 == 0:
+        drop = params.get("floor_drop", 200)
+        if level in (params.get("floor_levels") or []):
+            kinds.append(f"an established floor (a highest established rating of at least "
+                         f"{level + drop:g})")
+        if level <= (params.get("prize_floor_top") or 0):
+            kinds.append("a prize floor")
+        olm = params.get("olm")
+        if olm and level == olm["floor"] and system in (params.get("olm_systems") or []):
+            kinds.append("the Original Life Master floor")
+        if not kinds:
+            kinds.append("a 100-point floor level")
+    pf = params.get("personal_floor")
+    if (personal_floors and pf and system in (params.get("personal_floor_systems") or [])
+            and pf["base"] < level <= pf["cap"] and (af is None or af == level)):
+        kinds.append(f"the personal absolute floor (AF = {level:g})" if af == level else
+                     f"a personal absolute floor of {level:g} ({_af_counts(level, pf)}, a record "
+                     "the file does not give)")
+    return kinds
+
+
+def _af_counts(level: float, pf: dict) -> str:
+    """The rated-game counts that give a personal absolute floor of ``level``
+    (000 sec. 5: AF = base + win N_W + draw N_D + event N_R, at most cap)."""
+    need = int(level - pf["base"])
+    w, d, e = pf["win"], pf["draw"], pf["event"]
+    wins = need // w
+    rest = need - wins * w
+    draws = rest // d
+    events = rest - draws * d
+    example = f"for example {wins} wins, {draws} draws and {events // e} events"
+    return (f"AF = {pf['base']:g} + {w:g} x wins + {d:g} x draws + {e:g} x events with 3+ rated "
+            f"games, so {w:g}N_W + {d:g}N_D + {e:g}N_R = {need} ({example}, or any other "
+            "counts that add up so)")
+
+
+def _floor_detail(level: float, computed: float, kinds: list[str]) -> str:
+    return (f"published {level:g} is a floor level and the computed {computed:.2f} is below it: "
+            f"held by {' or '.join(kinds)}, which the file cannot show (floors bind only the "
+            "final rating)")
+
+
+def _floor_cause(row: AuditRow, tol: float) -> Optional[Cause]:
+    e, pr, sr = row.entry, row.result, row.section
+    level = e.post
+    if row.computed is None or not row.computed < level - tol:
+        return None
+    rec = pr.record_after
+    af = None
+    pf_res = sr.rules.params.get("personal_floor")  # not in force before 2008
+    pf = pf_res.value if pf_res is not None else None
+    if (pf and rec is not None and rec.wins is not None and rec.draws is not None
+            and rec.events3 is not None):
+        af = min(pf["base"] + pf["win"] * rec.wins + pf["draw"] * rec.draws
+                 + pf["event"] * rec.events3, pf["cap"])
+    params = {name: res.value for name, res in sr.rules.params.items()}
+    kinds = floor_kinds(level, e.system, params, sr.rules.plugins["floors"].value != "floors-002", af)
+    if not kinds:
+        return None
+    return Cause("floor", _floor_detail(level, row.computed, kinds), level, level)
+
+
+def _player_event(event: Event, section: str, change) -> Event:
+    """A copy of ``event`` in which ``change`` may edit the records of one
+    section's players (only those are copied; rounds and the rest are shared
+    and must not be edited)."""
+    sections = []
+    for sec in event.sections:
+        if sec.name == section:
+            players = [dataclasses.replace(p, ratings={k: dataclasses.replace(v)
+                                                       for k, v in p.ratings.items()})
+                       for p in sec.players]
+            sec = dataclasses.replace(sec, players=players)
+            change(sec)
+        sections.append(sec)
+    return dataclasses.replace(event, sections=sections)
+
+
+def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> list[Cause]:
+    e, sr = row.entry, row.section
+    out: list[Cause] = []
+    floor = _floor_cause(row, tol)
+    if floor:
+        out.append(floor)
+    p = sr.rules.p
+
+    for b in sorted(_history_values(book, "bonus_multiplier")):
+        if b == p.bonus_multiplier:
+            continue
+        value = _post(variants.reform("bonus_multiplier", b, f"B = {b:g}") or _empty(),
+                      e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            out.append(Cause("bonus_multiplier", f"bonus multiplier B = {b:g} (the rules in force "
+                             f"use B = {p.bonus_multiplier:g}) gives {_fmt(value)}", value, e.post))
+
+    for entry in book.timelines["nstar"].entries:
+        if entry.value == p.nstar:
+            continue
+        value = _post(variants.reform("nstar", entry.value,
+                                      f"N* in force from {entry.effective.isoformat()}") or _empty(),
+                      e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            ns = entry.value
+            out.append(Cause("effective_games",
+                             f"the effective-games formula in force from {entry.effective.isoformat()} "
+                             f"[{entry.source.cite()}]: N* = {ns['cap']:g}/sqrt({ns['a']:g} + "
+                             f"{ns['b']:g}({ns['center']:g} - R0)^2), gives {_fmt(value)}",
+                             value, e.post))
+
+    out.extend(_rounding(row, variants, tol))
+    out.extend(_history(row, variants, tol))
+    out.extend(_chaining(row, variants, tol))
+
+    for cid, conflict in book.conflicts.items():
+        current = variants.options.readings.get(cid, conflict.default)
+        for reading in conflict.readings:
+            if reading == current:
+                continue
+            readings = {**variants.options.readings, cid: reading}
+            alt = book.rules(sr.rules.on, known_on=variants.options.known_on, readings=readings,
+                             edition=variants.options.edition, reform=variants.options.reform)
+            if alt.fingerprint == sr.rules.fingerprint:
+                continue
+            value = _post(variants.rate(("reading", cid, reading), readings=readings,
+                                        label=f"reading {cid}={reading}") or _empty(),
+                          e.section, e.system, e.id)
+            if _within(value, e.post, tol):
+                out.append(Cause("reading", f"conflict '{cid}' read as '{reading}' "
+                                 f"({conflict.readings[reading]}) gives {_fmt(value)}", value, e.post))
+
+    if variants.options.known_on is None:
+        when = variants.rated_on or variants.event.end
+        alt = book.rules(sr.rules.on, known_on=when, readings=variants.options.readings,
+                         edition=variants.options.edition, reform=variants.options.reform)
+        if alt.fingerprint != sr.rules.fingerprint:
+            value = _post(variants.rate(("known_on", when), known_on=when,
+                                        label=f"as known on {when.isoformat()}") or _empty(),
+                          e.section, e.system, e.id)
+            if _within(value, e.post, tol):
+                changed = _changed_rules(sr.rules, alt)
+                what = ("the page's Rated (or Re-Rated) date" if variants.rated_on
+                        else "the event's end")
+                out.append(Cause("known_on", f"the rules as known on {what} "
+                                 f"({when.isoformat()}) give {_fmt(value)}: the rules in force "
+                                 f"were changed after that date by a retroactive decision"
+                                 + (f" ({changed})" if changed else ""), value, e.post))
+    return out
+
+
+def _changed_rules(now, then) -> str:
+    """What differs between two resolved rule sets: 'B = 12 -> 10 (decided
+    2025-06-03)' and the like."""
+    parts = []
+    for name, res in now.params.items():
+        old = then.params.get(name)
+        if old is not None and old.value != res.value:
+            decided = getattr(res.entry, "decided_on", None)
+            parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
+                         + (f", decided {decided}" if decided else ""))
+    return "; ".join(parts)
+
+
+def _empty() -> EventResult:
+    return EventResult(Event("", _dt.date.min, _dt.date.min, []), [])
+
+
+#: The rounding variants are tried only when the difference is at most the
+#: tolerance plus this: moving R0 and every opponent by the same amount moves
+#: both formulas' result by that amount, so half a point in the inputs moves
+#: the post by about half a point, never by several.
+ROUNDING_REACH = 2.0
+
+
+def _rounding(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    e, pr = row.entry, row.result
+    if row.diff is None or abs(row.diff) > tol + ROUNDING_REACH:
+        return []
+    sec = row.section.section
+    me = sec.player(pr.pair)
+    opps = {r.opponent for r in me.rounds if r.rated}
+    has_own = e.system in me.ratings
+    has_opps = any(e.system in sec.player(o).ratings for o in opps)
+    best = None
+    steps = (-0.5, 0.0, 0.5)
+    for d_own in (steps if has_own else (0.0,)):
+        for d_opp in (steps if has_opps else (0.0,)):
+            if d_own == 0 and d_opp == 0:
+                continue
+
+            def change(s, d_own=d_own, d_opp=d_opp):
+                for pl in s.players:
+                    rec = pl.ratings.get(e.system)
+                    if rec is None:
+                        continue
+                    if pl.pair == pr.pair:
+                        rec.rating += d_own
+                    elif pl.pair in opps:
+                        rec.rating += d_opp
+            ev = _player_event(variants.event, e.section, change)
+            res = variants.rate(("rounding", e.section, e.system, pr.pair, d_own, d_opp), event=ev)
+            value = _post(res or _empty(), e.section, e.system, e.id)
+            if _within(value, e.post, tol) and (best is None or abs(value - e.post) < abs(best[0] - e.post)):
+                best = (value, d_own, d_opp)
+    if best is None:
+        return []
+    value, d_own, d_opp = best
+    parts = []
+    if d_own:
+        parts.append(f"the player's pre-event rating {d_own:+g}")
+    if d_opp:
+        parts.append(f"the opponents' pre-event ratings {d_opp:+g}")
+    return [Cause("rounding", f"published pre-event ratings are rounded: with {' and '.join(parts)} "
+                  f"the post is {_fmt(value)}", value, e.post)]
+
+
+def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """Section chaining: a player in an earlier section of the event starts a
+    later one from its result (US Chess rates sections in sequence).  Tried
+    both ways: the later section from the page's own pre-event ratings, and
+    from the earlier sections' computed results."""
+    e = row.entry
+    if sum(1 for s in variants.event.sections if any(p.id == e.id for p in s.players)) < 2 \
+            and row.result.pre_from is None:
+        return []
+    out = []
+    for chain, key, what in (
+            (SectionsApart(), "apart", "each section rated from its own pre-event ratings (no "
+                                       "chaining)"),
+            (Chain(), "chained", "every pre-event rating in a later section taken from the "
+                                 "earlier section's computed result (section chaining)")):
+        value = _post(variants.rate(("chaining", key), chain=chain, label=what) or _empty(),
+                      e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
+                             e.post))
+    return out
+
+
+def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    e, pr = row.entry, row.result
+    rec = row.section.section.player(pr.pair).ratings.get(e.system)
+    if rec is None or rec.games <= 0:
+        return []
+    out = []
+    for kind in ("wins", "losses"):
+        if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
+            continue
+
+        def change(s, kind=kind):
+            r = s.player(pr.pair).ratings[e.system]
+            r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
+        ev = _player_event(variants.event, e.section, change)
+        value = _post(variants.rate(("history", e.section, e.system, pr.pair, kind), event=ev)
+                      or _empty(), e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            out.append(Cause("history", f"an earlier history of only {kind} ({kind} = games = "
+                             f"{rec.games}), which the file does not show, gives {_fmt(value)} "
+                             "(special formula)", value, e.post))
+    return out
+
+
+def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
+          readings: Optional[dict] = None, book: Optional[RuleBook] = None,
+          options: Optional[RatingOptions] = None) -> Audit:
+    """Re-rate the published event and explain every rating not reproduced
+    within ``tolerance`` (see the module text).  ``options`` (the command
+    line's rules options) replaces ``known_on`` and ``readings``."""
+    if options is not None:
+        known_on, readings = options.known_on, dict(options.readings)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+            or not math.isfinite(tolerance) or tolerance < 0:
+        raise InputError(f"tolerance {tolerance!r} must be a number of points >= 0")
+    book = book or RuleBook.load()
+    readings = dict(readings or {})
+    book.check_readings(readings)
+    options = (RatingOptions(known_on=known_on, readings=readings, trace=True) if options is None
+               else dataclasses.replace(options, readings=readings, trace=True))
+    chain = PageChain()
+    result = rate_published(published.event, options, book=book, chain=chain)
+    index = {(sr.section.name, sr.system): sr for sr in result.sections}
+    variants = _Variants(published.event, options, book, published.rated_on)
+    rows = []
+    for entry in published.entries:
+        sr = index.get((entry.section, entry.system))
+        pr = None
+        if sr is not None:
+            pr = next((x for x in sr.players if x.id == entry.id), None)
+        if sr is None or pr is None:
+            systems = [s.system for s in result.sections if s.section.name == entry.section]
+            problem = (f"section {entry.section!r} is not rated in {entry.system} under the rules "
+                       f"in force (rated in: {', '.join(systems) or 'none'})")
+            rows.append(AuditRow(entry, sr, pr, None, False, problem=problem))
+            continue
+        computed = _value(pr)
+        row = AuditRow(entry, sr, pr, computed, _within(computed, entry.post, tolerance))
+        if computed is None:
+            row.problem = "unrated and played no rated game: no post-event rating"
+        if not row.reproduced:
+            row.explain = explain_player(EventResult(result.event, [sr]), entry.id)
+            if computed is not None:
+                causes = _causes(row, variants, book, tolerance)
+                row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
+        rows.append(row)
+    inferred, with_inferred = initialization_causes(published, rows, result, options, book,
+                                                    tolerance)
+    for r in rows:
+        r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
+    better = []
+    base_count = sum(1 for r in rows if r.reproduced)
+    for label, res in variants.whole_event():
+        n = sum(1 for e in published.entries
+                if _within(_post(res, e.section, e.system, e.id), e.post, tolerance))
+        if n > base_count:
+            better.append((label, n))
+    better.sort(key=lambda x: -x[1])
+    a = Audit(published, result, rows, float(tolerance), known_on, readings, better,
+              inferred, with_inferred)
+    a.overruled = chain.overruled
+    a.chained = chain.chained
+    return a
