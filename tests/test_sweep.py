@@ -49,7 +49,7 @@ def test_vary_parses_and_every_reform_is_validated():
         "bonus_multiplier=6,bonus_m_prime_min=4", "bonus_multiplier=8,bonus_m_prime_min=3",
         "bonus_multiplier=8,bonus_m_prime_min=4"]
     reform = combos[1].side.options.reform
-    assert reform.parameters["bonus_multiplier"][0][2] == 6
+    assert reform.parameters["bonus_multiplier"][0].value == 6
     for bad in ("bonus_multiplier", "bonus_multiplier=", "bonus_multiplier=6,,8",
                 "bonus_multiplier=6,6"):
         with pytest.raises(InputError, match="--vary"):

@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import parse_date, read_data
-from uschess.calendar.rulebook import Reform, RuleBook
+from uschess.calendar.rulebook import Period, Reform, RuleBook
 from uschess.calendar.timeline import Timeline
 from uschess.model import SYSTEMS
 
@@ -93,7 +93,7 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
                     if not isinstance(value, str) or value not in owners:
                         raise InputError(f"{at}: plugin {_show(value)} is not one of "
                                          f"{', '.join(owners)}", file=source)
-                rows.append((start, until, value, note))
+                rows.append(Period(start, until, value, note))
             target[pname] = rows
     return reform
 

@@ -59,19 +59,35 @@ class Edition:
     plugins: dict[str, Entry]
 
 
+@dataclass(frozen=True)
+class Period:
+    """One override of a reform: ``value`` (a parameter's value, or a
+    plugin's name for a slot) from ``start`` until the day before ``until``
+    (None: open-ended), with the reform's note."""
+
+    start: _dt.date
+    until: Optional[_dt.date]
+    value: Any
+    note: Optional[str] = None
+
+    def covers(self, on: _dt.date) -> bool:
+        return self.start <= on and (self.until is None or on < self.until)
+
+
 @dataclass
 class Reform:
-    """Overrides of the baseline for periods: ``parameters`` maps a name to a
-    list of (from, until, value, note); ``plugins`` maps a slot to a list of
-    (from, until, plugin name, note).  ``until`` is exclusive, None = open."""
+    """Overrides of the baseline for periods: ``parameters`` maps a name, and
+    ``plugins`` a slot, to a list of :class:`Period`."""
 
     name: str
-    parameters: dict[str, list] = field(default_factory=dict)
-    plugins: dict[str, list] = field(default_factory=dict)
+    parameters: dict[str, list[Period]] = field(default_factory=dict)
+    plugins: dict[str, list[Period]] = field(default_factory=dict)
     extra_plugins: list = field(default_factory=list)  # plugin objects that answer first
 
     def key(self) -> str:
-        return json.dumps({"n": self.name, "p": self.parameters, "s": self.plugins,
+        def rows(group):
+            return {k: [[p.start, p.until, p.value, p.note] for p in v] for k, v in group.items()}
+        return json.dumps({"n": self.name, "p": rows(self.parameters), "s": rows(self.plugins),
                            "x": [type(x).__name__ for x in self.extra_plugins]},
                           sort_keys=True, default=str)
 
@@ -345,7 +361,7 @@ class RuleBook:
                   for t in group.values() for e in t.entries}
         if reform is not None:
             points |= {d for periods in (*reform.parameters.values(), *reform.plugins.values())
-                       for start, until, _, _ in periods for d in (start, until) if d is not None}
+                       for p in periods for d in (p.start, p.until) if d is not None}
         return sorted(d for d in points if d >= self._earliest)
 
     def _resolve(self, on: _dt.date, known_on, readings, edition, ed, reform) -> Rules:
@@ -378,16 +394,12 @@ class RuleBook:
         return result
 
     def _apply_reform(self, reform: Reform, on, params, plugins) -> None:
-        for name, periods in reform.parameters.items():
-            for start, until, value, note in periods:
-                if start <= on and (until is None or on < until):
-                    e = Entry(start, value, Source("reform", reform.name, note))
-                    params[name] = Resolved(name, value, e, [], origin="reform")
-        for slot, periods in reform.plugins.items():
-            for start, until, value, note in periods:
-                if start <= on and (until is None or on < until):
-                    e = Entry(start, value, Source("reform", reform.name, note))
-                    plugins[slot] = Resolved(slot, value, e, [], origin="reform")
+        for group, resolved in ((reform.parameters, params), (reform.plugins, plugins)):
+            for name, periods in group.items():
+                for p in periods:
+                    if p.covers(on):
+                        e = Entry(p.start, p.value, Source("reform", reform.name, p.note))
+                        resolved[name] = Resolved(name, p.value, e, [], origin="reform")
 
     def _call(self, chosen: Mapping[str, str], extras) -> _Calls:
         """The ``rules.call`` object for the plugins ``chosen`` per slot (one per

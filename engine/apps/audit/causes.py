@@ -217,6 +217,13 @@ def _fmt(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
+def _personal_floors(rules) -> bool:
+    """Whether the floors plugin in force has the personal absolute floor
+    (asked of the plugin, not of its name)."""
+    plugin = RuleBook.load().registered.get(rules.plugins["floors"].value)
+    return bool(getattr(plugin, "personal", False))
+
+
 def floor_kinds(level: float, system: str, params, personal_floors: bool,
                 af: Optional[float] = None) -> list[str]:
     """The kinds of floor that can hold a rating at ``level`` in ``system``
@@ -284,7 +291,7 @@ def _floor_cause(row: AuditRow, tol: float) -> Optional[Cause]:
         af = min(pf["base"] + pf["win"] * rec.wins + pf["draw"] * rec.draws
                  + pf["event"] * rec.events3, pf["cap"])
     params = {name: res.value for name, res in sr.rules.params.items()}
-    kinds = floor_kinds(level, e.system, params, sr.rules.plugins["floors"].value != "floors-002", af)
+    kinds = floor_kinds(level, e.system, params, _personal_floors(sr.rules), af)
     if not kinds:
         return None
     return Cause("floor", _floor_detail(level, row.computed, kinds), level, level)
