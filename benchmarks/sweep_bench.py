@@ -19,6 +19,7 @@ Also checks that both runs give the same table.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -38,7 +39,7 @@ from uschess.commands.evaluate import load_history  # noqa: E402
 PER_EVENT = 135.0
 
 
-def run(events, truth, combos, workers: int) -> tuple[dict, float, float, float]:
+def run(events, truth, combos, workers: int, reader) -> tuple[dict, float, float, float]:
     from dask.distributed import LocalCluster
     t0 = time.perf_counter()
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -46,7 +47,8 @@ def run(events, truth, combos, workers: int) -> tuple[dict, float, float, float]
         start = time.perf_counter() - t0
         results = ResultsFile(None, history_fingerprint(events, truth), {})
         t1 = time.perf_counter()
-        out = sweep(events, truth, combos, results=results, scheduler=cluster.scheduler_address)
+        out = sweep(events, truth, combos, results=results, scheduler=cluster.scheduler_address,
+                    reader=reader)
         wall = time.perf_counter() - t1
     cpu = sum(v["cpu_seconds"] for v in results.done.values())
     return out.evaluation.as_dict(), start, wall, cpu
@@ -57,25 +59,31 @@ def main(argv=None) -> int:
     ap.add_argument("--player-games", type=int, default=60_000)
     ap.add_argument("--seed", type=int, default=14)
     ap.add_argument("--values", default="6,8,10,12,14", help="values of bonus_multiplier")
+    ap.add_argument("--send", action="store_true",
+                    help="send the history to the workers instead of letting them read it")
     args = ap.parse_args(argv)
 
     n_events = max(10, int(args.player_games / PER_EVENT))
     players = max(200, int(n_events * 2.2))
     with tempfile.TemporaryDirectory() as tmp:
-        write_history(Path(tmp) / "hist", args.seed, players, n_events)
-        events, truth = load_history([str(Path(tmp) / "hist")])
-    print(f"history: {len(events)} events, {players} players, "
-          f"{sum(player_games(e) for e in events):,} player-games; {os.cpu_count()} CPUs")
-    combos = combinations([parse_vary(f"bonus_multiplier={args.values}")])
-    walls = {}
-    tables = {}
-    for workers in (1, 2):
-        data, start, wall, cpu = run(events, truth, combos, workers)
-        walls[workers] = wall
-        tables[workers] = data
-        print(f"{workers} worker(s): {len(combos)} tasks in {wall:.1f} s wall, {cpu:.1f} s CPU "
-              f"in the tasks (CPU/wall {cpu / wall:.2f}: the cores the sweep had); cluster "
-              f"start {start:.1f} s")
+        hist = str(Path(tmp) / "hist")
+        write_history(hist, args.seed, players, n_events)
+        events, truth = load_history([hist])
+        print(f"history: {len(events)} events, {players} players, "
+              f"{sum(player_games(e) for e in events):,} player-games; {os.cpu_count()} CPUs")
+        combos = combinations([parse_vary(f"bonus_multiplier={args.values}")])
+        # the workers read the history's files themselves, as 'uschess sweep' has them do
+        # on a local cluster; --send gives it to them with the tasks instead
+        reader = None if args.send else functools.partial(load_history, [hist])
+        walls = {}
+        tables = {}
+        for workers in (1, 2):
+            data, start, wall, cpu = run(events, truth, combos, workers, reader)
+            walls[workers] = wall
+            tables[workers] = data
+            print(f"{workers} worker(s): {len(combos)} tasks in {wall:.1f} s wall, {cpu:.1f} s "
+                  f"CPU in the tasks (CPU/wall {cpu / wall:.2f}: the cores the sweep had); "
+                  f"cluster start {start:.1f} s")
     print(f"ratio 2 workers / 1 worker: {walls[2] / walls[1]:.2f} (0.50 = halved)")
     same = tables[1]["ranking"] == tables[2]["ranking"]
     print(f"same table on one and two workers: {'yes' if same else 'NO'}")

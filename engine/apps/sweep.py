@@ -126,10 +126,28 @@ def history_fingerprint(events, truth: Optional[dict]) -> str:
     return h.hexdigest()
 
 
+#: Histories a worker process has read, by what read them (see ``run_task``).
+_READ: dict = {}
+
+
+def _history_on_worker(history):
+    """``history`` as (events, truth): given, or read once per worker process
+    by ``history`` itself, a picklable function of no arguments (a
+    ``functools.partial``) that reads it from files the workers share."""
+    if not callable(history):
+        return history
+    key = (getattr(history, "func", history).__qualname__,
+           repr(getattr(history, "args", ())), repr(getattr(history, "keywords", {})))
+    if key not in _READ:
+        _READ.clear()  # one history at a time
+        _READ[key] = history()
+    return _READ[key]
+
+
 def run_task(history, side: RuleSide, drift_system: str) -> dict:
     """One combination, on a worker: its scores (as a results-file state),
     the worker's CPU time and the wall time of the task."""
-    events, truth = history
+    events, truth = _history_on_worker(history)
     wall, cpu = time.perf_counter(), time.process_time()
     vs, _ = evaluate_side(side, events, truth=truth, drift_system=drift_system)
     return {"state": vs.to_state(), "cpu_seconds": time.process_time() - cpu,
@@ -208,9 +226,14 @@ def open_client(scheduler: Optional[str], workers: int, timeout: float = 20.0):
 def sweep(events, truth, combos: Sequence[Combination], *, results: ResultsFile,
           drift_system: str = "OTBR", scheduler: Optional[str] = None, workers: int = 2,
           timeout: float = 20.0, started: Optional[Callable[[list, list], None]] = None,
-          progress: Optional[Callable[[int, int, str, dict], None]] = None) -> SweepResult:
+          progress: Optional[Callable[[int, int, str, dict], None]] = None,
+          reader: Optional[Callable[[], tuple]] = None) -> SweepResult:
     """Evaluate every combination not yet in ``results`` on the cluster, as
     one task each; the evaluation of all, in the order of ``combos``.
+    ``reader``: a picklable function of no arguments giving (events, truth)
+    from files every worker can read at the same paths; each worker process
+    then reads the history itself, once, instead of receiving it (sending a
+    large history to every worker takes longer than reading it).
     ``started(todo, skipped)`` is called once the cluster is reached,
     ``progress(done, total, key, result)`` as each task finishes."""
     todo = [c for c in combos if c.key not in results.done]
@@ -221,7 +244,8 @@ def sweep(events, truth, combos: Sequence[Combination], *, results: ResultsFile,
         try:
             if started:
                 started(todo, skipped)
-            history = client.scatter((events, truth), broadcast=True)
+            history = reader if reader is not None else \
+                client.scatter((events, truth), broadcast=True)
             futures = {client.submit(run_task, history, c.side, drift_system, pure=False): c
                        for c in todo}
             done = len(skipped)

@@ -4,6 +4,7 @@ combination of reform values on a Dask cluster (see :mod:`uschess.apps.sweep`)."
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from uschess.apps.evaluate import format_ranking
@@ -41,6 +42,10 @@ def register(sub) -> None:
                    help="the reforms take effect on DATE (default: each parameter's first date)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="the scheduler of an existing Dask cluster (default: a local cluster)")
+    p.add_argument("--shared-files", action="store_true",
+                   help="the workers of --scheduler see the history's files at the same paths: "
+                        "each reads them instead of receiving the history (always so for the "
+                        "local cluster)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
                    help="worker processes of the local cluster (default 2)")
     p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
@@ -91,7 +96,9 @@ def run(args) -> int:
     try:
         result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
                        scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
-                       started=started, progress=progress)
+                       started=started, progress=progress,
+                       reader=(functools.partial(load_history, list(args.history), args.truth)
+                               if args.scheduler is None or args.shared_files else None))
     except KeyboardInterrupt:
         kept = sum(1 for c in combos if c.key in results.done)
         raise KeyboardInterrupt(
