@@ -10,7 +10,7 @@ import sys
 from uschess import __version__
 from uschess.errors import InputError
 
-COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io"]
+COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io", "serve"]
 
 
 def build_parser() -> argparse.ArgumentParser:

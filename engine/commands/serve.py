@@ -1,0 +1,57 @@
+"""``uschess serve``: the local web app (see :mod:`uschess.web.app`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from uschess.errors import InputError
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = float("nan")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number > 0")
+        return value
+    return parse
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="start the local web app (estimator, rate an event, rules, store)",
+                       description="Serve the estimator, event rating with explanations and audit, "
+                                   "the rules timeline, a store's players, and a JSON API under /api/.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", metavar="FILE", help="a ratings store for the Store page (SQLite file or "
+                                                 "postgresql:// URL)")
+    p.add_argument("--max-upload-mb", type=_positive(float), default=None, metavar="MB",
+                   help="largest upload accepted (default 20)")
+    p.add_argument("--time-limit", type=_positive(float), default=None, metavar="SECONDS",
+                   help="longest a request may take to upload and rate (default 60)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    try:
+        import uvicorn
+        from uschess.web.app import DEFAULT_MAX_UPLOAD, DEFAULT_TIME_LIMIT, create_app
+    except ImportError as err:
+        raise InputError(f"the web app needs its extra ({err.name} is missing): "
+                         "pip install 'uschess-ratings[web]'")
+    if not 0 < args.port < 65536:
+        raise InputError(f"--port {args.port}: not a port number (1..65535)")
+    if args.db:
+        from uschess.io.store import Store
+        with Store.open(args.db, create=False):
+            pass  # a missing or unreadable store is refused before the server starts
+    app = create_app(args.db,
+                     max_upload=int(args.max_upload_mb * 1_000_000) if args.max_upload_mb else DEFAULT_MAX_UPLOAD,
+                     time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
+    print(f"uschess: serving on http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
