@@ -268,7 +268,7 @@ class WebApp:
             return Response(f"{err}\n", status_code=400, media_type="text/plain")
         text = yaml.safe_dump(est.event_dict(req), sort_keys=False, allow_unicode=True)
         return Response(text, media_type="application/yaml",
-                        headers={"content-disposition": 'attachment; filename="estimate.yaml"'})
+                        headers={"content-disposition": f'attachment; filename="{est.EVENT_FILE}"'})
 
     async def rate_form(self, request: Request) -> Response:
         return self.page(request, "rate.html", form={})

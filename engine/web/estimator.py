@@ -32,8 +32,11 @@ from uschess.rating.pipeline import EventResult, PlayerResult, rate_event
 DEFAULT_ROWS = 8
 #: The most opponent rows one estimate takes.
 MAX_ROWS = 60
-#: The source name given to the event built from the form (in error lines).
+#: The name errors in the form's fields are given.
 SOURCE = "estimator"
+#: The name of the event file the estimate rates (the page's download, and
+#: the event's source in the JSON, as ``uschess rate estimate.yaml --json``).
+EVENT_FILE = "estimate.yaml"
 PLAYER_ID = "1"
 
 
@@ -232,7 +235,7 @@ def estimate(req: EstimateRequest) -> Estimate:
     """Rate the estimate's event (see the module docstring)."""
     side = rules_side(req.rules, "rules")
     other_side = rules_side(req.compare, "compare") if req.compare else None
-    event = event_from_dict(event_dict(req), source=SOURCE)
+    event = event_from_dict(event_dict(req), source=EVENT_FILE)
     result = rate_event(event, side.options)
     other = rate_event(event, other_side.options) if other_side else None
     return Estimate(req, side, result, other_side, other)
