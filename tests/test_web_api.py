@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("multipart", reason="the web extra is not installed (python-multipart)")
@@ -168,6 +169,20 @@ def test_estimate_compare_shows_the_other_rules_side_by_side(client, capsys, tmp
     assert {s["rules"]["on"] for s in base["sections"]} == {"2025-03-21"}
 
 
+def test_estimate_foreign_ratings_reach_the_event(client):
+    params = {**ESTIMATE, "rating": "", "games": "", "fide": "2050", "cfc": "1900", "canadian": "1",
+              "birth": "2001-02-03", "adult": "1"}
+    event = yaml.safe_load(client.get("/estimate/event.yaml", params=params).text)
+    me = event["sections"][0]["players"][0]
+    assert me["fide"] == {"rating": 2050.0, "date": "2025-03-21"}
+    assert me["cfc"] == {"rating": 1900.0, "date": "2025-03-21", "canadian": True}
+    assert me["birth_date"] == "2001-02-03" and me["adult"] is True and "ratings" not in me
+    data = client.get("/api/estimate", params=params).json()
+    mine = [p for s in data["sections"] for p in s["players"] if p["id"] == "1"]
+    assert mine and all(p["pre"] is None and p["initial"] for p in mine)
+    assert any("fide" in json.dumps(p["initial"]["sources"]).lower() for p in mine)
+
+
 @pytest.mark.parametrize("change, words", [
     ({"rating": "abc"}, "estimator: field rating: your rating: 'abc' is not a number"),
     ({"opp_result_1": ""}, "opponent 1: choose the result"),
@@ -183,6 +198,16 @@ def test_estimate_errors_are_one_located_line(client, change, words):
     assert words in page_error(r.text)
     api = client.get("/api/estimate", params={**ESTIMATE, **change})
     assert api.status_code == 400 and words in api.json()["error"]
+
+
+def test_pages_need_no_javascript(client):
+    pages = ["/", "/estimate", "/estimate?" + "&".join(f"{k}={v}" for k, v in ESTIMATE.items()),
+             "/rate", "/rules", "/store", upload_dbf(client).headers["location"]]
+    for url in pages:
+        text = client.get(url).text
+        assert "<script" not in text.lower() and "onclick" not in text.lower(), url
+        for form in re.findall(r"<form[^>]*>", text):
+            assert 'method="get"' in form or 'method="post"' in form, (url, form)
 
 
 def test_estimate_form_keeps_its_values_and_grows(client):

@@ -71,6 +71,7 @@ class EstimateRequest:
     adult: bool
     fide: Optional[float]
     cfc: Optional[float]
+    canadian: bool
     opponents: list[Opponent]
     rules: str = "baseline"
     compare: Optional[str] = None
@@ -167,7 +168,7 @@ def parse_form(form: Mapping[str, str]) -> EstimateRequest:
         losses=_number(form, "losses", "your losses", integer=True),
         birth_date=_date(form, "birth", "birth date"), adult=bool(_text(form, "adult")),
         fide=_number(form, "fide", "FIDE rating"), cfc=_number(form, "cfc", "CFC rating"),
-        opponents=opponents, rules=_text(form, "rules") or "baseline",
+        canadian=bool(_text(form, "canadian")), opponents=opponents, rules=_text(form, "rules") or "baseline",
         compare=_text(form, "compare") or None)
     if req.rating is not None and req.games is None:
         raise InputError("your rating needs the number of games it is based on", file=SOURCE,
@@ -199,7 +200,7 @@ def event_dict(req: EstimateRequest) -> dict:
     if req.fide is not None:
         player["fide"] = {"rating": req.fide, "date": req.date.isoformat()}
     if req.cfc is not None:
-        player["cfc"] = {"rating": req.cfc, "date": req.date.isoformat(), "canadian": True}
+        player["cfc"] = {"rating": req.cfc, "date": req.date.isoformat(), "canadian": req.canadian}
     players = [player]
     flip = {"W": "L", "L": "W", "D": "D"}
     for i, o in enumerate(req.opponents):
