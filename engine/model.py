@@ -34,7 +34,10 @@ class SystemRecord:
     is N_R of sec. 5 (events with three or more rated games); ``peak`` the
     highest established rating; ``olm`` the Original Life Master floor;
     ``prize_floor`` a floor earned by a cash prize; ``date`` when the rating
-    was computed (the staleness D_k of the blended initialization, sec. 2).
+    was computed (the staleness D_k of the blended initialization, sec. 2);
+    ``lowered_floor`` a floor lowered at the player's request after a match
+    (sec. 7, restriction 4) and ``lowered_from`` the sec. 5 floor it replaced:
+    it holds while sec. 5 still gives ``lowered_from``.
     """
 
     rating: float
@@ -48,6 +51,8 @@ class SystemRecord:
     prize_floor: Optional[int] = None
     date: Optional[_dt.date] = None
     games_above_2200: Optional[int] = None
+    lowered_floor: Optional[float] = None
+    lowered_from: Optional[float] = None
 
     @property
     def all_wins(self) -> bool:
@@ -58,6 +63,38 @@ class SystemRecord:
     def all_losses(self) -> bool:
         """Every earlier rated game a loss (project reading 3)."""
         return self.games > 0 and self.losses is not None and self.losses == self.games
+
+
+    def as_dict(self, compact: bool = False) -> dict:
+        """The record as plain data, the one serializer: every field (None
+        where unknown) for JSON output; ``compact`` leaves out what is
+        unknown or false, as event files write it."""
+        out = {"rating": self.rating, "games": self.games, "wins": self.wins,
+               "draws": self.draws, "losses": self.losses, "events3": self.events3,
+               "peak": self.peak, "olm": self.olm, "prize_floor": self.prize_floor,
+               "games_above_2200": self.games_above_2200,
+               "date": self.date.isoformat() if self.date else None,
+               "lowered_floor": self.lowered_floor, "lowered_from": self.lowered_from}
+        if compact:
+            out = {k: v for k, v in out.items() if v is not None and v is not False}
+        return out
+
+
+@dataclass(frozen=True)
+class MatchChange:
+    """One earlier match's change to a player's rating (post - pre), for the
+    caps of sec. 7 restriction 2.  ``system`` None: the system of the match
+    being rated."""
+
+    date: _dt.date
+    change: float
+    system: Optional[str] = None
+
+    def as_dict(self) -> dict:
+        out = {"date": self.date.isoformat(), "change": self.change}
+        if self.system:
+            out["system"] = self.system
+        return out
 
 
 @dataclass
@@ -100,7 +137,7 @@ class Player:
     fide: Optional[ForeignRating] = None
     cfc: Optional[ForeignRating] = None
     state: Optional[str] = None
-    match_history: Optional[list] = None  # earlier match changes (uschess.rating.match.MatchChange)
+    match_history: Optional[list] = None  # earlier match changes (MatchChange)
 
     @property
     def label(self) -> str:

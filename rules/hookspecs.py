@@ -14,6 +14,19 @@ PROJECT = "uschess"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
+#: The slot each hook answers for (a rating that called the hook depended on
+#: the plugin in force for that slot).  A test checks every hook is here.
+HOOK_SLOTS = {
+    "uschess_classify": "classify",
+    "uschess_age_rating": "age",
+    "uschess_initial_rating": "initialize",
+    "uschess_special_rating": "special",
+    "uschess_k_factor": "k_factor",
+    "uschess_bonus_eligible": "bonus",
+    "uschess_personal_floor": "floors",
+    "uschess_store_rating": "storage",
+}
+
 
 @hookspec(firstresult=True)
 def uschess_classify(tc, online, p):

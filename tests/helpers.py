@@ -48,12 +48,14 @@ def d(text):
 def store_write(eid="E1", rating=1234.5678901234567, pid="100", system="OTBR", pre=None):
     """One event's write to a ratings store: a player's record and change."""
     from uschess.model import ForeignRating, SystemRecord
-    from uschess.io.store import EventWrite, PlayerInfo
+    from uschess.io.store import Change, EventWrite, PlayerInfo
     D = dt.date
     rec = SystemRecord(rating=rating, games=4, wins=2, draws=1, losses=1, events3=1,
                        peak=None, date=D(2020, 1, 5), games_above_2200=0)
     w = EventWrite(id=eid, name="Test", start=D(2020, 1, 4), end=D(2020, 1, 5), source="x.yaml")
-    w.changes.append((eid, 0, "Open", system, pid, pre, rating, 0, 4, 4, 2.5, "special", 0, "fp1"))
+    w.changes.append(Change(event_id=eid, pos=0, section="Open", system=system, player_id=pid,
+                            pre=pre, post=rating, games_before=0, games_after=4, m=4, score=2.5,
+                            formula="special", floor_applied=False, fingerprint="fp1"))
     w.ratings[(pid, system)] = rec
     w.players.append(PlayerInfo(id=pid, name="Doe, Jane", birth_date=D(2000, 2, 29),
                                 fide=ForeignRating(1900.0, D(2019, 12, 1))))

@@ -31,15 +31,18 @@ def test_rate_prints_crosstables():
 def test_rate_json_shape(capsys):
     assert main(["rate", str(EXAMPLE), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"event", "sections"}
+    assert set(data) == {"event", "rulesets", "sections"}
     sec = data["sections"][0]
+    # each distinct rule set is given once and referred to by its fingerprint
+    assert len(data["rulesets"]) == len({s["rules"] for s in data["sections"]})
+    assert all(data["rulesets"][s["rules"]]["fingerprint"] == s["rules"] for s in data["sections"])
     assert {"name", "system", "rules", "players"} <= set(sec)
     for key in ("id", "pair", "pre", "post", "post_rounded", "games_before", "games_after", "formula",
                 "initial", "n_eff", "step3", "step4", "step5", "k", "bonus", "floor", "floor_applied",
                 "record_after"):
         assert key in sec["players"][0]
     assert isinstance(sec["players"][0]["post"], float)
-    assert sec["rules"]["parameters"]["bonus_multiplier"]["source"] == "000"
+    assert data["rulesets"][sec["rules"]]["parameters"]["bonus_multiplier"]["source"] == "000"
 
 
 def test_python_api_matches_json(capsys):

@@ -42,7 +42,7 @@ def test_nstar_parameters_match_dates():
                                        (50, 6, 14.29), (50, 10, 13.33)])
 def test_k_table_sec42(n_eff, m, k):
     rules = RuleBook.load().rules(d("2025-03-01"))
-    got = rules.hook.uschess_k_factor(r0=1500.0, n_eff=n_eff, m=m, system="OTBR", tc=None,
+    got = rules.call.uschess_k_factor(r0=1500.0, n_eff=n_eff, m=m, system="OTBR", tc=None,
                                       half_k=False, otbr=1500.0, p=rules.p)
     assert round(got, 2) == k
 
@@ -59,8 +59,8 @@ def test_blended_example_sec2():
     """000 sec. 2: born July 1, 2000, OLB event ending Sept 1, 2020 -> R0 = 1702, N = 10,
     with every column of the table."""
     rules = RuleBook.load().rules(d("2020-09-01"))
-    init: Initial = rules.hook.uschess_initial_rating(player=_blend_player(), system="OLB",
-                                                      end=d("2020-09-01"), p=rules.p, hook=rules.hook)
+    init: Initial = rules.call.uschess_initial_rating(player=_blend_player(), system="OLB",
+                                                      end=d("2020-09-01"), p=rules.p, hook=rules.call)
     table = {r["source"]: r for r in init.sources}
     expected = {"OTBR": (1759, 10, 891, 886.52, 2.49, 0.60, 5.98),
                 "OTBQ": (1643, 5, 962, 876.80, 2.19, 0.55, 2.74),
@@ -82,8 +82,8 @@ def test_blended_example_2020_birth_year_does_not_reproduce():
     rules = RuleBook.load().rules(d("2020-09-01"))
     pl = _blend_player()
     pl.birth_date = dt.date(2020, 7, 1)
-    init = rules.hook.uschess_initial_rating(player=pl, system="OLB", end=d("2020-09-01"),
-                                             p=rules.p, hook=rules.hook)
+    init = rules.call.uschess_initial_rating(player=pl, system="OLB", end=d("2020-09-01"),
+                                             p=rules.p, hook=rules.call)
     assert round(init.sources[0]["P"], 2) != 886.52
 
 
@@ -91,7 +91,7 @@ def test_personal_floor_example_sec5():
     """000 sec. 5: 3 wins, 1 draw, 10 events -> AF = 124."""
     rules = RuleBook.load().rules(d("2025-03-01"))
     after = SystemRecord(rating=90, games=4, wins=3, draws=1, losses=0, events3=10)
-    floor, why = rules.hook.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
+    floor, why = rules.call.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
     assert floor == 124 and "personal" in why
 
 
@@ -100,7 +100,7 @@ def test_established_floor_examples_sec5(peak, floor):
     rules = RuleBook.load().rules(d("2025-03-01"))
     assert F.floor_level(peak, rules.p.floor_drop, rules.p.floor_levels) == floor
     after = SystemRecord(rating=1000, games=40, wins=0, draws=0, losses=40, events3=0, peak=peak)
-    got, _ = rules.hook.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
+    got, _ = rules.call.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
     assert got == (floor if floor is not None else 100)  # 1388: the absolute floor
 
 
@@ -124,8 +124,8 @@ def test_standard_formula_example_002_as_written():
     assert round(38.89 * (3.5 - round(e, 3)), 2) == 83.11
     assert bonus == pytest.approx(63.11, abs=0.02) and r == pytest.approx(1446.22, abs=0.05)
     rules = RuleBook.load().rules(d("2001-03-01"), edition="2001-02-22")
-    assert rules.hook.uschess_store_rating(pre=1300.0, value=r, p=rules.p) == 1447.0
-    assert rules.hook.uschess_store_rating(pre=1300.0, value=1299.2, p=rules.p) == 1299.0
+    assert rules.call.uschess_store_rating(pre=1300.0, value=r, p=rules.p) == 1447.0
+    assert rules.call.uschess_store_rating(pre=1300.0, value=1299.2, p=rules.p) == 1299.0
 
     # The same event through the pipeline, 002 as written: step 4 (opponents at
     # their pre-event ratings) is the document's single application.

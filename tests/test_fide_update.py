@@ -16,8 +16,8 @@ import yaml
 
 from uschess.cli import main
 from uschess.errors import InputError
-from uschess.rating.fide_update import (FideUpdateResult, fide_update, fide_update_from_dict,
-                                load_fide_update)
+from uschess.io.fide_file import fide_update_from_dict, load_fide_update
+from uschess.rating.fide_update import FideUpdateResult, fide_update
 from uschess.formulas import effective_games, we
 from uschess.rating.pipeline import RatingOptions
 from uschess.calendar.rulebook import RuleBook
@@ -268,7 +268,7 @@ def test_replay_mixing_events_matches_and_fide_updates(tmp_path):
     store_mod = importlib.import_module("uschess.io.store")
     replay_mod = importlib.import_module("uschess.apps.replay")
     from uschess.io.eventfile import event_from_dict
-    from uschess.rating.fide_update import apply_fide_update
+    from uschess.apps.replay import apply_fide_update
 
     def ev(eid, start, players, kind="swiss"):
         return event_from_dict({

@@ -30,7 +30,7 @@ def summary(result) -> dict:
             if p["initial"]:
                 row["initial"] = [p["initial"]["rating"], p["initial"]["games"]]
             rows[f"{p['pair']} {p['id']}"] = row
-        out[f"{sec['name']} {sec['system']}"] = {"fingerprint": sec["rules"]["fingerprint"],
+        out[f"{sec['name']} {sec['system']}"] = {"fingerprint": sec["rules"],
                                                  "players": rows}
     return out
 

@@ -14,8 +14,9 @@ from uschess.cli import main
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, load_event
 from uschess.formulas import effective_games, standard_rating
-from uschess.rating.match import (MatchChange, MatchPlayerResult, MatchRecord, 
-                          cap_change, shares_window, window_end)
+from uschess.model import MatchChange
+from uschess.rating.caps import cap_change, shares_window, window_end
+from uschess.rating.results import MatchPlayerResult
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.calendar.rulebook import Reform, RuleBook
 from uschess.rules.hookspecs import hookimpl
@@ -368,7 +369,7 @@ def test_granted_floor_request_lowers_rating_and_floor():
     assert pr.post == pytest.approx(pr.step5) and pr.post < 1800
     assert not pr.floor_applied
     assert pr.floor_request["granted"] is True
-    assert isinstance(pr.record_after, MatchRecord)
+    assert pr.record_after.lowered_from == 1800.0
     assert pr.record_after.lowered_floor == 1700.0
     assert pr.record_after.rating == pr.post
     assert pr.as_dict()["record_after"]["lowered_floor"] == 1700.0

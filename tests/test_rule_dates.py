@@ -23,7 +23,7 @@ def value(name, on, **kw):
 
 def systems(tc, on, online=False, **kw):
     r = BOOK.rules(d(on), **kw)
-    return sorted(r.hook.uschess_classify(tc=parse_time_control(tc), online=online, p=r.p))
+    return sorted(r.call.uschess_classify(tc=parse_time_control(tc), online=online, p=r.p))
 
 
 # (name, change date, value the day before, value on the day), default readings

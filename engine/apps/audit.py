@@ -85,7 +85,8 @@ import yaml
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, parse_date
 from uschess.model import SYSTEMS, Event
-from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, SectionResult, rate_event
+from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.calendar.reform import reform_from_dict
 from uschess.apps.report import explain_player
 from uschess.calendar.rulebook import RuleBook

@@ -21,17 +21,18 @@ Several may be joined with ``+`` (``reform:b14.yaml+known-on:2025-01-01``),
 each kind at most once.  Every specification, and every reform file, is
 checked before anything is rated.
 
-**The chain.**  Events are rated in order of end date, then start date, then
-id (the event's ``id``, else its file name, else its name).  Under each side
-separately, a player's record after an event (``PlayerResult.record_after``:
-rating, games, wins/draws/losses, events, peak, date) replaces that player's
-record in the same system in every later event, whatever the later event's
-file says: a small replay held in memory.  The first event a player appears
-in uses the record of its file, the same for both sides, so the two chains
-start equal and part only where the rules differ.  Two sections of one event
-are rated from the same records (those before the event); when a player is
-rated twice in one system within an event, the section listed last feeds the
-next event.  With ``chain=False`` every event is rated from its own file.
+**The chain.**  Events (and updates from foreign FIDE events) are rated in
+the order of a replay: end date, then start date, then id.  Under each side
+separately they go through one :class:`~uschess.rating.chain.Chain`, exactly
+as a replay into a ratings store does: a player's record after a unit
+(rating, games, wins/draws/losses, events, peak, a floor lowered after a
+match) is the pre-event record of the next unit the player plays in that
+system, whatever the later file says, and a match's change counts toward
+later matches' caps.  The first unit a player appears in uses the record of
+its file, the same for both sides, so the two chains start equal and part
+only where the rules differ.  Sections of one event are rated in the event's
+order, chained the same way.  With ``chain=False`` every event is rated from
+its own file.
 
 The result is one :class:`Row` per event, section, system and player rated in
 it under either side (players with no rated game are left out: their rating
@@ -43,13 +44,11 @@ number of winners (higher under B) and losers, and the largest of each.
 
 from __future__ import annotations
 
-import copy
 import csv
 import datetime as _dt
 import io
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 
@@ -57,7 +56,11 @@ from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.formulas import round_half_up
 from uschess.model import Event
-from uschess.rating.pipeline import EventResult, PlayerResult, RatingOptions, rate_event
+from uschess.apps.replay import Item, item_id
+from uschess.io.fide_file import FideUpdate
+from uschess.rating.chain import Chain
+from uschess.rating.options import RatingOptions
+from uschess.rating.results import EventResult, PlayerResult
 from uschess.calendar.rulebook import RuleBook
 
 #: A change smaller than this is no change (identical rules give identical floats).
@@ -145,18 +148,18 @@ def load_reform_file(path):
     return load_reform(path)
 
 
-def event_key(event: Event) -> str:
-    """The event's id, else its file name without suffix, else its name."""
-    if event.id:
-        return str(event.id)
-    if event.source:
-        return Path(event.source).stem
-    return event.name
+def event_key(event: Item) -> str:
+    """The id a replay keeps the event (or FIDE update) under, else the
+    event's name."""
+    try:
+        return item_id(event)
+    except InputError:  # an event with no id and no file
+        return event.name
 
 
-def order_events(events: Iterable[Event]) -> list[tuple[str, Event]]:
-    """``(key, event)`` in chain order: end date, start date, id.  Keys are
-    made unique (``key#2``) when two events share one."""
+def order_events(events: Iterable[Item]) -> list[tuple[str, Item]]:
+    """``(key, event)`` in chain order, the order of a replay: end date,
+    start date, id.  Keys are made unique (``key#2``) when two events share one."""
     items = sorted(events, key=lambda e: (e.end, e.start, event_key(e)))
     out, used = [], {}
     for e in items:
@@ -166,35 +169,22 @@ def order_events(events: Iterable[Event]) -> list[tuple[str, Event]]:
     return out
 
 
-def _with_records(event: Event, state: dict) -> Event:
-    """A copy of ``event`` whose players carry the chain's records
-    (``state``: player id -> system -> record)."""
-    if not any(p.id in state for s in event.sections for p in s.players):
-        return event
-    ev = copy.deepcopy(event)
-    for section in ev.sections:
-        for player in section.players:
-            for system, rec in state.get(player.id, {}).items():
-                player.ratings[system] = copy.deepcopy(rec)
-    return ev
-
-
-def replay(events: Sequence[tuple[str, Event]], options: RatingOptions, *,
+def replay(events: Sequence[tuple[str, Item]], options: RatingOptions, *,
            book: Optional[RuleBook] = None, chain: bool = True) -> list[EventResult]:
-    """Rate ``(key, event)`` pairs in the order given, feeding each player's
-    ``record_after`` into the next event when ``chain`` (see the module text).
-    The events passed in are never modified."""
+    """Rate ``(key, event)`` pairs in the order given through one chain (see
+    the module text): the same chain a replay into a store runs.  With
+    ``chain=False`` each is rated from its own file.  A FIDE update gives a
+    one-section result (section ``FIDE``).  The events passed in are never
+    modified."""
     book = book or RuleBook.load()
-    state: dict[str, dict] = {}
     out = []
-    for _, event in events:
-        result = rate_event(_with_records(event, state) if chain else event, options, book=book)
-        out.append(result)
-        if chain:
-            for sec in result.sections:
-                for pr in sec.players:
-                    if pr.m > 0 and pr.record_after is not None:
-                        state.setdefault(pr.id, {})[pr.system] = pr.record_after
+    shared = Chain()
+    for key, item in events:
+        ch = shared if chain else Chain()
+        if isinstance(item, FideUpdate):
+            out.append(ch.rate_fide_update(item, options, book).as_event_result(key))
+        else:
+            out.append(ch.rate_event(item, options, book, label=key))
     return out
 
 
@@ -356,7 +346,8 @@ def compare(events: Iterable[Event], a: RuleSide, b: RuleSide, *, chain: bool = 
     results_a = replay(ordered, a.options, book=book, chain=chain)
     results_b = replay(ordered, b.options, book=book, chain=chain)
     rows = []
-    for (key, ev), ra, rb in zip(ordered, results_a, results_b):
+    for (key, _), ra, rb in zip(ordered, results_a, results_b):
+        ev = ra.event
         for sec, system, pa, pb in _pairs(ra, rb):
             players = {p.pair: p for p in sec.players}
             for pair, player in players.items():
@@ -366,7 +357,8 @@ def compare(events: Iterable[Event], a: RuleSide, b: RuleSide, *, chain: bool = 
                 rows.append(Row(event=key, event_name=ev.name, date=sec.end, section=sec.name,
                                 pair=pair, id=player.id, name=player.name, system=system,
                                 a=xa, b=xb))
-    return Comparison(a, b, ordered, results_a, results_b, rows, chain)
+    events = [(key, ra.event) for (key, _), ra in zip(ordered, results_a)]
+    return Comparison(a, b, events, results_a, results_b, rows, chain)
 
 
 # ------------------------------------------------------------------ output

@@ -66,13 +66,16 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, load_event, read_data
-from uschess.rating.fide_update import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update, fide_update_from_dict,
-                          fide_update_write, is_fide_update_data, store_event_id)
-from uschess.rating.match import MatchPlayerResult, honour_lowered_floor, parse_history
-from uschess.model import SYSTEMS, Event, Player, SystemRecord
-from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.io.fide_file import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update_from_dict,
+                                  is_fide_update_data)
+from uschess.io.store import Change, EventWrite, PlayerInfo, Store
+from uschess.model import Event, MatchChange, Player, SystemRecord
 from uschess.calendar.rulebook import RuleBook
-from uschess.io.store import EventWrite, PlayerInfo, Store
+from uschess.rating.chain import Chain
+from uschess.rating.fide_update import FideUpdateResult
+from uschess.rating.match import store_match_history
+from uschess.rating.options import RatingOptions
+from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 
 #: Events kept in memory between the ordering pass and the rating pass
 #: (counted in player entries); beyond this, files are read again.
@@ -342,38 +345,42 @@ def _dated(rules, on: _dt.date):
     return out
 
 
-class _StoreMatches:
-    """``RatingOptions.match_history`` in a replay: a store-like source
-    (:func:`uschess.rating.match.history_lookup`) holding the earlier matches of the
-    players the store has seen in the system, with those of the event being
-    prepared (written, not yet committed), dated by their section's end."""
+class _StoreBase:
+    """The ratings store as the base of a replay's chain: the players' records
+    (read once per run into the replayer's cache) and their earlier match
+    changes (committed events)."""
 
     def __init__(self, replayer: "_Replayer"):
         self.replayer = replayer
-        self.write: Optional[EventWrite] = None
-        self.section_ends: dict[str, _dt.date] = {}
 
-    def knows(self, player_id: str, system: str) -> bool:
-        return (system in self.replayer._states.get(player_id, {})
-                or (self.write is not None and (player_id, system) in self.write.ratings))
+    def record(self, player_id: str, system: str) -> Optional[SystemRecord]:
+        return self.replayer._states.get(player_id, {}).get(system)
 
-    def history(self, player_id: str, system: str) -> list[dict]:
-        rows = self.replayer.store.history(player_id, system)
-        if self.write is not None:
-            rows += [{"event": c[0], "end": self.section_ends.get(c[2], self.write.end),
-                      "section": c[2], "system": c[3], "pre": c[5], "post": c[6],
-                      "formula": c[11]}
-                     for c in self.write.changes if c[4] == player_id and c[3] == system]
-        return rows
+    def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
+        if system not in self.replayer._states.get(player_id, {}):
+            return None
+        return store_match_history(self.replayer.store, player_id, system)
 
 
-def _history_disagreement(eid: str, section: str, pl: Player, pr: MatchPlayerResult,
+@dataclass
+class Prepared:
+    """One event (or FIDE update) rated against the store, not yet written:
+    the write, how many players are new to the store, the disagreements
+    between the file and the store, and the rating result."""
+
+    write: EventWrite
+    new: int
+    disagreements: list
+    result: object  # EventResult or FideUpdateResult
+
+
+def _history_disagreement(eid: str, section: str, pl: Player, pr: PlayerResult,
                           system: str) -> Optional[Disagreement]:
-    """The file's match_history of a player for whom the store's was used,
-    when the two differ (beyond rounding)."""
-    if not pl.match_history or pr.history_source != "store":
+    """The file's match_history of a player for whom the chain's (the
+    store's) was used, when the two differ (beyond rounding)."""
+    if not pl.match_history or not isinstance(pr, MatchPlayerResult) or pr.history_source != "chain":
         return None
-    mine = sorted((h for h in parse_history(pl.match_history) if h.system in (None, system)),
+    mine = sorted((h for h in pl.match_history if h.system in (None, system)),
                   key=lambda h: (h.date, h.change))
     theirs = sorted(pr.history, key=lambda h: (h.date, h.change))
     if len(mine) == len(theirs) and all(
@@ -385,21 +392,18 @@ def _history_disagreement(eid: str, section: str, pl: Player, pr: MatchPlayerRes
 
 
 class _Replayer:
-    """Rates events against a store.  The players' state is read from the
-    store once per run and kept (written through after each commit), for at
-    most ``CACHE_PLAYERS`` players: a replay is the store's only writer."""
+    """Rates events against a store through a chain backed by it.  The
+    players' state is read from the store once per run and kept (written
+    through after each commit), for at most ``CACHE_PLAYERS`` players: a
+    replay is the store's only writer."""
 
     def __init__(self, store: Store, options: RatingOptions, book: RuleBook):
         self.store = store
-        self.matches = _StoreMatches(self)
-        if options.match_history is None or options.match_history is store:
-            options = replace(options, match_history=self.matches)
         self.options = options
         self.book = _SharedRules(book)
+        self.base = _StoreBase(self)
         self._states: dict[str, dict[str, SystemRecord]] = {}
         self._infos: dict[str, Optional[PlayerInfo]] = {}
-        #: players of the cache with a record that carries a lowered floor
-        self._lowered: set[str] = set()
         self.games = 0                         # player-games rated so far
 
     def _load(self, ids: list[str]) -> None:
@@ -409,7 +413,6 @@ class _Replayer:
         if len(self._infos) + len(missing) > CACHE_PLAYERS:
             self._states.clear()
             self._infos.clear()
-            self._lowered.clear()
             missing = list(dict.fromkeys(ids))  # this event's cached players went too
         infos = self.store.players(missing)
         for pid in missing:
@@ -417,8 +420,6 @@ class _Replayer:
             self._states[pid] = {}
         for (pid, system), rec in self.store.states(missing).items():
             self._states[pid][system] = rec
-            if type(rec) is not SystemRecord and rec.lowered_floor is not None:
-                self._lowered.add(pid)
 
     def committed(self, write: EventWrite) -> None:
         for (pid, system), rec in write.ratings.items():
@@ -429,116 +430,140 @@ class _Replayer:
     def fingerprint(self, rules) -> str:
         return self.book.fingerprint(rules)
 
+    def _chain(self, eid: str, section: str, disagreements: list) -> Chain:
+        def differs(pid: str, system: str, file_rec: SystemRecord, used: SystemRecord) -> None:
+            if _disagrees(file_rec, used):
+                disagreements.append(Disagreement(eid, section[0], pid, "rating", system,
+                                                  _summary_record(file_rec),
+                                                  _summary_record(used)))
+        return Chain(self.base, on_record=differs)
+
+    def _rules_stored(self, write: EventWrite, rules) -> str:
+        fp = self.fingerprint(rules)
+        if fp not in write.rulesets and not self.store.has_rules(fp):
+            stored = rules.as_dict()
+            stored.pop("on", None)
+            write.rulesets[fp] = stored
+        return fp
+
     def prepare(self, event: Event, eid: str):
         """Rate one event against the store: the write, the new players,
         the disagreements."""
         ids = list(dict.fromkeys(p.id for s in event.sections for p in s.players))
         self._load(ids)
         known = {pid: self._infos[pid] for pid in ids if self._infos[pid] is not None}
-        stored = self._states
         write = EventWrite(id=eid, name=event.name, start=event.start, end=event.end,
                            source=event.source)
         disagreements: list[Disagreement] = []
         infos: dict[str, PlayerInfo] = {}
-        pos = 0
-        self.matches.write = write
-        self.matches.section_ends = {s.name: s.end for s in event.sections}
-        for section in sorted(event.sections, key=lambda s: (s.end, s.start)):
+        sections = []
+        for section in event.sections:
             players = []
             for p in section.players:
                 info = infos.get(p.id)
                 if info is None:
                     info = infos[p.id] = _merge_info(p, known.get(p.id), eid, section.name,
                                                      disagreements)
-                ratings = dict(stored[p.id])
-                if pos:  # a player of an earlier section starts from its results
-                    for system in SYSTEMS:
-                        rec = write.ratings.get((p.id, system))
-                        if rec is not None:
-                            ratings[system] = rec
-                for system, rec in p.ratings.items():
-                    have = ratings.get(system)
-                    if have is None:
-                        ratings[system] = rec
-                    elif _disagrees(rec, have):
-                        disagreements.append(Disagreement(
-                            eid, section.name, p.id, "rating", system,
-                            _summary_record(rec), _summary_record(have)))
-                players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
-                                      ratings=ratings, birth_date=info.birth_date,
-                                      adult=info.adult, fide=info.fide, cfc=info.cfc,
-                                      state=info.state,
-                                      **({"match_history": p.match_history}
-                                         if getattr(p, "match_history", None) else {})))
-            one = Event(name=event.name, start=event.start, end=event.end,
-                        sections=[replace(section, players=players)], online=event.online,
-                        id=eid, source=event.source)
-            result = rate_event(one, self.options, self.book)
-            if result.sections:  # rated games, once per player (not per system)
-                self.games += sum(pr.m for pr in result.sections[0].players)
-            is_match = section.kind == "match"
-            if is_match or (self._lowered and any(pl.id in self._lowered for pl in players)):
-                self._after_rating(result, players, eid, section.name, is_match, disagreements)
-            for sr in result.sections:
-                fp = self.fingerprint(sr.rules)
-                if fp not in write.rulesets and not self.store.has_rules(fp):
-                    rules = sr.rules.as_dict()
-                    rules.pop("on", None)
-                    write.rulesets[fp] = rules
+                players.append(replace(p, birth_date=info.birth_date, adult=info.adult,
+                                       fide=info.fide, cfc=info.cfc, state=info.state))
+            sections.append(replace(section, players=players))
+        current = [""]  # the section being rated, for the disagreements
+        chain = self._chain(eid, current, disagreements)
+        one = replace(event, sections=sections, id=eid)
+        result = EventResult(one, [])
+        for section in sections:
+            current[0] = section.name
+            part = chain.rate_event(replace(one, sections=[section]), self.options, self.book,
+                                    label=eid)
+            result.sections.extend(part.sections)
+        by_pair = {}
+        for sr in result.sections:
+            if sr.section.kind == "match":
+                by_pair = {pl.pair: pl for pl in sr.section.players}
                 for pr in sr.players:
-                    if pr.m == 0 or pr.record_after is None:
-                        continue  # no rated game: nothing changes
-                    write.changes.append((eid, pos, section.name, sr.system, pr.id, pr.pre,
-                                          pr.post, pr.games_before, pr.games_after, pr.m,
-                                          pr.score, pr.formula, int(bool(pr.floor_applied)), fp))
-                    pos += 1
-                    write.ratings[(pr.id, sr.system)] = pr.record_after
+                    d = _history_disagreement(eid, sr.section.name, by_pair[pr.pair], pr, sr.system)
+                    if d is not None:
+                        disagreements.append(d)
+        seen_sections = set()
+        for sr in result.sections:
+            if sr.section.name not in seen_sections:  # rated games, once per player
+                seen_sections.add(sr.section.name)
+                self.games += sum(pr.m for pr in sr.players)
+            fp = self._rules_stored(write, sr.rules)
+            for pr in sr.players:
+                if pr.m == 0 or pr.record_after is None:
+                    continue  # no rated game: nothing changes
+                write.changes.append(Change(
+                    event_id=eid, pos=len(write.changes), section=sr.section.name,
+                    system=sr.system, player_id=pr.id, pre=pr.pre, post=pr.post,
+                    games_before=pr.games_before, games_after=pr.games_after, m=pr.m,
+                    score=pr.score, formula=pr.formula, floor_applied=bool(pr.floor_applied),
+                    fingerprint=fp))
+                write.ratings[(pr.id, sr.system)] = pr.record_after
         for pid, info in infos.items():
             if known.get(pid) is not info:
                 write.players.append(info)
         new = sum(1 for pid in infos if pid not in known)
-        self.matches.write = None
-        return write, new, disagreements
-
-    def _after_rating(self, result, players: list[Player], eid: str, section: str,
-                      is_match: bool, disagreements: list) -> None:
-        """A match section: report a file's match_history the store
-        overrides, note the players whose floor was lowered.  Any other
-        section with such a player: honour the lowered floor."""
-        by_pair = {pl.pair: pl for pl in players}
-        for sr in result.sections:
-            for pr in sr.players:
-                pl = by_pair[pr.pair]
-                if is_match:
-                    d = _history_disagreement(eid, section, pl, pr, sr.system)
-                    if d is not None:
-                        disagreements.append(d)
-                    if getattr(pr.record_after, "lowered_floor", None) is not None:
-                        self._lowered.add(pr.id)
-                elif pr.id in self._lowered:
-                    honour_lowered_floor(pr, pl.ratings.get(sr.system), sr.rules)
+        return Prepared(write, new, disagreements, result)
 
     def prepare_fide(self, update: FideUpdate, eid: str):
         """Rate one FIDE update against the store: the write (as
-        :func:`uschess.rating.fide_update.apply_fide_update` writes it), the new
-        players, the disagreements."""
+        :func:`apply_fide_update` writes it), the new players, the disagreements."""
         pid = update.player_id
         self._load([pid])
         known = self._infos[pid]
-        stored = self._states[pid].get(FIDE_SYSTEM)
         disagreements: list[Disagreement] = []
-        if stored is not None:
-            if update.record is not None and _disagrees(update.record, stored):
-                disagreements.append(Disagreement(
-                    eid, "FIDE", pid, "rating", FIDE_SYSTEM, _summary_record(update.record),
-                    _summary_record(stored)))
-            update = replace(update, record=stored)
-        result = fide_update(update, self.options, self.book)
+        chain = self._chain(eid, ["FIDE"], disagreements)
+        result = chain.rate_fide_update(update, self.options, self.book)
         fp = self.fingerprint(result.rules)
         write = fide_update_write(result, fingerprint=fp, rules_stored=self.store.has_rules(fp),
                                   new_player=known is None)
         self.games += result.m
-        return write, int(known is None), disagreements
+        return Prepared(write, int(known is None), disagreements, result)
+
+
+def store_event_id(update: FideUpdate) -> str:
+    """The id a FIDE update is kept under in a ratings store."""
+    return update.event_id or f"fide-update:{update.player_id}:{update.start.isoformat()}"
+
+
+def fide_update_write(result: FideUpdateResult, *, fingerprint: Optional[str] = None,
+                      rules_stored: bool = False, new_player: bool = False) -> EventWrite:
+    """What a rated FIDE update writes to a ratings store: one event (id
+    :func:`store_event_id`) with one change in section ``FIDE`` (none when no
+    opponent counted), the rules unless ``rules_stored``, and the player's
+    identity when ``new_player``.  ``fingerprint`` defaults to the result's
+    rules'."""
+    update = result.update
+    eid = store_event_id(update)
+    write = EventWrite(id=eid, name=update.event_name, start=update.start, end=update.end,
+                       source=update.source)
+    if result.m:
+        fp = fingerprint or result.rules.fingerprint
+        if not rules_stored:
+            rules = result.rules.as_dict()
+            rules.pop("on", None)
+            write.rulesets[fp] = rules
+        write.changes.append(Change(
+            event_id=eid, pos=0, section="FIDE", system=FIDE_SYSTEM, player_id=update.player_id,
+            pre=result.pre, post=result.post, games_before=result.games_before,
+            games_after=result.games_after, m=result.m, score=result.score,
+            formula=result.formula, floor_applied=bool(result.floor_applied), fingerprint=fp))
+        write.ratings[(update.player_id, FIDE_SYSTEM)] = result.record_after
+    if new_player:
+        write.players.append(PlayerInfo(id=update.player_id, name=update.player_name))
+    return write
+
+
+def apply_fide_update(update: FideUpdate, store: Store, options: Optional[RatingOptions] = None,
+                      book: Optional[RuleBook] = None) -> FideUpdateResult:
+    """Rate ``update`` from the player's OTBR state in a ratings store (the
+    store's record wins over the file's) and write it there as one event:
+    the same write a replay makes of it."""
+    replayer = _Replayer(store, options or RatingOptions(), book or RuleBook.load())
+    prepared = replayer.prepare_fide(update, store_event_id(update))
+    store.apply_event(prepared.write)
+    return prepared.result
 
 
 def _kill_hook():
@@ -623,10 +648,8 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
                                     "replay order: it is rated against the store's current state")
         is_fide = isinstance(event, FideUpdate)
         try:
-            if is_fide:
-                write, new, disagreements = replayer.prepare_fide(event, eid)
-            else:
-                write, new, disagreements = replayer.prepare(event, eid)
+            prepared = (replayer.prepare_fide if is_fide else replayer.prepare)(event, eid)
+            write, new, disagreements = prepared.write, prepared.new, prepared.disagreements
         except InputError as err:
             if summary.applied:
                 err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.formulas import round_half_up
-from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
@@ -104,7 +104,8 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
             L.append("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
                      "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
     else:
-        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games")
+        came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
+        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
     nstar = r.p.nstar
     L.append(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
              f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "

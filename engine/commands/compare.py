@@ -10,7 +10,9 @@ from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
 from uschess.io.files import write_text_atomic as write_text
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
+from uschess.apps.replay import load_item
 from uschess.commands.common import load_event_arg, print_json
+from uschess.io.fide_file import FideUpdate
 
 RULES_HELP = ("baseline | rules-on:DATE | edition:DATE | known-on:DATE | "
               "reading:CONFLICT=READING[,C2=R2] | reform:FILE, or several joined with '+'")
@@ -53,11 +55,14 @@ def run(args) -> int:
     # Everything the user gave is checked before anything is rated or written.
     side_a = parse_rules_spec(args.a, book=book, what="--a")
     side_b = parse_rules_spec(args.b, book=book, what="--b")
-    events = [load_event_arg(path, args.players) for path in args.events]
+    # events in any format, and updates from foreign FIDE events, as a replay takes them
+    events = [load_item(path, lambda p: load_event_arg(p, args.players)) for path in args.events]
     if args.player:
         if not args.plot_dir and not args.json:
             raise InputError("--player chooses rating paths to plot: give --plot-dir DIR (or --json)")
-        known = {p.id for e in events for s in e.sections for p in s.players}
+        known = {p.id for e in events if not isinstance(e, FideUpdate)
+                 for s in e.sections for p in s.players}
+        known |= {e.player_id for e in events if isinstance(e, FideUpdate)}
         missing = [pid for pid in args.player if pid not in known]
         if missing:
             raise InputError(f"--player {', '.join(missing)}: in none of the events")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from uschess.errors import InputError
-from uschess.rating.fide_update import fide_update, fide_update_from_trf, format_result, load_fide_update
+from uschess.io.fide_file import fide_update_from_trf, load_fide_update
+from uschess.rating.fide_update import fide_update, format_result
 from uschess.commands.common import add_rules_options, print_json, rating_options
 
 TRF_SUFFIXES = (".trf", ".txt")

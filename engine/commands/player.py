@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from uschess.errors import InputError
-from uschess.rating.match import lowered_floor_for
+from uschess.rating.finish import lowered_floor_for
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
 from uschess.commands.common import print_json
@@ -28,7 +28,7 @@ def player_data(store: Store, pid: str, today: _dt.date | None = None) -> dict:
     history = store.history(pid)
     systems = {}
     for system, rec in records.items():
-        floor, reason = rules.hook.uschess_personal_floor(system=system, after=rec, p=rules.p)
+        floor, reason = rules.call.uschess_personal_floor(system=system, after=rec, p=rules.p)
         floor = lowered_floor_for(rec, floor, reason)[0]  # a floor lowered after a match
         systems[system] = {
             "rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,

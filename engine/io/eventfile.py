@@ -14,15 +14,15 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 import pendulum
 import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
-from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS,
-                    Event, ForeignRating, Player, Round, Section, SystemRecord)
+from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
+                           ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
 ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d+)?\s*$", re.IGNORECASE)
 MAX_RATING = 4000.0
@@ -105,7 +105,8 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     what = f"rating {system}"
     raw = mapping(raw, what)
     unknown = set(raw) - {"rating", "games", "wins", "draws", "losses", "events3", "peak",
-                          "olm", "prize_floor", "date", "games_above_2200"}
+                          "olm", "prize_floor", "date", "games_above_2200", "lowered_floor",
+                          "lowered_from"}
     if unknown:
         raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
     rec = SystemRecord(
@@ -120,7 +121,12 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
         prize_floor=_number(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
         games_above_2200=_number(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
+        lowered_floor=_number(raw, "lowered_floor", what, lo=0, hi=MAX_RATING),
+        lowered_from=_number(raw, "lowered_from", what, lo=0, hi=MAX_RATING),
     )
+    if (rec.lowered_floor is None) != (rec.lowered_from is None):
+        raise InputError(f"{what}: lowered_floor and lowered_from go together (a floor lowered "
+                         "after a match, sec. 7, and the sec. 5 floor it replaced)")
     counted = [c for c in (rec.wins, rec.draws, rec.losses) if c is not None]
     if sum(counted) > rec.games:
         raise InputError(f"{what}: wins + draws + losses = {sum(counted)} exceeds games = {rec.games}")
@@ -168,7 +174,6 @@ def parse_player(raw: Any) -> Player:
                 ratings[system] = parse_record(rec, system)
         history = None
         if raw.get("match_history") is not None:
-            from uschess.rating.match import parse_history
             history = parse_history(raw["match_history"])
         return Player(
             pair=pair,
@@ -321,6 +326,46 @@ def read_data(path: str | Path) -> Any:
         raise InputError(f"unreadable value: {type(err).__name__}: {str(err)[:120]}", file=path)
 
 
+# ------------------------------------------------------ earlier match changes
+HISTORY_KEYS = {"date", "change", "system"}
+
+
+def parse_history_entry(raw: Any, what: str = "match_history entry") -> MatchChange:
+    """A :class:`MatchChange` from a mapping ``{date, change, system?}``, a
+    tuple ``(date, change[, system])`` or a MatchChange; InputError otherwise."""
+    if isinstance(raw, MatchChange):
+        raw = {"date": raw.date, "change": raw.change, "system": raw.system}
+    elif isinstance(raw, (tuple, list)):
+        if len(raw) not in (2, 3):
+            raise InputError(f"{what}: {raw!r} is not (date, change) or (date, change, system)")
+        raw = dict(zip(("date", "change", "system"), raw))
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{what}: {raw!r} is not a mapping like {{date: 2024-05-01, change: 40.0}}")
+    unknown = set(raw) - HISTORY_KEYS
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))} "
+                         "(allowed: date, change, system)")
+    if raw.get("date") is None:
+        raise InputError(f"{what}: missing 'date'")
+    if "change" not in raw or raw["change"] is None:
+        raise InputError(f"{what}: missing 'change'")
+    change = raw["change"]
+    if isinstance(change, bool) or not isinstance(change, (int, float)) or not math.isfinite(change):
+        raise InputError(f"{what}: 'change' must be a finite number, not {change!r}")
+    system = raw.get("system")
+    if system is not None and system not in SYSTEMS:
+        raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+    return MatchChange(parse_date(raw["date"], f"{what}: date"), float(change), system)
+
+
+def parse_history(raw: Any, what: str = "match_history") -> list[MatchChange]:
+    if raw is None:
+        return []
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise InputError(f"{what} must be a list of {{date, change}} entries")
+    return [parse_history_entry(e, f"{what} entry {i}") for i, e in enumerate(raw, start=1)]
+
+
 def load_event(path: str | Path) -> Event:
     """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
     return event_from_dict(read_data(path), source=str(path))
@@ -331,15 +376,8 @@ def _date(d):
 
 
 def record_to_dict(rec: SystemRecord) -> dict:
-    out = {"rating": rec.rating, "games": rec.games}
-    for key in ("wins", "draws", "losses", "events3", "peak", "prize_floor", "games_above_2200"):
-        if getattr(rec, key) is not None:
-            out[key] = getattr(rec, key)
-    if rec.olm:
-        out["olm"] = True
-    if rec.date:
-        out["date"] = _date(rec.date)
-    return out
+    """A record as an event file writes it (what is unknown left out)."""
+    return rec.as_dict(compact=True)
 
 
 def player_to_dict(p: Player) -> dict:

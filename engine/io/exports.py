@@ -47,7 +47,7 @@ from typing import Optional
 from uschess.errors import InputError
 from uschess.io.formats.msa import MsaRow, format_msa
 from uschess.formulas import round_half_up
-from uschess.rating.pipeline import EventResult, PlayerResult, SectionResult
+from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 #: The ratings label printed in the MSA layout, by system.
 MSA_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}

@@ -30,7 +30,7 @@ Tables (schema version in ``meta``):
               established rating, games while established above 2200, OLM
               flag, prize floor, the date it was computed, a floor lowered
               after a match and the sec. 5 floor it replaced (sec. 7,
-              restriction 4; see :class:`uschess.rating.match.MatchRecord`), the last
+              restriction 4), the last
               event);
 ``events``    the applied events in order (``seq``), with ``applied_at``;
 ``changes``   every rating change: event, section, system, player, pre, post,
@@ -207,26 +207,46 @@ class PlayerInfo:
 
 
 def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
-    """A SystemRecord as the ratings columns (after player_id, system).  A
-    record with a lowered floor (:class:`uschess.rating.match.MatchRecord`) keeps it."""
+    """A SystemRecord as the ratings columns (after player_id, system)."""
     return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
             rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date),
-            getattr(rec, "lowered_floor", None), getattr(rec, "lowered_from", None), last_event)
+            rec.lowered_floor, rec.lowered_from, last_event)
 
 
 def record_from_row(row) -> SystemRecord:
     """The record of a ratings row (the columns of RATING_COLUMNS but the
-    last event): a :class:`uschess.rating.match.MatchRecord` when a floor is lowered,
-    so that later events and matches honour it, else a SystemRecord."""
+    last event), a floor lowered after a match included."""
     (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
      lowered, lowered_from) = row[:13]
-    fields = dict(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
-                  events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
-                  date=_date(rated_on), games_above_2200=g2200)
-    if lowered is None:
-        return SystemRecord(**fields)
-    from uschess.rating.match import MatchRecord  # noqa: PLC0415 - the store needs it only here
-    return MatchRecord(**fields, lowered_floor=lowered, lowered_from=lowered_from)
+    return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
+                        events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
+                        date=_date(rated_on), games_above_2200=g2200, lowered_floor=lowered,
+                        lowered_from=lowered_from)
+
+
+@dataclass(slots=True)
+class Change:
+    """One rating change as the store keeps it (a row of ``changes``)."""
+
+    event_id: str
+    pos: int
+    section: str
+    system: str
+    player_id: str
+    pre: Optional[float]
+    post: float
+    games_before: int
+    games_after: int
+    m: int
+    score: float
+    formula: str
+    floor_applied: bool
+    fingerprint: str
+
+    def row(self) -> tuple:
+        return (self.event_id, self.pos, self.section, self.system, self.player_id, self.pre,
+                self.post, self.games_before, self.games_after, self.m, self.score,
+                self.formula, int(self.floor_applied), self.fingerprint)
 
 
 @dataclass
@@ -238,7 +258,7 @@ class EventWrite:
     start: _dt.date
     end: _dt.date
     source: Optional[str] = None
-    changes: list = field(default_factory=list)     # tuples in CHANGE_COLUMNS order
+    changes: list[Change] = field(default_factory=list)
     ratings: dict = field(default_factory=dict)     # (player_id, system) -> SystemRecord
     players: list = field(default_factory=list)     # PlayerInfo to insert or update
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
@@ -614,7 +634,7 @@ class Store:
                 c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
                               "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
                 c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
-                c.executemany(_INSERT_CHANGE, write.changes)
+                c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
                 c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
                                                for (pid, system), rec in write.ratings.items()])
                 if during is not None:

@@ -52,78 +52,16 @@ A match's date, for the windows, is its section's end date.
 from __future__ import annotations
 
 import datetime as _dt
-import math
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
-
+from typing import Any, Mapping, Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import parse_date
 from uschess.formulas import round_half_up
-from uschess.model import SYSTEMS, Player, Section, SystemRecord
-from uschess.rating.pipeline import (DEPENDS, PlayerResult, SectionResult, _record_dict, five_steps,
-                       record_after, settle_record)
-from uschess.calendar.rulebook import Rules
+from uschess.io.eventfile import parse_date, parse_history
+from uschess.model import MatchChange, Player, Section
+from uschess.rating.finish import MatchInputs, finish, unrated
+from uschess.rating.results import SectionResult
+from uschess.rating.steps import MATCH, five_steps
 from uschess.timecontrol import TimeControl
-
-#: Parameters every match depends on (for per-player warnings).
-MATCH_DEPENDS = {"match_max_rating_gap", "match_change_cap", "match_net_caps", "match_floor_step",
-                 "established_games"}
-
-HISTORY_KEYS = {"date", "change", "system"}
-
-
-# --------------------------------------------------------------------- history
-@dataclass(frozen=True)
-class MatchChange:
-    """One earlier match's change to a player's rating (post - pre).
-    ``system`` None: the system of the match being rated."""
-
-    date: _dt.date
-    change: float
-    system: Optional[str] = None
-
-    def as_dict(self) -> dict:
-        out = {"date": self.date.isoformat(), "change": self.change}
-        if self.system:
-            out["system"] = self.system
-        return out
-
-
-def parse_history_entry(raw: Any, what: str = "match_history entry") -> MatchChange:
-    """A :class:`MatchChange` from a mapping ``{date, change, system?}``, a
-    tuple ``(date, change[, system])`` or a MatchChange; InputError otherwise."""
-    if isinstance(raw, MatchChange):
-        raw = {"date": raw.date, "change": raw.change, "system": raw.system}
-    elif isinstance(raw, (tuple, list)):
-        if len(raw) not in (2, 3):
-            raise InputError(f"{what}: {raw!r} is not (date, change) or (date, change, system)")
-        raw = dict(zip(("date", "change", "system"), raw))
-    if not isinstance(raw, Mapping):
-        raise InputError(f"{what}: {raw!r} is not a mapping like {{date: 2024-05-01, change: 40.0}}")
-    unknown = set(raw) - HISTORY_KEYS
-    if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))} "
-                         "(allowed: date, change, system)")
-    if raw.get("date") is None:
-        raise InputError(f"{what}: missing 'date'")
-    if "change" not in raw or raw["change"] is None:
-        raise InputError(f"{what}: missing 'change'")
-    change = raw["change"]
-    if isinstance(change, bool) or not isinstance(change, (int, float)) or not math.isfinite(change):
-        raise InputError(f"{what}: 'change' must be a finite number, not {change!r}")
-    system = raw.get("system")
-    if system is not None and system not in SYSTEMS:
-        raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
-    return MatchChange(parse_date(raw["date"], f"{what}: date"), float(change), system)
-
-
-def parse_history(raw: Any, what: str = "match_history") -> list[MatchChange]:
-    if raw is None:
-        return []
-    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
-        raise InputError(f"{what} must be a list of {{date, change}} entries")
-    return [parse_history_entry(e, f"{what} entry {i}") for i, e in enumerate(raw, start=1)]
 
 
 #: What ``match_history`` may be: a ratings store (see
@@ -175,204 +113,10 @@ def store_match_history(store, player_id: str, system: str) -> list[MatchChange]
     return out
 
 
-# ------------------------------------------------------------------------ caps
-def window_end(start: _dt.date, window: Mapping) -> _dt.date:
-    """The first day after the period of ``window`` (``days`` days or
-    ``years`` calendar years) that begins on ``start``.  A period of years
-    beginning on 29 February ends on 28 February."""
-    if "days" in window:
-        return start + _dt.timedelta(days=int(window["days"]))
-    years = int(window["years"])
-    try:
-        return start.replace(year=start.year + years)
-    except ValueError:  # 29 February in a year that has none
-        return _dt.date(start.year + years, 3, 1)
-
-
-def shares_window(earlier: _dt.date, on: _dt.date, window: Mapping) -> bool:
-    """Whether a match ending ``earlier`` and one ending ``on`` fit in one
-    period of ``window``, both end days counted: ``earlier <= on < earlier + length``.
-    For 180 days: 179 days apart yes, 180 days apart no."""
-    return earlier <= on < window_end(earlier, window)
-
-
-@dataclass
-class CapOutcome:
-    """What the caps of restriction 2 did to one player's change."""
-
-    change_in: float
-    change_out: float
-    low: float
-    high: float
-    binding: list[str] = field(default_factory=list)
-    windows: list[dict] = field(default_factory=list)
-
-    @property
-    def capped(self) -> bool:
-        return self.change_out != self.change_in
-
-    def as_dict(self) -> dict:
-        return {"change_in": self.change_in, "change_out": self.change_out, "low": self.low,
-                "high": self.high, "capped": self.capped, "binding": list(self.binding),
-                "windows": self.windows}
-
-
-def _bounds(earlier_net: float, cap: float) -> tuple[float, float]:
-    """The change that keeps |earlier_net + change| <= cap; a change toward
-    zero net is never held back, so the interval always contains 0."""
-    return min(0.0, -cap - earlier_net), max(0.0, cap - earlier_net)
-
-
-def cap_change(change: float, on: _dt.date, history: Sequence[MatchChange], *,
-               per_match: float, windows: Sequence[Mapping]) -> CapOutcome:
-    """Restriction 2 of sec. 7 for a match ending on ``on``.
-
-    * ``per_match``: the change itself lies in [-cap, +cap].
-    * Each window (``{window, days|years, cap}``): "the maximum net rating
-      change in <window> due to match play" is read as: for **every** period
-      of that length that contains this match, the signed sum of the changes
-      of all matches in it (the earlier ones of ``history`` and this one) lies
-      in [-cap, +cap].  Periods count both end days (see
-      :func:`shares_window`).  Matches after ``on`` are not yet known, so the
-      periods to check are those starting on the date of each earlier match
-      that shares a period with this one (every suffix of the earlier matches
-      in date order), and the one holding this match alone.  Checking only the
-      period that ends on this match would let a +100 after a -100 be followed
-      by another +100 within 180 days.
-    * A history that already exceeds a cap (it cannot under these rules, but
-      data can be wrong) never forces a change against the result: a change
-      toward a smaller net is always allowed.
-    """
-    low, high = -per_match, per_match
-    lows = [(low, f"{per_match:g}-point cap per match")]
-    highs = [(high, f"{per_match:g}-point cap per match")]
-    reports = []
-    for w in windows:
-        cap = float(w["cap"])
-        name = str(w.get("window") or (f"{w['days']} days" if "days" in w else f"{w['years']} years"))
-        inside = sorted((h for h in history if shares_window(h.date, on, w)), key=lambda h: h.date)
-        dates = sorted({h.date for h in inside})
-        w_low, w_high, worst = -cap, cap, 0.0
-        for start in dates:
-            net = sum(h.change for h in inside if h.date >= start)
-            lo, hi = _bounds(net, cap)
-            w_low, w_high = max(w_low, lo), min(w_high, hi)
-            if abs(net) > abs(worst):
-                worst = net
-        reports.append({"window": name, "cap": cap,
-                        "earlier": [h.as_dict() for h in inside],
-                        "largest_earlier_net": worst, "low": w_low, "high": w_high})
-        lows.append((w_low, f"net {cap:g} in any {name}"))
-        highs.append((w_high, f"net {cap:g} in any {name}"))
-    low = max(v for v, _ in lows)
-    high = min(v for v, _ in highs)
-    out = min(max(change, low), high)
-    binding = []
-    if change > high:
-        binding = [why for v, why in highs if v == high]
-    elif change < low:
-        binding = [why for v, why in lows if v == low]
-    return CapOutcome(change, out, low, high, binding, reports)
-
-
-# --------------------------------------------------------------------- results
-@dataclass
-class MatchRecord(SystemRecord):
-    """A record after a match.  ``lowered_floor`` is the floor after a granted
-    request to lower it (restriction 4) and ``lowered_from`` the floor it
-    replaced; :class:`SystemRecord` has no field for them.  A later match
-    rated from this record uses ``lowered_floor`` while sec. 5 still gives
-    ``lowered_from`` (a new peak that raises the floor ends it)."""
-
-    lowered_floor: Optional[float] = None
-    lowered_from: Optional[float] = None
-
-
-def lowered_floor_for(before: Optional[SystemRecord], floor: float,
-                      reason: str) -> tuple[float, str, Optional[float], Optional[float]]:
-    """The floor to use after an event, given the player's record before it
-    and the sec. 5 ``floor`` computed on the record after it: a floor lowered
-    after an earlier match (``before.lowered_floor``) replaces ``floor`` while
-    ``floor`` is still the one it replaced (``before.lowered_from``); a new
-    peak that raises the floor ends it.  Returns (floor, reason,
-    lowered_floor, lowered_from) with the last two to carry into the record
-    after the event (None, None when nothing is lowered)."""
-    lowered = getattr(before, "lowered_floor", None)
-    origin = getattr(before, "lowered_from", None)
-    if lowered is not None and origin is not None and float(floor) == origin:
-        return (lowered, f"{reason}, lowered to {lowered:g} after a match (sec. 7)",
-                lowered, origin)
-    return floor, reason, None, None
-
-
-def _extra(after: Optional[int], before: Optional[int]) -> int:
-    return after - before if after is not None and before is not None else 0
-
-
-def honour_lowered_floor(pr: PlayerResult, before: Optional[SystemRecord], rules: Rules) -> bool:
-    """Carry a lowered floor through a section rated by the pipeline (which
-    knows only sec. 5 floors): when ``before`` has one and the sec. 5 floor
-    computed for ``pr`` is still the one it replaced, the final rating is
-    judged against the lowered floor instead and the record after the event
-    is a :class:`MatchRecord` that keeps it.  Personal floors bind only the
-    final rating (project reading 1), so no other player's result changes.
-    Changes ``pr`` in place; True when it applied.  A ratings replay calls it
-    for every player of every section that is not a match."""
-    if (getattr(before, "lowered_floor", None) is None or pr.record_after is None or pr.m == 0
-            or pr.floor is None or pr.step5 is None or isinstance(pr, MatchPlayerResult)):
-        return False
-    floor, reason, lowered, origin = lowered_floor_for(before, pr.floor, pr.floor_reason or "")
-    if lowered is None:
-        return False  # the floor it replaced no longer binds: the lowering has ended
-    p, hook = rules.p, rules.hook
-    done = pr.record_after
-    # the record after the event again, before storage, as the pipeline built it
-    after = record_after(before, pr.m, _extra(done.wins, before.wins),
-                         _extra(done.draws, before.draws), _extra(done.losses, before.losses),
-                         pr.step5, done.date, p, cls=MatchRecord)
-    applied = pr.step5 < floor
-    post = hook.uschess_store_rating(pre=pr.pre, value=float(floor) if applied else pr.step5, p=p)
-    settle_record(after, post, p)
-    after.lowered_floor, after.lowered_from = lowered, origin
-    pr.post, pr.floor, pr.floor_reason, pr.floor_applied = post, float(floor), reason, applied
-    pr.record_after = after
-    pr.depends |= DEPENDS["floor"] | MATCH_DEPENDS
-    return True
-
-
-@dataclass
-class MatchPlayerResult(PlayerResult):
-    """A :class:`PlayerResult` with what the match restrictions did."""
-
-    change_uncapped: Optional[float] = None
-    change: Optional[float] = None
-    caps: Optional[CapOutcome] = None
-    history: list = field(default_factory=list)
-    history_source: Optional[str] = None
-    floor_request: Optional[dict] = None
-
-    def as_dict(self) -> dict:
-        out = super().as_dict()
-        rec = self.record_after
-        if rec is not None:
-            out["record_after"] = {**_record_dict(rec),
-                                   "lowered_floor": getattr(rec, "lowered_floor", None),
-                                   "lowered_from": getattr(rec, "lowered_from", None)}
-        out["match"] = {
-            "bonus": False,
-            "change_uncapped": self.change_uncapped,
-            "change": self.change,
-            "caps": self.caps.as_dict() if self.caps else None,
-            "history": [h.as_dict() for h in self.history],
-            "history_source": self.history_source,
-            "floor_request": self.floor_request,
-        }
-        return out
-
-
 # --------------------------------------------------------------------- rating
-def check_match(section: Section, system: str, rules: Rules) -> None:
-    """Restriction 1 (and that a match has two players): InputError otherwise."""
+def check_match(section: Section, system: str, rules, records: Mapping) -> None:
+    """Restriction 1 (and that a match has two players): InputError otherwise.
+    ``records``: each player's pre-event record by pair."""
     p = rules.p
     if len(section.players) != 2:
         raise InputError(f"a match is between two players; this match section lists "
@@ -381,7 +125,7 @@ def check_match(section: Section, system: str, rules: Rules) -> None:
             f" (a match is rated in every system its time control falls in; list the "
             f"section's 'systems' to leave out {system})")
     for pl in section.players:
-        rec = pl.ratings.get(system)
+        rec = records.get(pl.pair)
         if rec is None:
             raise InputError(f"a match needs an established published {system} rating for both "
                              f"players (sec. 7); this player is unrated in {system}{hint}",
@@ -392,7 +136,7 @@ def check_match(section: Section, system: str, rules: Rules) -> None:
                              f"established means more than {p.established_games}){hint}",
                              player=pl.label)
     a, b = section.players
-    ra, rb = round_half_up(a.ratings[system].rating), round_half_up(b.ratings[system].rating)
+    ra, rb = round_half_up(records[a.pair].rating), round_half_up(records[b.pair].rating)
     gap = abs(ra - rb)
     if gap > p.match_max_rating_gap:
         low, high = (a, b) if ra < rb else (b, a)
@@ -401,8 +145,8 @@ def check_match(section: Section, system: str, rules: Rules) -> None:
                          f"{p.match_max_rating_gap:g} (sec. 7)", player=low.label)
 
 
-def _history_for(pl: Player, system: str, on: _dt.date, explicit,
-                 options) -> tuple[list[MatchChange], str]:
+def _history_for(pl: Player, system: str, on: _dt.date, explicit, options,
+                 chain_history=None) -> tuple[list[MatchChange], str]:
     for source, name in ((explicit, "argument"),
                          (getattr(options, "match_history", None) if options else None, "options")):
         hist = history_lookup(source, pl.id, system)
@@ -411,39 +155,43 @@ def _history_for(pl: Player, system: str, on: _dt.date, explicit,
                 # a store may already hold later matches (re-rating the past)
                 return [h for h in hist if h.date <= on], "store"
             return hist, name
+    if chain_history is not None:
+        hist = chain_history(pl.id, system)
+        if hist is not None:
+            return [h for h in hist if h.date <= on], "chain"
     if pl.match_history is not None:
-        return [h for h in parse_history(pl.match_history) if h.system in (None, system)], "event"
+        return [h for h in pl.match_history if h.system in (None, system)], "event"
     return [], "none"
 
 
-def rate_match(section: Section, system: str, rules: Rules, tc: TimeControl, *,
-               options=None, event=None, match_history: HistorySource = None,
-               grant_floor_requests: Optional[bool] = None, trace: Optional[bool] = None
-               ) -> SectionResult:
-    """Rate a match section in one system (sec. 7).  ``match_history``: see
-    :func:`history_lookup`; ``grant_floor_requests`` defaults to
-    ``options.grant_floor_requests`` (False)."""
-    p = rules.p
+def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
+               options=None, match_history: HistorySource = None,
+               grant_floor_requests: Optional[bool] = None, trace: Optional[bool] = None,
+               records: Optional[dict] = None, chain_history=None) -> SectionResult:
+    """Rate a match section in one system (sec. 7): the one pipeline with the
+    match kind (no bonus, caps, floor requests).  ``match_history``: see
+    :func:`history_lookup`; ``chain_history(player id, system)`` gives the
+    earlier changes a chain of rated units knows (None where it knows none);
+    ``grant_floor_requests`` defaults to ``options.grant_floor_requests``."""
     if grant_floor_requests is None:
         grant_floor_requests = bool(getattr(options, "grant_floor_requests", False))
     if trace is None:
         trace = bool(getattr(options, "trace", True)) if options is not None else True
-    check_match(section, system, rules)
-    players = list(section.players)
-    # The five steps as written (both players established: steps 1 and 3 do
-    # nothing), without the bonus term (restriction 3).
-    st = five_steps(section, system, rules, tc, trace=trace, bonus=False)
-    if not any(e.m for e in st.entrants.values()):
-        return SectionResult(section, system, rules, tc, [_unrated(pl, system) for pl in players])
+    if records is None:
+        records = {pl.pair: pl.ratings.get(system) for pl in section.players}
+    check_match(section, system, rules, records)
+    st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace, records=records)
     on = section.end
     out = []
-    for pl in players:
-        hist, hsource = _history_for(pl, system, on, match_history, options)
-        _check_history(hist, on, p.match_change_cap, pl)
-        out.append(_finish_match(st.entrants[pl.pair], system, st.step4[pl.pair],
-                                 st.step5[pl.pair], st.details4.get(pl.pair),
-                                 st.details5[pl.pair], hist, hsource, section, rules,
-                                 grant_floor_requests, trace))
+    for pl in section.players:
+        e = st.entrants[pl.pair]
+        if not e.m:
+            out.append(unrated(pl, system, e.rec))
+            continue
+        hist, hsource = _history_for(pl, system, on, match_history, options, chain_history)
+        _check_history(hist, on, rules.p.match_change_cap, pl)
+        out.append(finish(e, system, st, rules, on, trace=trace,
+                          match=MatchInputs(hist, hsource, grant_floor_requests)))
     return SectionResult(section, system, rules, tc, out)
 
 
@@ -458,78 +206,4 @@ def _check_history(hist: list[MatchChange], on: _dt.date, cap: float, pl: Player
                              player=pl.label)
 
 
-def _unrated(pl: Player, system: str) -> MatchPlayerResult:
-    rec = pl.ratings[system]
-    return MatchPlayerResult(pair=pl.pair, id=pl.id, name=pl.name, system=system, pre=rec.rating,
-                             games_before=rec.games, m=0, score=pl.total, post=rec.rating,
-                             games_after=rec.games, formula="not rated (no rated games)",
-                             record_after=rec, change=0.0, change_uncapped=0.0)
-
-
-def _finish_match(e, system: str, s4: float, s5: float, info4: Optional[dict], info5: dict,
-                  hist, hsource, section: Section, rules: Rules,
-                  grant: bool, trace: bool) -> MatchPlayerResult:
-    p, hook = rules.p, rules.hook
-    pl, rec = e.pl, e.rec
-    pre = rec.rating
-    m, wins, losses, n_eff = e.m, e.wins, e.losses, e.n_eff
-    draws = m - wins - losses
-    notes = ["rated as a match (sec. 7): no bonus; caps on the change; floors not automatic"]
-
-    caps = cap_change(s5 - pre, section.end, hist, per_match=p.match_change_cap,
-                      windows=p.match_net_caps)
-    value = max(pre + caps.change_out, p.absolute_floor)
-    if caps.capped:
-        notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
-                     f"({'; '.join(caps.binding)})")
-
-    after = record_after(rec, m, wins, draws, losses, value, section.end, p, cls=MatchRecord)
-    games_after = after.games
-    floor, reason = hook.uschess_personal_floor(system=system, after=after, p=p)
-    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
-    if lowered is not None:
-        after.lowered_floor, after.lowered_from = lowered, lowered_from
-    depends = set(DEPENDS["special"] if info5["formula"] == "special" else DEPENDS["standard"])
-    depends |= MATCH_DEPENDS | DEPENDS["floor"] | DEPENDS["storage"]
-
-    post, floor_applied, request = value, False, None
-    if value < floor:
-        if floor > p.absolute_floor:
-            new_floor = max(floor - p.match_floor_step, p.absolute_floor)
-            request = {"floor": float(floor), "requested_floor": float(new_floor),
-                       "rating_if_granted": max(value, new_floor), "granted": grant,
-                       "reason": reason}
-            if grant:
-                post = max(value, new_floor)
-                after.lowered_floor = float(new_floor)
-                after.lowered_from = (after.lowered_from if after.lowered_from is not None
-                                      else float(floor))
-                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
-                             f"it by {p.match_floor_step:g} GRANTED; new floor {new_floor:g}")
-            else:
-                post, floor_applied = float(floor), True
-                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
-                             f"it to {new_floor:g} (not granted here; rating held at the floor; "
-                             "grant with --grant-floor-requests)")
-        else:
-            post, floor_applied = float(floor), True
-    post = hook.uschess_store_rating(pre=pre, value=post, p=p)
-    settle_record(after, post, p)
-    info5 = dict(info5, match={"change_uncapped": s5 - pre, "caps": caps.as_dict()})
-    res = MatchPlayerResult(
-        pair=pl.pair, id=pl.id, name=pl.name, system=system, pre=pre, games_before=rec.games,
-        m=m, score=info5["score"], post=post, games_after=games_after,
-        formula=f"match ({info5['formula']}, no bonus)", n_eff=n_eff, step4=s4, step5=s5,
-        k=info5.get("k"), bonus=info5.get("bonus"), expected=info5.get("expected"),
-        floor=float(floor), floor_reason=reason, floor_applied=floor_applied, record_after=after,
-        depends=depends, warnings=rules.warnings(depends) + notes,
-        trace={"step4": info4, "step5": info5} if trace else {},
-        change_uncapped=s5 - pre, change=post - pre, caps=caps, history=list(hist),
-        history_source=hsource, floor_request=request)
-    return res
-
-
-__all__ = ["MatchChange", "MatchRecord", "MatchPlayerResult", "CapOutcome", "rate_match",
-           "lowered_floor_for", "honour_lowered_floor",
-           "check_match", "cap_change", "shares_window", "window_end", "history_lookup",
-           "store_match_history", "parse_history", "parse_history_entry"]
+__all__ = ["rate_match", "check_match", "history_lookup", "store_match_history"]

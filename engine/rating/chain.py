@@ -1,0 +1,176 @@
+"""The chain: what one rated unit hands the next.
+
+US Chess rates an event's sections one after another, and events in order:
+a player's record after one unit (rating, games, wins/draws/losses, events,
+peak, a floor lowered after a match) is the pre-event record of the next
+unit where the player plays in the same system, and a match's change counts
+toward the caps of the player's later matches.  A :class:`Chain` carries
+exactly that, and every command that rates uses one:
+
+* ``rate`` rates an event's sections through a fresh chain (sections in the
+  event's order, as listed);
+* ``compare`` keeps one chain per rule version across a history;
+* ``replay`` backs a chain with the ratings store (:class:`ChainBase`): what
+  the chain has not seen, it asks the store.
+
+The first unit a player appears in uses the record its own file gives (or
+the base's).  A player's record from the chain replaces the file's; the
+result says so in ``PlayerResult.pre_from``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Optional, Protocol
+
+from uschess.calendar.rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM, FideUpdate
+from uschess.model import Event, MatchChange, SystemRecord
+from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
+from uschess.rating.match import rate_match
+from uschess.rating.options import RatingOptions
+from uschess.rating.results import EventResult, SectionResult
+from uschess.rating.section import rate_section, systems_for
+from uschess.timecontrol import parse_time_control
+
+
+class ChainBase(Protocol):
+    """Where a chain looks for what it has not seen itself (a ratings store)."""
+
+    def record(self, player_id: str, system: str) -> Optional[SystemRecord]:
+        """The player's record in the system, None when unknown."""
+
+    def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
+        """The player's earlier match changes in the system, None when the
+        base has not seen the player there."""
+
+
+class Chain:
+    """Records and match changes carried from one rated unit to the next.
+
+    ``records`` maps (player id, system) to the record after the player's
+    last rated unit; ``origin`` to the unit it came from (event label,
+    section name or None); ``matches`` to the match changes
+    made through this chain."""
+
+    def __init__(self, base: Optional[ChainBase] = None,
+                 on_record: Optional[Callable[[str, str, SystemRecord, SystemRecord], None]] = None):
+        self.base = base
+        self.records: dict[tuple[str, str], SystemRecord] = {}
+        self.origin: dict[tuple[str, str], tuple[str, Optional[str]]] = {}
+        self.matches: dict[tuple[str, str], list[MatchChange]] = {}
+        #: called (player id, system, the file's record, the chain's) when a
+        #: file's pre-event record is replaced by the chain's
+        self.on_record = on_record
+
+    # ---------------------------------------------------------------- state
+    def record(self, player_id: str, system: str, event: Optional[str] = None
+               ) -> tuple[Optional[SystemRecord], Optional[str]]:
+        """The chain's record of a player in a system and where it came from,
+        said from within ``event`` ((None, None) when neither the chain nor
+        its base knows it)."""
+        key = (player_id, system)
+        rec = self.records.get(key)
+        if rec is not None:
+            label, section = self.origin[key]
+            if section is not None and label == event:
+                return rec, f"section {section}"
+            return rec, f"event {label}"
+        if self.base is not None:
+            rec = self.base.record(player_id, system)
+            if rec is not None:
+                return rec, "store"
+        return None, None
+
+    def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
+        """Earlier match changes of a player in a system as the chain knows
+        them: the base's (when it has seen the player there) and the chain's
+        own; None when neither has seen the player in the system (the event
+        file's ``match_history`` then serves)."""
+        key = (player_id, system)
+        base = self.base.match_history(player_id, system) if self.base is not None else None
+        own = self.matches.get(key)
+        if base is None and own is None and key not in self.records:
+            return None
+        return [*(base or []), *(own or [])]
+
+    def _keep(self, result: SectionResult, where: tuple[str, Optional[str]]) -> None:
+        is_match = result.section.kind == "match"
+        for pr in result.players:
+            if pr.m == 0 or pr.record_after is None:
+                continue
+            key = (pr.id, result.system)
+            self.records[key] = pr.record_after
+            self.origin[key] = where
+            if is_match:
+                self.matches.setdefault(key, []).append(
+                    MatchChange(result.section.end, pr.post - pr.pre, result.system))
+
+    # --------------------------------------------------------------- rating
+    def rate_event(self, event: Event, options: Optional[RatingOptions] = None, book=None,
+                   label: Optional[str] = None) -> EventResult:
+        """Rate ``event``'s sections in the event's order, each in every system
+        it is rated in, every player starting from the chain's record where
+        it has one; the chain keeps each result.  ``label`` names the event in
+        ``pre_from`` for later events (default: its id or name)."""
+        options = options or RatingOptions()
+        book = book or RuleBook.load()
+        label = label or event.id or event.name
+        out = []
+        for section in event.sections:
+            try:
+                rules = options.rules_for(book, section.start)
+                tc = parse_time_control(section.time_control)
+                for system in systems_for(section, rules, tc):
+                    records, pre_from = self._records(section, system, label)
+                    if section.kind == "match":  # sec. 7: individual matches
+                        sr = rate_match(section, system, rules, tc, options=options,
+                                        records=records, chain_history=self.match_history)
+                        for pr in sr.players:
+                            pr.pre_from = pre_from.get(pr.pair)
+                    else:
+                        sr = rate_section(section, system, rules, tc, trace=options.trace,
+                                          records=records, pre_from=pre_from)
+                    out.append(sr)
+                    self._keep(sr, (label, section.name))
+            except InputError as err:
+                raise err.located(section=section.name, file=event.source)
+        return EventResult(event, out)
+
+    def _records(self, section, system: str, label: str) -> tuple[dict, dict]:
+        """Each pair's pre-event record in ``system`` (the chain's, else the
+        file's) and, for those from the chain, where it came from."""
+        records, pre_from = {}, {}
+        for pl in section.players:
+            own = pl.ratings.get(system)
+            rec, where = self.record(pl.id, system, label)
+            if rec is None:
+                records[pl.pair] = own
+                continue
+            records[pl.pair] = rec
+            pre_from[pl.pair] = where
+            if self.on_record is not None and own is not None:
+                self.on_record(pl.id, system, own, rec)
+        return records, pre_from
+
+    def rate_fide_update(self, update: FideUpdate, options: Optional[RatingOptions] = None,
+                         book=None) -> FideUpdateResult:
+        """Rate an update from a foreign FIDE event (sec. 6) from the chain's
+        OTBR record of the player (the update's own when the chain has none)."""
+        options = options or RatingOptions()
+        rec, _ = self.record(update.player_id, FIDE_SYSTEM)
+        if rec is not None:
+            if self.on_record is not None and update.record is not None:
+                self.on_record(update.player_id, FIDE_SYSTEM, update.record, rec)
+            update = replace(update, record=rec)
+        rules = options.rules_for(book or RuleBook.load(), update.start)
+        result = rate_fide_update(update, rules, trace=options.trace)
+        if result.m:
+            key = (update.player_id, FIDE_SYSTEM)
+            self.records[key] = result.record_after
+            self.origin[key] = (f"FIDE update {update.event_id or update.event_name}", None)
+        return result
+
+
+__all__ = ["Chain", "ChainBase"]

@@ -1,0 +1,198 @@
+"""The finish step, one for every kind of rated unit: after steps 1-5
+(:mod:`uschess.rating.steps`), the caps of a match, the personal floor (or a
+floor lowered after a match), storage, and the record after the event.
+
+Personal floors bind only the final rating (project reading 1) and reflect
+the record including the event (project reading 2).  A floor lowered at a
+player's request after a match (sec. 7, restriction 4) is carried in the
+record (``SystemRecord.lowered_floor`` / ``lowered_from``) and replaces the
+sec. 5 floor while sec. 5 still gives the floor it replaced; a new peak that
+raises the floor ends it.  In a match, floors are not automatic: a result
+below the floor is a request to lower it by ``match_floor_step``, granted or
+not (``grant``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from uschess.model import MatchChange, SystemRecord
+from uschess.rating.caps import cap_change
+from uschess.rating.results import MatchPlayerResult, PlayerResult
+from uschess.rating.steps import Entrant, Reads, Steps
+
+
+def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
+                 value: float, date, p) -> SystemRecord:
+    """A player's record after an event of ``m`` rated games, rated ``value``
+    before personal floors and storage.  Counts include the event (project
+    reading 2); unknown earlier counts stay unknown, except for a player new
+    to the system.  The highest established rating takes in the pre-event
+    rating (when established) and ``value`` (when established after).  A
+    floor lowered after a match is carried over (the finish step decides
+    whether it still holds)."""
+
+    def add(before, extra):
+        if rec is None:
+            return extra
+        return None if before is None else before + extra
+
+    est = p.established_games
+    games = (rec.games if rec else 0) + m
+    was_established = rec is not None and rec.games > est
+    peak = rec.peak if rec else None
+    for x in (rec.rating if was_established else None, value if games > est else None):
+        if x is not None and (peak is None or x > peak):
+            peak = x
+    above = p.olm["above"]
+    after = SystemRecord(
+        rating=value, games=games,
+        wins=add(rec.wins if rec else 0, wins), draws=add(rec.draws if rec else 0, draws),
+        losses=add(rec.losses if rec else 0, losses),
+        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
+        peak=peak,
+        olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None, date=date,
+        games_above_2200=(None if rec and rec.games_above_2200 is None else
+                          (rec.games_above_2200 if rec else 0)
+                          + (m if was_established and rec.rating > above else 0)))
+    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
+        after.olm = True
+    return after
+
+
+def settle_record(after: SystemRecord, post: float, p) -> None:
+    """Set the stored post-event rating on the record (and the peak)."""
+    after.rating = post
+    if after.games > p.established_games:
+        after.peak = max(after.peak, post) if after.peak is not None else post
+
+
+def lowered_floor_for(before: Optional[SystemRecord], floor: float,
+                      reason: str) -> tuple[float, str, Optional[float], Optional[float]]:
+    """The floor to use after an event, given the player's record before it
+    and the sec. 5 ``floor`` computed on the record after it: a floor lowered
+    after an earlier match (``before.lowered_floor``) replaces ``floor`` while
+    ``floor`` is still the one it replaced (``before.lowered_from``).  Returns
+    (floor, reason, lowered_floor, lowered_from), the last two to carry into
+    the record after the event (None, None when nothing is lowered)."""
+    if before is not None and before.lowered_floor is not None and float(floor) == before.lowered_from:
+        lowered = before.lowered_floor
+        return (lowered, f"{reason}, lowered to {lowered:g} after a match (sec. 7)",
+                lowered, before.lowered_from)
+    return floor, reason, None, None
+
+
+@dataclass
+class MatchInputs:
+    """What a match's finish needs beyond the steps: the player's earlier
+    match changes in the system (sec. 7 restriction 2) and where they came
+    from, and whether requests to lower a floor are granted."""
+
+    history: Sequence[MatchChange]
+    history_source: str
+    grant: bool = False
+
+
+def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
+           match: Optional[MatchInputs] = None, trace: bool = True) -> PlayerResult:
+    """The finish step for one player with rated games (``e.m > 0``)."""
+    kind = st.kind
+    pair = e.pl.pair
+    reads = e.reads
+    p, call = reads.params(rules.p), reads.calls(rules.call)
+    rec = e.rec
+    pre = rec.rating if rec is not None else None
+    step5 = st.step5[pair]
+    info5 = st.details5[pair]
+    value = step5
+    notes: list[str] = []
+    caps = None
+    if kind.caps:
+        caps = cap_change(step5 - pre, end, match.history, per_match=p.match_change_cap,
+                          windows=p.match_net_caps)
+        value = max(pre + caps.change_out, p.absolute_floor)
+        notes.append("rated as a match (sec. 7): no bonus; caps on the change; "
+                     "floors not automatic")
+        if caps.capped:
+            notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
+                         f"({'; '.join(caps.binding)})")
+
+    after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
+    floor_reads = Reads()
+    floor, reason = floor_reads.calls(rules.call).uschess_personal_floor(
+        system=system, after=after, p=floor_reads.params(rules.p))
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    if lowered is not None:
+        after.lowered_floor, after.lowered_from = lowered, lowered_from
+
+    post, floor_applied, request = value, False, None
+    if value < floor:
+        if kind.floor_requests and floor > p.absolute_floor:
+            new_floor = max(floor - p.match_floor_step, p.absolute_floor)
+            request = {"floor": float(floor), "requested_floor": float(new_floor),
+                       "rating_if_granted": max(value, new_floor), "granted": match.grant,
+                       "reason": reason}
+            if match.grant:
+                post = max(value, new_floor)
+                after.lowered_floor = float(new_floor)
+                if after.lowered_from is None:
+                    after.lowered_from = float(floor)
+                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
+                             f"lower it by {p.match_floor_step:g} GRANTED; new floor {new_floor:g}")
+            else:
+                post, floor_applied = float(floor), True
+                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
+                             f"it to {new_floor:g} (not granted here; rating held at the floor; "
+                             "grant with --grant-floor-requests)")
+        else:
+            post, floor_applied = float(floor), True
+    post = call.uschess_store_rating(pre=pre, value=post, p=p)
+    settle_record(after, post, p)
+
+    # A floor is part of what the rating depended on when it bound, when a
+    # lowered floor stood in for it, or in a match (where it decides a request).
+    names = reads.names
+    if floor_applied or lowered is not None or kind.floor_requests:
+        names = names | floor_reads.names
+    depends = frozenset(names)
+    warnings = rules.warnings(depends) + notes
+    formula = info5["formula"]
+    cls, extra = PlayerResult, {}
+    if match is not None:
+        formula = f"match ({formula}, no bonus)"
+        cls = MatchPlayerResult
+        extra = dict(change_uncapped=step5 - pre, change=post - pre, caps=caps,
+                     history=list(match.history), history_source=match.history_source,
+                     floor_request=request)
+        info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
+    out = cls(
+        pair=pair, id=e.pl.id, name=e.pl.name, system=system, pre=pre,
+        games_before=rec.games if rec else 0, m=e.m, score=info5["score"], post=post,
+        games_after=after.games, formula=formula, initial=st.initial.get(pair),
+        n_eff=e.n_eff, step3=st.step3.get(pair),
+        step4=st.step4[pair] if kind.last_step == 5 else None,
+        step5=step5 if kind.last_step == 5 else None,
+        k=info5.get("k"), bonus=info5.get("bonus"), expected=info5.get("expected"),
+        floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
+        floor_applied=floor_applied, record_after=after, depends=depends, warnings=warnings,
+        **extra)
+    if trace:
+        out.trace = {"step4": st.details4.get(pair), "step5": info5}
+    return out
+
+
+def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str] = None
+            ) -> PlayerResult:
+    """A player with no rated game in the unit: nothing changes."""
+    return PlayerResult(
+        pair=pl.pair, id=pl.id, name=pl.name, system=system,
+        pre=rec.rating if rec else None, games_before=rec.games if rec else 0, m=0,
+        score=pl.total, post=rec.rating if rec else None,
+        games_after=rec.games if rec else 0, formula="not rated (no rated games)",
+        record_after=rec, pre_from=pre_from)
+
+
+__all__ = ["record_after", "settle_record", "lowered_floor_for", "MatchInputs", "finish",
+           "unrated"]

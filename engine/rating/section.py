@@ -1,0 +1,46 @@
+"""One section rated in one system: steps 1-5 of sec. 1
+(:mod:`uschess.rating.steps`), then the finish step (:mod:`uschess.rating.finish`)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from uschess.errors import RuleError
+from uschess.model import Section
+from uschess.rating.finish import finish, unrated
+from uschess.rating.results import SectionResult
+from uschess.rating.steps import five_steps
+from uschess.timecontrol import TimeControl
+
+
+def systems_for(section: Section, rules, tc: TimeControl) -> list[str]:
+    """The systems a section is rated in: its declared ``systems``, else those
+    its time control falls in on the rules' date."""
+    if section.systems:
+        return list(section.systems)
+    systems = rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p)
+    if not systems:
+        where = "online" if section.online else "over-the-board"
+        raise RuleError(f"time control {tc.text!r} (mm + ss = {tc.total:g}) is rated in no "
+                        f"{where} system in force on {rules.on.isoformat()}", section=section.name)
+    return systems
+
+
+def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: bool = True,
+                 records: Optional[dict] = None, pre_from: Optional[dict] = None) -> SectionResult:
+    """Steps 1-5 of sec. 1 for one section in one system, then the finish
+    step.  ``records``: each player's pre-event record by pair (default: the
+    player's own); ``pre_from``: where a pair's record came from, if not the
+    event file."""
+    st = five_steps(section, system, rules, tc, trace=trace, records=records)
+    pre_from = pre_from or {}
+    out = []
+    for pl in section.players:
+        e = st.entrants[pl.pair]
+        if not e.m:
+            out.append(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
+            continue
+        res = finish(e, system, st, rules, section.end, trace=trace)
+        res.pre_from = pre_from.get(pl.pair)
+        out.append(res)
+    return SectionResult(section, system, rules, tc, out)

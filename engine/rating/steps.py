@@ -1,0 +1,268 @@
+"""Steps 1-5 of sec. 1 for one rated unit in one system, before the finish
+step (personal floors, storage, the record after the event:
+:mod:`uschess.rating.finish`).
+
+Step 1 initial ratings for unrated players; step 2 effective games N'; step 3
+a first estimate for unrated players with N = 0 (special formula, N' = 1);
+step 4 every player (special or standard formula, opponents at pre-event,
+step-1 or step-3 ratings); step 5 the same with opponents at their step-4
+results.  Each of steps 3-5 raises a result below the absolute floor to it;
+personal floors bind only the final rating (project reading 1).
+
+What differs between the kinds of rated unit (a section, a match, an update
+from a foreign FIDE event) is a :class:`SectionKind`, never a branch on a
+date.  Which rules each player's rating read is recorded as it is computed
+(:class:`Reads`), so the warnings attached to a result come from the rules
+actually used.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+from uschess.errors import InputError, RuleError
+from uschess.formulas import SpecialTrace, n_star, standard_rating
+from uschess.model import GAME_CODES, Player, Section, SystemRecord
+from uschess.rules.base import Initial
+from uschess.rules.hookspecs import HOOK_SLOTS
+from uschess.timecontrol import TimeControl
+
+
+@dataclass(frozen=True)
+class SectionKind:
+    """What a kind of rated unit changes in the one pipeline.
+
+    ``bonus``: whether the bonus term of sec. 4.2 applies (matches: "The bonus
+    formula does not apply", sec. 7).  ``last_step``: 5, or 4 for an update
+    from a foreign FIDE event (sec. 6: the standard formula "applied once").
+    ``standard_only``: the standard formula for every player (sec. 6).
+    ``caps``: the change is capped (sec. 7 restriction 2).  ``floor_requests``:
+    floors are not automatic; a result below the floor is a request to lower
+    it (sec. 7 restriction 4)."""
+
+    name: str
+    bonus: bool = True
+    last_step: int = 5
+    standard_only: bool = False
+    caps: bool = False
+    floor_requests: bool = False
+
+
+STANDARD = SectionKind("standard")
+MATCH = SectionKind("match", bonus=False, caps=True, floor_requests=True)
+FIDE_UPDATE = SectionKind("fide-update", last_step=4, standard_only=True)
+
+
+class Reads:
+    """The rules one player's rating read: parameter names and rule slots.
+
+    ``rules.p`` and ``rules.call`` are read through :meth:`params` and
+    :meth:`calls` views that note each name; the finish step turns the names
+    into the warnings of the rules in force."""
+
+    __slots__ = ("names",)
+
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def params(self, p) -> "_ReadParams":
+        return _ReadParams(p, self.names)
+
+    def calls(self, call) -> "_ReadCalls":
+        return _ReadCalls(call, self.names)
+
+
+class _ReadParams:
+    __slots__ = ("_p", "_names")
+
+    def __init__(self, p, names):
+        self._p, self._names = p, names
+
+    def __getattr__(self, name):
+        value = getattr(self._p, name)
+        self._names.add(name)
+        return value
+
+
+class _ReadCalls:
+    __slots__ = ("_call", "_names")
+
+    def __init__(self, call, names):
+        self._call, self._names = call, names
+
+    def __getattr__(self, name):
+        fn = getattr(self._call, name)
+        self._names.add(HOOK_SLOTS[name])
+        return fn
+
+
+class Entrant:
+    """What steps 1-5 know of one player in one system: the games (opponent
+    pairs and scores), R0, N, N', the formula, and for the standard formula K
+    and bonus eligibility (neither depends on the opponents' ratings)."""
+
+    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
+                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording")
+
+    def __init__(self, pl: Player, rec: Optional[SystemRecord]):
+        opps, score, wins, losses = [], 0.0, 0, 0
+        for r in pl.rounds:
+            if r.opponent is not None and r.code in GAME_CODES:
+                opps.append(r.opponent)
+                s = GAME_CODES[r.code]
+                score += s
+                wins += s == 1.0
+                losses += s == 0.0
+        self.pl, self.rec = pl, rec
+        self.opps, self.score, self.m = opps, score, len(opps)
+        self.wins, self.losses = wins, losses
+        self.all_wins = bool(rec and rec.all_wins)
+        self.all_losses = bool(rec and rec.all_losses)
+        self.k = self.eligible = None
+        self.reads = Reads()
+        self.wording: set[str] = set()
+
+    @property
+    def draws(self) -> int:
+        return self.m - self.wins - self.losses
+
+
+@dataclass
+class Steps:
+    """What steps 1-5 computed for one unit in one system: each player's
+    :class:`Entrant`, step-1 initial ratings, step-3, step-4 and step-5
+    results (already at least the absolute floor; ``step5`` is the step-4
+    result for a kind that stops at step 4), and what steps 4 and 5 did
+    (``details4`` only with ``trace``)."""
+
+    entrants: dict
+    initial: dict
+    step3: dict
+    step4: dict
+    step5: dict
+    details4: dict
+    details5: dict
+    kind: SectionKind = STANDARD
+
+
+def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
+               kind: SectionKind = STANDARD, trace: bool = True,
+               records: Optional[dict] = None) -> Steps:
+    """Steps 1-5 of sec. 1 for ``section`` in ``system``.  ``records``: each player's pre-event record by pair (default: the
+    player's own ``ratings[system]``)."""
+    floor100 = rules.p.absolute_floor
+    nstar = rules.p.nstar
+    ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
+    if records is None:
+        records = {pl.pair: pl.ratings.get(system) for pl in section.players}
+    entrants = {pl.pair: Entrant(pl, records.get(pl.pair)) for pl in section.players}
+    playing = {pair: e for pair, e in entrants.items() if e.m}
+    # every player who appears as an opponent plays a rated game (validated pairings)
+
+    # Step 1: initial ratings for unrated players who play a rated game.
+    initial: dict[int, Initial] = {}
+    for pair, e in playing.items():
+        if e.rec is not None:
+            e.r0, e.n = e.rec.rating, e.rec.games
+            continue
+        call = e.reads.calls(rules.call)
+        try:
+            init = call.uschess_initial_rating(player=e.pl, system=system, end=section.end,
+                                               p=e.reads.params(rules.p), hook=call)
+        except InputError as err:
+            raise err.located(player=e.pl.label)
+        if init is None:
+            raise RuleError(f"no initialization rule for {system} is in force on "
+                            f"{rules.on.isoformat()}", player=e.pl.label)
+        initial[pair] = init
+        e.r0, e.n = init.rating, init.games
+
+    # Step 2: effective games; and what does not change between steps 4 and 5.
+    for e in playing.values():
+        p, call = e.reads.params(rules.p), e.reads.calls(rules.call)
+        e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
+        e.reads.names.add("nstar")
+        e.special = not kind.standard_only and (
+            e.n <= p.special_max_games or e.all_wins or e.all_losses)
+        if not e.special:
+            otbr = e.pl.ratings.get("OTBR")
+            e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
+                                        half_k=section.half_k,
+                                        otbr=otbr.rating if otbr is not None else None, p=p)
+            if kind.bonus:
+                counts = Counter(e.opps)
+                # The eligibility wordings differ only for m = 3 or a repeated
+                # opponent: elsewhere the rating does not depend on which is in force.
+                target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
+                e.eligible = bool(getattr(rules.call, "uschess_bonus_eligible")(
+                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target)))
+                target.add("bonus")
+            else:
+                e.eligible = False
+
+    # Step 3: first estimate for unrated players with N = 0 (N' = 1).
+    step3: dict[int, float] = {}
+    for pair, init in initial.items():
+        if init.games == 0:
+            e = playing[pair]
+            value = e.reads.calls(rules.call).uschess_special_rating(
+                r0=e.r0, n_eff=rules.p.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
+                score=e.score, wins=e.wins, losses=e.losses, all_wins=False, all_losses=False,
+                n=0, p=e.reads.params(rules.p), trace=None)
+            e.reads.names.add("step3_n_eff")
+            step3[pair] = max(value, floor100)
+
+    # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
+    seed = {pair: step3.get(pair, e.r0) for pair, e in playing.items()}
+    step4: dict[int, float] = {}
+    details4: dict[int, dict] = {}
+    last4 = kind.last_step == 4
+    for pair, e in playing.items():
+        value, info = rate_one(e, [seed[o] for o in e.opps], rules,
+                               trace=trace and last4, details=trace or last4)
+        step4[pair] = max(value, floor100)
+        if info is not None:
+            details4[pair] = info
+    if last4:
+        return Steps(entrants, initial, step3, step4, dict(step4), details4, dict(details4), kind)
+
+    # Step 5: again, with every opponent at its step-4 result.
+    step5: dict[int, float] = {}
+    details5: dict[int, dict] = {}
+    for pair, e in playing.items():
+        value, details5[pair] = rate_one(e, [step4[o] for o in e.opps], rules, trace=trace)
+        step5[pair] = max(value, floor100)
+    return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
+
+
+def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
+    """Step 4 or 5 for one player: the special or the standard formula.
+    Returns (rating, what was done); without ``details`` only the rating."""
+    p = e.reads.params(rules.p)
+    if e.special:
+        call = e.reads.calls(rules.call)
+        st = SpecialTrace() if trace else None
+        value = call.uschess_special_rating(
+            r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins, losses=e.losses,
+            all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p, trace=st)
+        if not details:
+            return value, None
+        info: dict = {"opponents": opps, "score": e.score, "m": e.m, "formula": "special",
+                      "all_wins": e.all_wins, "all_losses": e.all_losses}
+        if st is not None:
+            info["special"] = st.as_dict()
+        return value, info
+    value, expected, bonus = standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
+                                             b=p.bonus_multiplier,
+                                             m_prime_min=p.bonus_m_prime_min)
+    if not details:
+        return value, None
+    return value, {"opponents": opps, "score": e.score, "m": e.m, "formula": "standard",
+                   "k": e.k, "expected": expected, "bonus": bonus,
+                   "bonus_eligible": e.eligible}
+
+
+__all__ = ["SectionKind", "STANDARD", "MATCH", "FIDE_UPDATE", "Reads", "Entrant", "Steps",
+           "five_steps", "rate_one"]
