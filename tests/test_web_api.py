@@ -165,8 +165,8 @@ def test_estimate_compare_shows_the_other_rules_side_by_side(client, capsys, tmp
                     for p in s["players"] if p["id"] == "1")
         assert re.findall(rf'id="{prefix}-OTBR">([^<]*)<', page.text) == [repr(post)]
     assert 'id="explain-other"' in page.text
-    assert {s["rules"]["on"] for s in other["sections"]} == {"2016-01-01"}
-    assert {s["rules"]["on"] for s in base["sections"]} == {"2025-03-21"}
+    assert {other["rulesets"][s["rules"]]["on"] for s in other["sections"]} == {"2016-01-01"}
+    assert {base["rulesets"][s["rules"]]["on"] for s in base["sections"]} == {"2025-03-21"}
 
 
 def test_estimate_foreign_ratings_reach_the_event(client):

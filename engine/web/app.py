@@ -57,7 +57,8 @@ from uschess.io.eventfile import parse_date
 from uschess.io.exports import crosstable
 from uschess.io.formats.uscf_dbf import write_uscf_dbf
 from uschess.model import SYSTEMS
-from uschess.rating.pipeline import EventResult, rate_event
+from uschess.rating.pipeline import rate_event
+from uschess.rating.results import EventResult
 from uschess.web import estimator as est
 from uschess.web.uploads import AuditOptions, Loaded, Upload, load_upload
 

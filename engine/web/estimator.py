@@ -26,7 +26,8 @@ from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.model import GAME_CODES, SYSTEMS
-from uschess.rating.pipeline import EventResult, PlayerResult, rate_event
+from uschess.rating.pipeline import rate_event
+from uschess.rating.results import EventResult, PlayerResult
 
 #: Opponent rows the form shows unless the query asks for more (``rows=``).
 DEFAULT_ROWS = 8
