@@ -293,6 +293,16 @@ def test_rated_page_crosstable_explanation_and_downloads(client, capsys, tmp_pat
     assert client.get("/rate/not-a-token").status_code == 404
 
 
+def test_download_names_are_safe(client):
+    r = client.post("/rate", files={"event": ('we"ird\r\nname;.yaml', WFCC.read_bytes())},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    got = client.get(r.headers["location"] + "/download/csv")
+    assert got.status_code == 200
+    assert re.fullmatch(r'attachment; filename="we[A-Za-z0-9._-]*name-rated\.csv"',
+                        got.headers["content-disposition"])
+
+
 def test_rate_trf_and_single_report_file(client):
     trf = ROOT / "fixtures" / "trf" / "club-championship.trf"
     r = client.post("/api/rate", files={"event": ("club.trf", trf.read_bytes()),

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import io
 import json
+import re
 import secrets
 import tempfile
 import zipfile
@@ -343,7 +344,8 @@ class WebApp:
         if fmt not in DOWNLOADS:
             raise HTTPException(404, f"no download {fmt!r} (json, csv, msa or dbf)")
         suffix, media = DOWNLOADS[fmt]
-        stem = Path(rated.upload).stem or "event"
+        # the upload's name, reduced to safe characters for the header
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(rated.upload).stem).strip("._") or "event"
         try:
             if fmt == "dbf":
                 body = await self.run(_dbf_zip, rated.loaded.event)
