@@ -352,7 +352,16 @@ def test_zip_without_a_report_and_with_a_bad_member(client):
 def test_uploads_are_size_and_time_limited():
     small = TestClient(create_app(max_upload=2000))
     r = small.post("/rate", files={"event": ("club.zip", report_zip())})
-    assert r.status_code == 413 and "2000" not in r.text and "MB" in r.text
+    assert r.status_code == 413 and "larger than the 0.002 MB this server accepts" in r.text
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ("THEXPORT.DBF", "TSEXPORT.DBF"):
+            archive.write(DBF / name, arcname=name)
+        archive.writestr("TDEXPORT.DBF", b"\0" * 5_000_000)
+    assert len(bomb.getvalue()) < 50_000
+    r = TestClient(create_app(max_upload=50_000)).post("/rate", files={"event": ("bomb.zip", bomb.getvalue())})
+    assert r.status_code == 400
+    assert page_error(r.text) == "bomb.zip: the report unpacks to more than 0.05 MB"
     hurried = TestClient(create_app(time_limit=1e-6))
     r = hurried.post("/rate", files={"event": ("wfcc15.yaml", WFCC.read_bytes())})
     assert r.status_code == 400
@@ -486,3 +495,56 @@ def test_serve_answers_on_loopback():
         proc.terminate()
         proc.wait(timeout=10)
     assert f"serving on http://127.0.0.1:{port}/" in proc.stdout.read()
+
+
+def test_uploads_are_staged_in_a_temporary_directory_and_removed(client, tmp_path, monkeypatch):
+    import tempfile
+    staging = tmp_path / "tmp"
+    staging.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(staging))
+    seen = []
+    import uschess.web.uploads as uploads
+    real_stage = uploads.Staging.stage
+
+    def stage(self, upload, role, suffixes, max_bytes):
+        path = real_stage(self, upload, role, suffixes, max_bytes)
+        seen.append(path)
+        return path
+
+    monkeypatch.setattr(uploads.Staging, "stage", stage)
+    r = client.post("/rate", files={"event": ("../../../../club.zip", report_zip()),
+                                    "players": ("/etc/players.yaml", PLAYERS.read_bytes())},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    assert [p.name for p in seen] == ["event", "players.yaml"]  # fixed names, not the uploads'
+    assert all(staging in p.parents for p in seen)
+    assert list(staging.iterdir()) == []  # removed once read
+    assert not (tmp_path.parent / "club.zip").exists()
+
+
+def test_a_streamed_body_past_the_limit_is_refused():
+    import anyio
+    from uschess.web.app import BodyLimit
+
+    async def app(scope, receive, send):
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"read it all"})
+
+    async def call():
+        chunks = [{"type": "http.request", "body": b"x" * 600, "more_body": True}] * 3
+        sent = []
+
+        async def receive():
+            return chunks.pop(0) if chunks else {"type": "http.request", "body": b""}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/rate", "headers": []}
+        await BodyLimit(app, 1000)(scope, receive, send)
+        return sent
+
+    sent = anyio.run(call)
+    assert sent[0]["status"] == 413 and b"MB" in sent[1]["body"]

@@ -149,7 +149,7 @@ class BodyLimit:
             await self._too_large(send)
 
     async def _too_large(self, send):
-        text = f"upload larger than the {self.max_bytes // 1_000_000} MB this server accepts\n"
+        text = f"upload larger than the {self.max_bytes / 1_000_000:g} MB this server accepts\n"
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
         await send({"type": "http.response.body", "body": text.encode("utf-8")})
@@ -227,7 +227,7 @@ class WebApp:
             if item is not None and not isinstance(item, str) and item.filename:
                 data = await item.read()
                 if len(data) > self.max_upload:
-                    raise InputError(f"larger than the {self.max_upload // 1_000_000} MB this "
+                    raise InputError(f"larger than the {self.max_upload / 1_000_000:g} MB this "
                                      "server accepts", file=item.filename)
                 files[key] = Upload(item.filename, data)
         await form.close()

@@ -18,7 +18,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Optional, Union
+from typing import Optional
 
 import yaml
 
@@ -145,7 +145,7 @@ class Staging:
                     raise InputError(f"cannot extract {info.filename}: {err}", file=upload.name)
                 total += len(data)
                 if total > max_bytes:
-                    raise InputError(f"the report unpacks to more than {max_bytes // 1_000_000} MB",
+                    raise InputError(f"the report unpacks to more than {max_bytes / 1_000_000:g} MB",
                                      file=upload.name)
                 (directory / wanted[base]).write_bytes(data)
         missing = [n for n in wanted if n not in found]
@@ -248,10 +248,3 @@ def _published(path: Path, players_path, audit: AuditOptions, kind: str) -> Load
         pub = load_published(path)
     return Loaded("published", pub.event, pub)
 
-
-def read_limited(data: Union[bytes, bytearray], max_bytes: int, name: str) -> bytes:
-    """``data`` if within ``max_bytes``, else an InputError naming the upload."""
-    if len(data) > max_bytes:
-        raise InputError(f"larger than the {max_bytes // 1_000_000} MB this server accepts",
-                         file=name)
-    return bytes(data)
