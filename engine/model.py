@@ -13,6 +13,9 @@ from typing import Optional
 
 #: The six rating systems (2025 edition, introduction and footnote 1).
 SYSTEMS = ("OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB")
+#: The label of each system on a published crosstable (``R: 1500 ->1510``)
+#: and in its header (``Rating Sys: OQ``); ``D`` there means OTBR and OTBQ.
+SYSTEM_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
 #: Result codes of a round cell.  Only W, L and D against an opponent are
 #: rated games; forfeits (X, F, Z) and byes (B, H, U) are not ("Games in which

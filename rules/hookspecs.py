@@ -42,7 +42,7 @@ def uschess_age_rating(player, on, p):
 
 @hookspec(firstresult=True)
 def uschess_initial_rating(player, system, end, p, hook):
-    """Step 1 (sec. 2): an :class:`uschess.rating.pipeline.Initial` for a player
+    """Step 1 (sec. 2): an :class:`uschess.rules.base.Initial` for a player
     unrated in ``system`` at a section ending ``end``.  ``hook`` gives access
     to the other hooks (the age-based rating)."""
 

@@ -45,8 +45,10 @@ def history(tmp_path_factory):
     return base, files, db
 
 
-def cli(*args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
+def cli(*args, env=None, kill_at=None, **kw):
+    """``uschess ARGS``; ``kill_at`` (after:N, during:N) kills it at that write (tests/crash.py)."""
+    run = ["-m", "uschess"] if kill_at is None else [str(ROOT / "tests" / "crash.py"), kill_at]
+    return subprocess.run([sys.executable, *run, *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True, **kw)
 
 
@@ -178,7 +180,7 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
 def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
     base, files, full = history
     db = tmp_path / "killed.db"
-    run = cli("replay", base / "events", "--db", db, env={"USCHESS_REPLAY_KILL": when})
+    run = cli("replay", base / "events", "--db", db, kill_at=when)
     assert run.returncode == -signal.SIGKILL
     n = int(when.split(":")[1])
     with Store.open(db, create=False) as store:

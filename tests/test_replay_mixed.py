@@ -61,8 +61,10 @@ def one_by_one(db, opts, files=FILES) -> None:
                 replay([path], store, opts)
 
 
-def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
+def cli(*args, env=None, kill_at=None):
+    """``uschess ARGS``; ``kill_at`` (after:N, during:N) kills it at that write (tests/crash.py)."""
+    run = ["-m", "uschess"] if kill_at is None else [str(ROOT / "tests" / "crash.py"), kill_at]
+    return subprocess.run([sys.executable, *run, *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True)
 
 
@@ -187,7 +189,7 @@ def test_killed_mixed_replay_resumes_to_the_same_store(full, tmp_path, when):
     during:7 inside the last event's."""
     db = tmp_path / "killed.db"
     run = cli("replay", MIXED, "--db", db, "--grant-floor-requests",
-              env={"USCHESS_REPLAY_KILL": when})
+              kill_at=when)
     assert run.returncode == -signal.SIGKILL
     n = int(when.split(":")[1])
     with Store.open(db, create=False) as store:

@@ -406,8 +406,10 @@ def assert_same_rows(a: dict, b: dict) -> None:
                 [v.hex() if isinstance(v, float) else v for v in rb], (table, i, ra, rb)
 
 
-def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "uschess", *map(str, args)], cwd=ROOT,
+def cli(*args, env=None, kill_at=None):
+    """``uschess ARGS``; ``kill_at`` (after:N, during:N) kills it at that write (tests/crash.py)."""
+    run = ["-m", "uschess"] if kill_at is None else [str(ROOT / "tests" / "crash.py"), kill_at]
+    return subprocess.run([sys.executable, *run, *map(str, args)], cwd=ROOT,
                           env={**os.environ, **(env or {})}, capture_output=True, text=True,
                           timeout=300)
 
@@ -498,7 +500,7 @@ def test_killed_replay_resumes_to_the_same_store(history, pg_url, when):
     events: the server rolls the open transaction back, and a resumed run
     ends with the rows of an uninterrupted SQLite replay."""
     events, files, sqlite_db = history
-    run = cli("replay", events, "--db", pg_url, env={"USCHESS_REPLAY_KILL": when})
+    run = cli("replay", events, "--db", pg_url, kill_at=when)
     assert run.returncode == -signal.SIGKILL, run.stderr
     n = int(when.split(":")[1])
     done = n - 1 if when.startswith("during") else n

@@ -61,6 +61,7 @@ from uschess.io.fide_file import FideUpdate
 from uschess.rating.chain import Chain
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult
+from uschess.calendar.reform import load_reform
 from uschess.calendar.rulebook import RuleBook
 
 #: A change smaller than this is no change (identical rules give identical floats).
@@ -144,7 +145,6 @@ def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = 
 
 def load_reform_file(path):
     """A reform file, validated as a whole (:func:`uschess.calendar.reform.load_reform`)."""
-    from uschess.calendar.reform import load_reform
     return load_reform(path)
 
 

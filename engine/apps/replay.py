@@ -1,10 +1,10 @@
 """Replay: rate a sequence of events into a ratings store, in order.
 
 ``replay(events, store, options)`` takes events (``Event`` objects or event
-file paths) and FIDE updates (:class:`~uschess.rating.fide_update.FideUpdate` objects
+file paths) and FIDE updates (:class:`~uschess.io.fide_file.FideUpdate` objects
 or their files), orders them by end date, then start date, then id (the
-event's ``id``, or its file's stem; a FIDE update's
-:func:`~uschess.rating.fide_update.store_event_id`), and for each event:
+event's ``id``, or its file's stem; a FIDE update's :func:`store_event_id`),
+and for each event:
 
 1. reads the state of every player in it from the store (each system's
    record, birth date, FIDE/CFC ratings); a player or system the store has not
@@ -12,44 +12,38 @@ event's ``id``, or its file's stem; a FIDE update's
    with the store's by more than rounding (rating off by more than 0.5, or a
    different number of games) the store wins and the disagreement is
    reported in the summary;
-2. rates it with :func:`uschess.rating.pipeline.rate_event` under the rules in force
-   on each section's start (or the options given), one section at a time in
-   the event's order (sorted by section end), so that a player entered in two
-   sections of one event rated in the same system starts the second one from
-   the first one's result; a dual-rated section updates both systems;
+2. rates it through the one :class:`~uschess.rating.chain.Chain`, backed by
+   the store, under the rules in force on each section's start (or the
+   options given): sections in the event's order, a player entered in two
+   sections rated in the same system starting the second from the first
+   one's result, a dual-rated section updating both systems;
 3. writes every change in one transaction (:meth:`Store.apply_event`): a
    replay killed at any moment leaves whole events only, and running it again
    with ``skip_applied`` resumes where it stopped.
 
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
-reported) and written as one event with one change, section ``FIDE``, as
-:func:`~uschess.rating.fide_update.apply_fide_update` writes it.  Paths are told apart
-by peeking: a YAML/JSON file holding a mapping with ``kind: fide-update`` is a
+reported) and written as one event with one change, section ``FIDE``
+(:func:`apply_fide_update` writes one alone).  Paths are told apart by
+peeking: a YAML/JSON file holding a mapping with ``kind: fide-update`` is a
 FIDE update, any other YAML/JSON file an event file; TRF files and DBF report
 directories are events (:func:`load_item`).
 
 Matches (sec. 7) take their earlier match changes, for the 180-day and 3-year
-caps, from the store (``RatingOptions.match_history`` is set to it unless
-given): the players' matches replayed before, from whatever file, and those
-of earlier sections of the same event.  A file's ``match_history`` serves
-only for a player the store has not seen in the system; for one it has, it is
-ignored and reported as a disagreement when it differs from the store's.
+caps, from the chain: the players' matches in the store, from whatever file,
+and those of earlier sections of the same event.  A file's ``match_history``
+serves only for a player the store has not seen in the system; for one it
+has, it is ignored and reported as a disagreement when it differs.
 
 A floor lowered after a match (``grant_floor_requests``; sec. 7, restriction
-4) is kept by the store with the sec. 5 floor it replaced, loaded back as a
-:class:`~uschess.rating.match.MatchRecord`, and honoured by every later event, match
-and FIDE update of the player in that system while that sec. 5 floor is still
-the one computed (:func:`uschess.rating.match.honour_lowered_floor`).
+4) is kept in the player's record with the sec. 5 floor it replaced (the
+store keeps both), and the finish step honours it in every later event, match
+and FIDE update of the player in that system while that sec. 5 floor is
+still the one computed.
 
 An event or FIDE update already in the store is refused (an
 :class:`InputError` naming it, before anything is written), or skipped with
 ``skip_applied=True``.
-
-Testing hook: the environment variable ``USCHESS_REPLAY_KILL`` set to
-``after:N`` makes the process kill itself (SIGKILL) right after the N-th event
-(or FIDE update) of a run commits, ``during:N`` in the middle of the N-th
-one's transaction (rows written, not committed).
 """
 
 from __future__ import annotations
@@ -57,8 +51,6 @@ from __future__ import annotations
 import bisect
 import copy
 import datetime as _dt
-import os
-import signal
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,6 +58,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, load_event, read_data
+from uschess.io.formats.detect import load_event_any
 from uschess.io.fide_file import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update_from_dict,
                                   is_fide_update_data)
 from uschess.io.store import Change, EventWrite, PlayerInfo, Store
@@ -188,10 +181,6 @@ def event_key(event: Item) -> tuple:
 
 def _any_format(path) -> Event:
     """An event from any format the program reads (detected from the path)."""
-    try:
-        from uschess.io.formats.detect import load_event_any
-    except ImportError:  # readers for other formats not installed
-        return load_event(path)
     return load_event_any(path)
 
 
@@ -566,21 +555,6 @@ def apply_fide_update(update: FideUpdate, store: Store, options: Optional[Rating
     return prepared.result
 
 
-def _kill_hook():
-    spec = os.environ.get("USCHESS_REPLAY_KILL", "")
-    if not spec:
-        return None, None
-    try:
-        when, n = spec.split(":")
-        return when, int(n)
-    except ValueError:
-        raise InputError(f"USCHESS_REPLAY_KILL={spec!r}: write after:N or during:N")
-
-
-def _die():
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
 def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,
            *, skip_applied: bool = False, ordered: bool = False,
            progress: Optional[Callable[[int, int, int, float], None]] = None,
@@ -599,7 +573,6 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
     book = book or RuleBook.load()
     started = time.perf_counter()
     summary = ReplaySummary(store=store.name)
-    kill_when, kill_n = _kill_hook()
     replayer = _Replayer(store, options, book)
     last = store.last_event()
     last_key = (_dt.date.fromisoformat(last["end"]), _dt.date.fromisoformat(last["start"]),
@@ -656,10 +629,7 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
                                 "before it are applied: fix it and rerun with --skip-applied)")
                 err.args = (err.message,)
             raise err.located(file=event.source or path)
-        during = None
-        if kill_when == "during" and len(summary.applied) + 1 == kill_n:
-            during = _die
-        store.apply_event(write, during=during)
+        store.apply_event(write)
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key
         summary.applied.append(eid)
@@ -670,8 +640,6 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
         players.update(pid for pid, _ in write.ratings)
         summary.player_games = replayer.games
         done += 1
-        if kill_when == "after" and len(summary.applied) == kill_n:
-            _die()
         if progress:
             progress(done, total, summary.player_games, time.perf_counter() - started)
     summary.players = len(players)

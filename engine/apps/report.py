@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.formulas import round_half_up
+from uschess.model import SYSTEM_LABELS
+from uschess.rating.fide_update import FideUpdateResult
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
-SYSTEM_LETTER = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 
 
 def rating_label(value: Optional[float], games: int, established_games: int) -> str:
@@ -26,7 +27,7 @@ def _points(x: float) -> str:
 def format_section(res: SectionResult) -> str:
     sec = res.section
     est = res.rules.p.established_games
-    letter = SYSTEM_LETTER[res.system]
+    letter = SYSTEM_LABELS[res.system]
     rounds = max((len(p.rounds) for p in sec.players), default=0)
     by_pair = {p.pair: p for p in sec.players}
     name_w = max([len(p.name) for p in sec.players] + [20])
@@ -143,3 +144,28 @@ def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
     for w in pr.warnings:
         L.append(f"  ! {w}")
     return "\n".join(L)
+
+
+def format_fide_update(res: FideUpdateResult) -> str:
+    """The text ``uschess fide-update`` prints."""
+    u = res.update
+    lines = [f"{res.name or res.id} ({res.id}): {u.event_name} {u.start.isoformat()}"
+             f"{'..' + u.end.isoformat() if u.end != u.start else ''}"
+             f"{' (youth event)' if u.youth else ''}",
+             f"  rules in force on {res.rules.on.isoformat()} (fingerprint {res.rules.fingerprint})"]
+    for o in res.opponents:
+        shown = "no FIDE rating: ignored" if o.ignored else f"FIDE {o.fide:g} -> US {o.us:.2f}"
+        lines.append(f"  {o.result}  {o.name or '(unnamed)':<28} {shown}")
+    if res.m:
+        lines.append(f"  N' = {res.n_eff:.4f}, m = {res.m}, K = {res.k:.4f}, S = {res.score:g}, "
+                     f"E = {res.expected:.4f}, bonus = {res.bonus:.4f} "
+                     f"({'eligible' if res.bonus_eligible else 'not eligible'})")
+        if res.floor_applied:
+            lines.append(f"  floor {res.floor:g} ({res.floor_reason}) applied")
+    lines.append(f"  {res.system}: {res.pre:.2f} -> {res.post:.2f} (shown {round_half_up(res.pre)} -> "
+                 f"{res.post_rounded}), N {res.games_before} -> {res.games_after}")
+    for n in res.notes:
+        lines.append(f"  - {n}")
+    for w in res.warnings:
+        lines.append(f"  ! {w}")
+    return "\n".join(lines) + "\n"

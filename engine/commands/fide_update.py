@@ -7,7 +7,8 @@ from pathlib import Path
 
 from uschess.errors import InputError
 from uschess.io.fide_file import fide_update_from_trf, load_fide_update
-from uschess.rating.fide_update import fide_update, format_result
+from uschess.apps.report import format_fide_update
+from uschess.rating.fide_update import fide_update
 from uschess.commands.common import add_rules_options, print_json, rating_options
 
 TRF_SUFFIXES = (".trf", ".txt")
@@ -51,5 +52,5 @@ def run(args) -> int:
     if args.json:
         print_json(result.as_dict())
     else:
-        print(format_result(result), end="")
+        print(format_fide_update(result), end="")
     return 0

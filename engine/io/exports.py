@@ -47,10 +47,10 @@ from typing import Optional
 from uschess.errors import InputError
 from uschess.io.formats.msa import MsaRow, format_msa
 from uschess.formulas import round_half_up
+from uschess.model import SYSTEM_LABELS as MSA_LABELS
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 #: The ratings label printed in the MSA layout, by system.
-MSA_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B", "OLR": "OR", "OLQ": "OQ", "OLB": "OB"}
 #: The columns of :func:`crosstable_csv`, in order.
 CSV_COLUMNS = ("event", "section", "system", "pair", "id", "name", "score", "pre", "pre_games",
                "post", "post_rounded", "games_after", "formula", "k", "bonus", "floor_applied")

@@ -227,29 +227,4 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
         notes=notes, player=pr)
 
 
-def format_result(res: FideUpdateResult) -> str:
-    """The text ``uschess fide-update`` prints."""
-    u = res.update
-    lines = [f"{res.name or res.id} ({res.id}): {u.event_name} {u.start.isoformat()}"
-             f"{'..' + u.end.isoformat() if u.end != u.start else ''}"
-             f"{' (youth event)' if u.youth else ''}",
-             f"  rules in force on {res.rules.on.isoformat()} (fingerprint {res.rules.fingerprint})"]
-    for o in res.opponents:
-        shown = "no FIDE rating: ignored" if o.ignored else f"FIDE {o.fide:g} -> US {o.us:.2f}"
-        lines.append(f"  {o.result}  {o.name or '(unnamed)':<28} {shown}")
-    if res.m:
-        lines.append(f"  N' = {res.n_eff:.4f}, m = {res.m}, K = {res.k:.4f}, S = {res.score:g}, "
-                     f"E = {res.expected:.4f}, bonus = {res.bonus:.4f} "
-                     f"({'eligible' if res.bonus_eligible else 'not eligible'})")
-        if res.floor_applied:
-            lines.append(f"  floor {res.floor:g} ({res.floor_reason}) applied")
-    lines.append(f"  {SYSTEM}: {res.pre:.2f} -> {res.post:.2f} (shown {round_half_up(res.pre)} -> "
-                 f"{res.post_rounded}), N {res.games_before} -> {res.games_after}")
-    for n in res.notes:
-        lines.append(f"  - {n}")
-    for w in res.warnings:
-        lines.append(f"  ! {w}")
-    return "\n".join(lines) + "\n"
-
-
-__all__ = ["FideOpponent", "FideUpdateResult", "fide_update", "rate_fide_update", "format_result"]
+__all__ = ["FideOpponent", "FideUpdateResult", "fide_update", "rate_fide_update"]

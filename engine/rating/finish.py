@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
-from uschess.rating.steps import Entrant, Reads, Steps
+from uschess.rating.steps import NO_READS, Entrant, Reads, Steps
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
@@ -120,7 +120,7 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
                          f"({'; '.join(caps.binding)})")
 
     after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
-    floor_reads = Reads()
+    floor_reads = Reads() if trace else NO_READS
     floor, reason = floor_reads.calls(rules.call).uschess_personal_floor(
         system=system, after=after, p=floor_reads.params(rules.p))
     floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)

@@ -15,7 +15,7 @@ class RatingOptions:
     readings: dict = field(default_factory=dict)
     edition: Optional[str] = None
     reform: Optional[object] = None
-    trace: bool = True
+    trace: bool = True                     # False: no step-by-step trace, no per-player rule warnings
     grant_floor_requests: bool = False     # matches (sec. 7): grant requests to lower a floor
     match_history: Optional[object] = None  # matches: earlier changes (uschess.rating.match)
 

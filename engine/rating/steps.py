@@ -13,7 +13,8 @@ What differs between the kinds of rated unit (a section, a match, an update
 from a foreign FIDE event) is a :class:`SectionKind`, never a branch on a
 date.  Which rules each player's rating read is recorded as it is computed
 (:class:`Reads`), so the warnings attached to a result come from the rules
-actually used.
+actually used; without ``trace`` (bulk rating: replay, compare) nothing is
+recorded and a result carries no per-player rule warnings.
 """
 
 from __future__ import annotations
@@ -74,6 +75,29 @@ class Reads:
         return _ReadCalls(call, self.names)
 
 
+class _NoReads(Reads):
+    """Reading without noting (``trace=False``: bulk rating, where no one
+    reads per-player warnings): the views are the objects themselves."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        pass
+
+    @property
+    def names(self) -> set:
+        return set()  # a fresh set each time: what is added is dropped
+
+    def params(self, p):
+        return p
+
+    def calls(self, call):
+        return call
+
+
+NO_READS = _NoReads()
+
+
 class _ReadParams:
     __slots__ = ("_p", "_names")
 
@@ -106,7 +130,7 @@ class Entrant:
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording")
 
-    def __init__(self, pl: Player, rec: Optional[SystemRecord]):
+    def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
         opps, score, wins, losses = [], 0.0, 0, 0
         for r in pl.rounds:
             if r.opponent is not None and r.code in GAME_CODES:
@@ -121,7 +145,7 @@ class Entrant:
         self.all_wins = bool(rec and rec.all_wins)
         self.all_losses = bool(rec and rec.all_losses)
         self.k = self.eligible = None
-        self.reads = Reads()
+        self.reads = Reads() if reads else NO_READS
         self.wording: set[str] = set()
 
     @property
@@ -157,7 +181,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
     if records is None:
         records = {pl.pair: pl.ratings.get(system) for pl in section.players}
-    entrants = {pl.pair: Entrant(pl, records.get(pl.pair)) for pl in section.players}
+    entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace) for pl in section.players}
     playing = {pair: e for pair, e in entrants.items() if e.m}
     # every player who appears as an opponent plays a rated game (validated pairings)
 
@@ -196,8 +220,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
                 # The eligibility wordings differ only for m = 3 or a repeated
                 # opponent: elsewhere the rating does not depend on which is in force.
                 target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
-                e.eligible = bool(getattr(rules.call, "uschess_bonus_eligible")(
-                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target)))
+                e.eligible = bool(rules.call.uschess_bonus_eligible(
+                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target) if trace else rules.p))
                 target.add("bonus")
             else:
                 e.eligible = False
