@@ -52,13 +52,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from uschess.apps.audit import Audit, audit
-from uschess.apps.report import SYSTEM_LETTER, explain_player, rating_label
+from uschess.apps.report import explain_player, rating_label
 from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.io.exports import crosstable
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.uscf_dbf import write_uscf_dbf
-from uschess.model import SYSTEMS
+from uschess.model import SYSTEM_LABELS, SYSTEMS
 from uschess.rating.pipeline import rate_event
 from uschess.rating.results import EventResult
 from uschess.web import estimator as est
@@ -185,7 +185,7 @@ class WebApp:
         self.time_limit = time_limit
         self.kept = Kept()
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
-        self.templates.env.globals.update(system_letter=SYSTEM_LETTER, systems=SYSTEMS,
+        self.templates.env.globals.update(system_letter=SYSTEM_LABELS, systems=SYSTEMS,
                                           established_games=ESTABLISHED_GAMES)
         self.templates.env.filters["label"] = rating_label
         self.templates.env.filters["full"] = lambda x: "-" if x is None else repr(x)
