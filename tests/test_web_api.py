@@ -548,3 +548,17 @@ def test_a_streamed_body_past_the_limit_is_refused():
 
     sent = anyio.run(call)
     assert sent[0]["status"] == 413 and b"MB" in sent[1]["body"]
+
+
+def test_a_bad_players_file_is_named_as_uploaded(client):
+    r = client.post("/rate", files={"event": ("club.zip", report_zip()),
+                                    "players": ("members.yaml", b"players:\n  '123': {ratings: 7}\n")})
+    assert r.status_code == 400
+    line = page_error(r.text)
+    assert line.startswith("members.yaml: ") and "players.yaml" not in line
+
+
+def test_serve_listens_on_loopback_by_default():
+    from uschess.cli import build_parser
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.db) == ("127.0.0.1", 8000, None)
