@@ -562,3 +562,16 @@ def test_serve_listens_on_loopback_by_default():
     from uschess.cli import build_parser
     args = build_parser().parse_args(["serve"])
     assert (args.host, args.port, args.db) == ("127.0.0.1", 8000, None)
+
+
+def test_templates_and_css_are_package_data():
+    import fnmatch
+    import tomllib
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"] \
+        ["package-data"]["uschess.web"]
+    web = ROOT / "engine" / "web"
+    files = [p.relative_to(web).as_posix() for p in web.rglob("*")
+             if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert any(f.startswith("templates/") for f in files) and "static/style.css" in files
+    missing = [f for f in files if not any(fnmatch.fnmatch(f, g) for g in globs)]
+    assert not missing, f"not installed with the package: {missing}"
