@@ -1,5 +1,9 @@
-"""The ``uschess`` command.  Errors in the user's input print one line and
-exit with status 2; nothing is half-written."""
+"""The ``uschess`` command.
+
+Exit status: 0 when the command did its work; 1 when ``--strict`` finds a
+difference (an audit's unreproduced rating, a comparison's changed rating);
+2 for bad input or usage (one line naming the file, section, player and
+round; nothing half-written); 130 when interrupted."""
 
 from __future__ import annotations
 
@@ -7,24 +11,82 @@ import argparse
 import importlib
 import sys
 
-from uschess import __version__
+import uschess
 from uschess.errors import InputError
 
-COMMANDS = ["rate", "rules", "compare", "audit", "fide-update", "replay", "player", "generate", "io", "serve"]
+#: Each subcommand and the module of uschess.commands that registers it.
+COMMANDS = {"rate": "rate", "rules": "rules", "compare": "compare", "audit": "audit",
+            "fide-update": "fide_update", "replay": "replay", "player": "player",
+            "generate": "generate", "import": "io", "export": "io", "serve": "serve"}
+
+EPILOG = """\
+conventions of every command:
+  -            as an input file: standard input; as an output file: standard output
+  --force      replace an output file that exists (never replaced otherwise)
+  -q, -v       quiet (results and errors only) or verbose, before or after COMMAND
+  --json       print the result as JSON on standard output
+  USCHESS_DB   the ratings store used when --db is not given
+
+exit status:
+  0    done
+  1    --strict found a difference (audit: a rating not reproduced; compare: a
+       rating changed)
+  2    bad input or usage: one line names the file, section, player and round
+  130  interrupted (Ctrl-C); a replay says how to resume
+"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _leaf_parsers(parser: argparse.ArgumentParser):
+    """Every parser below ``parser`` that runs a command."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                if any(isinstance(a, argparse._SubParsersAction) for a in child._actions):
+                    yield from _leaf_parsers(child)
+                else:
+                    yield child
+
+
+class _Version(argparse.Action):
+    """--version, reading the installed version only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {uschess.__version__}")
+        parser.exit()
+
+
+def _command_in(argv) -> str | None:
+    """The subcommand ``argv`` asks for (the first word that names one)."""
+    for word in argv:
+        if word in COMMANDS:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``only`` (then only its module
+    is imported: a command starts without loading the others)."""
+    from uschess.commands.common import add_console_options
     parser = argparse.ArgumentParser(
-        prog="uschess", description="Rate US Chess events under the rules in force on their dates.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+        prog="uschess", description="Rate US Chess events under the rules in force on their dates.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
+    add_console_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"uschess.commands.{name.replace('-', '_')}").register(sub)
+    modules = [COMMANDS[only]] if only else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"uschess.commands.{module}").register(sub)
+    for leaf in _leaf_parsers(parser):
+        add_console_options(leaf)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    from uschess.commands.common import release_stdin, stdin_named
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_in(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
@@ -32,13 +94,15 @@ def main(argv=None) -> int:
     try:
         return args.func(args) or 0
     except InputError as err:
-        print(f"uschess: error: {err}", file=sys.stderr)
+        print(f"uschess: error: {stdin_named(str(err))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        print("uschess: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        print(f"uschess: interrupted{(': ' + str(err)) if str(err) else ''}", file=sys.stderr)
         return 130
+    finally:
+        release_stdin()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,38 @@ class Initial:
     sources: list = field(default_factory=list)  # blended: one dict per source k
 
 
+@dataclass(slots=True)
+class EventCounts:
+    """What the event being rated adds to a player's record in one system:
+    rated wins, draws and losses, and ``events3`` (1 when the player played
+    three or more rated games, counted in N_R of sec. 5)."""
+
+    wins: int
+    draws: int
+    losses: int
+    events3: int
+
+    @classmethod
+    def of_games(cls, m: int, wins: int, draws: int, losses: int) -> "EventCounts":
+        return cls(wins, draws, losses, 1 if m >= 3 else 0)
+
+
+@dataclass(slots=True)
+class Floor:
+    """The floor for a player's final rating in one system (sec. 5).
+
+    ``value`` is the highest floor the record proves and ``reason`` names it.
+    ``could_be`` is set where earlier win/draw/event counts are unknown and
+    the personal absolute floor is in force: the highest floor some earlier
+    history could give (at most the cap), and ``unknown`` names the counts
+    that are unknown; None and () when the record is complete."""
+
+    value: float
+    reason: str
+    could_be: Optional[float] = None
+    unknown: tuple = ()
+
+
 class RulePlugin:
     """A rule whose shape changes over time.
 

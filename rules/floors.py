@@ -6,8 +6,30 @@ import math
 
 from uschess.formulas import floor_level
 
-from uschess.rules.base import RulePlugin, src
+from uschess.rules.base import EventCounts, Floor, RulePlugin, src
 from uschess.rules.hookspecs import hookimpl
+
+
+COUNT_NAMES = ("wins", "draws", "events with 3 or more games")
+
+
+def personal_counts(after, event) -> tuple:
+    """(N_W, N_D, N_R, unknown) for the personal absolute floor (sec. 5): the
+    record's counts after the event (project reading 2); where an earlier
+    count is unknown, the event's own count, which every earlier history
+    reaches or exceeds (``unknown`` names those counts)."""
+    if after.wins is not None and after.draws is not None and after.events3 is not None:
+        return after.wins, after.draws, after.events3, ()
+    own = event or EventCounts(0, 0, 0, 0)
+    out, unknown = [], []
+    for name, known, lower in zip(COUNT_NAMES, (after.wins, after.draws, after.events3),
+                                  (own.wins, own.draws, own.events3)):
+        if known is None:
+            unknown.append(name)
+            out.append(lower)
+        else:
+            out.append(known)
+    return out[0], out[1], out[2], tuple(unknown)
 
 
 class _Floors(RulePlugin):
@@ -15,17 +37,21 @@ class _Floors(RulePlugin):
     personal = False
 
     @hookimpl
-    def uschess_personal_floor(self, system, after, p):
+    def uschess_personal_floor(self, system, after, event, p):
         """Highest of: the absolute floor, the personal absolute floor (where in
         force), the established floor, the OLM floor and a prize floor.  The
         reason is written out only for the floor that wins."""
         best, kind = p.absolute_floor, "absolute"
+        counts, could_be = None, None
         if self.personal and system in p.personal_floor_systems:
             pf = p.personal_floor
-            af = min(pf["base"] + pf["win"] * (after.wins or 0) + pf["draw"] * (after.draws or 0)
-                     + pf["event"] * (after.events3 or 0), pf["cap"])
+            counts = personal_counts(after, event)
+            nw, nd, nr, unknown = counts
+            af = min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"])
             if af > best:
                 best, kind = af, "personal"
+            if unknown:
+                could_be = pf["cap"]
         if after.peak is not None:
             level = floor_level(after.peak, p.floor_drop, p.floor_levels)
             if level is not None and level > best:
@@ -34,14 +60,20 @@ class _Floors(RulePlugin):
             best, kind = p.olm["floor"], "olm"
         if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
             best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
-        return best, self._reason(kind, after, p)
+        if could_be is None or could_be <= best:
+            return Floor(best, self._reason(kind, counts, after, p))
+        return Floor(best, self._reason(kind, counts, after, p), could_be, counts[3])
 
     @staticmethod
-    def _reason(kind, after, p) -> str:
+    def _reason(kind, counts, after, p) -> str:
         if kind == "personal":
             pf = p.personal_floor
-            return (f"personal absolute floor min({pf['base']} + {pf['win']}x{after.wins or 0} + "
-                    f"{pf['draw']}x{after.draws or 0} + {after.events3 or 0}, {pf['cap']})")
+            nw, nd, nr, unknown = counts
+            text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
+                    f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
+            if unknown:
+                text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
+            return text
         if kind == "established":
             return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
         return {"absolute": "absolute floor", "olm": "Original Life Master floor",
@@ -59,8 +91,9 @@ class Floors002(_Floors):
 
 
 class FloorsSec5(_Floors):
-    """Sec. 5 from 2008-08-07: adds the personal absolute floor
-    AF = min(100 + 4 N_W + 2 N_D + N_R, 150) in ``personal_floor_systems``."""
+    """Sec. 5: adds the personal absolute floor AF = min(100 + 4 N_W + 2 N_D
+    + N_R, 150) in ``personal_floor_systems``; counts the record does not
+    know are taken as the event's own (:func:`personal_counts`)."""
 
     name = "floors-sec5"
     title = "Floors with the personal absolute floor"

@@ -49,22 +49,42 @@ def _dual_k(r, n_eff, m, kd, k_num):
     return k_num * (kd["slope_a"] - kd["slope_b"] * r) / (n_eff + m)
 
 
+def dual_rated(systems, p) -> bool:
+    """Whether a section rated in ``systems`` is dual-rated: rated in every
+    system of ``dual_rating_systems`` (000 footnote 1; none while that list is
+    empty, before dual rating existed, 000 sec. 8)."""
+    dual = p.dual_rating_systems
+    return bool(dual) and all(s in systems for s in dual)
+
+
 class _K(RulePlugin):
+    """K = 800/(N' + m) (sec. 4.2), with the high-rated exception where the
+    wording's ``applies`` says so.  The exception asks three things: a rating
+    above ``k_dual.above`` (``rating_for``: whose rating, by wording), a time
+    control in the range the wording prints, and a section that is actually
+    dual-rated, from the systems it is rated in (``systems``: "i.e.,
+    dual-rated", 000 and 004 sec. 4.2)."""
+
     slot = "k_factor"
 
-    def applies(self, system, tc, r, otbr, kd):  # pragma: no cover - overridden
+    def applies(self, system):  # pragma: no cover - overridden
         raise NotImplementedError
 
     def rating_for(self, r0, otbr):
         return r0
 
-    @hookimpl
-    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, p):
+    def exception_applies(self, r, system, tc, systems, p) -> bool:
+        """Whether the dual-rating exception sets K for this player (sec. 4.2)."""
         kd = p.k_dual
+        return (tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
+                and r is not None and r > kd["above"] and self.applies(system)
+                and dual_rated(systems, p))
+
+    @hookimpl
+    def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
         r = self.rating_for(r0, otbr)
-        dual_time = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
-        if dual_time and r is not None and r > kd["above"] and self.applies(system):
-            return _dual_k(r, n_eff, m, kd, p.k_numerator)
+        if self.exception_applies(r, system, tc, systems, p):
+            return _dual_k(r, n_eff, m, p.k_dual, p.k_numerator)
         if half_k:
             # 002: K = 400/(N_e + m/2) in a half-K event
             return (p.k_numerator / 2.0) / (n_eff + m / 2.0)
@@ -73,11 +93,11 @@ class _K(RulePlugin):
 
 class KDualAnySystem(_K):
     """004 sec. 4.2: "a player's rating R is greater than 2200 and the time
-    control is between G/30 (or G/25+5) and G/60+5 (dual-rated)": every system
-    the section is rated in, with that system's rating."""
+    control is between G/30 (or G/25+5) and G/60+5 (i.e., dual-rated)": in
+    both systems of a dual-rated section, with that system's rating."""
 
     name = "k-dual-2017"
-    title = "K with the dual-rating exception, 2017 wording"
+    title = "K with the dual-rating exception (dual-rated sections), 2017 wording"
     source = src("004", "4.2")
     schedule = {"2001-01-01": {"value": "k-dual-2017", "source": src("004", "4.2", "project reading 5")}}
 
@@ -87,11 +107,11 @@ class KDualAnySystem(_K):
 
 class KDualRegularRating(_K):
     """001 sec. 4.2: "a player's regular (over-the-board) rating R is greater
-    than 2200": the condition and the formula use the OTBR rating, in every
-    system the dual-rated section is rated in."""
+    than 2200": the condition and the formula use the OTBR rating, in both
+    systems of a dual-rated section."""
 
     name = "k-dual-2020-06"
-    title = "K with the dual-rating exception, 2020-06 wording"
+    title = "K with the dual-rating exception (dual-rated sections), 2020-06 wording"
     source = src("001", "4.2")
     schedule = {"2020-06-11": {"value": "k-dual-2020-06", "source": src("001", "4.2"),
                                "conflict": "revision-2020", "reading": "2020-09-proposal"}}
@@ -105,10 +125,11 @@ class KDualRegularRating(_K):
 
 class KDualOTBR(_K):
     """003/000 sec. 4.2: "In updating the OTBR rating, if the player's rating R
-    is greater than 2200 and 30 <= mm + ss <= 65"."""
+    is greater than 2200 and [30 <= mm + ss <= 65] (i.e., dual-rated - see
+    footnote 1)": the OTBR rating of a dual-rated section."""
 
     name = "k-dual-otbr"
-    title = "K with the dual-rating exception for OTBR only"
+    title = "K with the dual-rating exception for OTBR of dual-rated sections"
     source = src("000", "4.2")
     schedule = {
         "2020-06-01": {"value": "k-dual-otbr", "source": src("000", "4.2", "project reading 7"),

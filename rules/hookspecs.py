@@ -54,9 +54,11 @@ def uschess_special_rating(r0, n_eff, opponents, score, wins, losses, all_wins,
 
 
 @hookspec(firstresult=True)
-def uschess_k_factor(r0, n_eff, m, system, tc, half_k, otbr, p):
+def uschess_k_factor(r0, n_eff, m, system, tc, half_k, otbr, systems, p):
     """K of the standard formula (sec. 4.2) with its exceptions.  ``otbr`` is
-    the player's pre-event OTBR rating (or None)."""
+    the player's pre-event OTBR rating (or None); ``systems`` the systems the
+    section is actually rated in (the dual-rating exception applies only in a
+    dual-rated section)."""
 
 
 @hookspec(firstresult=True)
@@ -66,9 +68,12 @@ def uschess_bonus_eligible(m, opponent_counts, p):
 
 
 @hookspec(firstresult=True)
-def uschess_personal_floor(system, after, p):
-    """(floor, reason) for a player's final rating in ``system`` given the
-    record after the event (sec. 5)."""
+def uschess_personal_floor(system, after, event, p):
+    """The :class:`uschess.rules.base.Floor` for a player's final rating in
+    ``system`` given the record after the event (sec. 5).  ``event`` is what
+    the event being rated added (:class:`uschess.rules.base.EventCounts`, or
+    None for a record outside any event): the floor counts it even where the
+    record's earlier counts are unknown."""
 
 
 @hookspec(firstresult=True)

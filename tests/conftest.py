@@ -3,17 +3,41 @@
 Real published crosstables are read in place from ``../shared/data`` beside
 the checkout (never copied into the project).  Tests that need them carry the
 ``shared_data`` mark and are skipped, with the reason, where it is absent.
+
+Property tests run under a hypothesis profile chosen by the environment
+variable ``USCHESS_HYPOTHESIS``: ``dev`` (the default: a tenth of each
+property's example budget, for a quick run while working) or ``ci`` (the
+full budget; ``.ci/run`` selects it).  A property with a budget of its own
+asks :func:`helpers.examples` for its share.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from helpers import SHARED_DATA
+
+PROFILE_ENV = "USCHESS_HYPOTHESIS"
+#: max_examples of each profile; hypothesis's own default (100) is the full budget.
+PROFILES = {"dev": 10, "ci": 100}
+
+for _name, _examples in PROFILES.items():
+    settings.register_profile(_name, max_examples=_examples)
+_profile = os.environ.get(PROFILE_ENV, "dev")
+if _profile not in PROFILES:
+    raise pytest.UsageError(f"{PROFILE_ENV}={_profile!r}: one of {', '.join(PROFILES)}")
+settings.load_profile(_profile)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared_data: reads the real pages in ../shared/data")
+
+
+def pytest_report_header(config):
+    return f"hypothesis profile: {settings._current_profile} ({PROFILE_ENV})"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -23,3 +47,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "shared_data" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _no_store_from_the_environment(monkeypatch):
+    """A user's USCHESS_DB never reaches the commands the tests run."""
+    monkeypatch.delenv("USCHESS_DB", raising=False)

@@ -75,3 +75,10 @@ def store_snapshot(db) -> dict:
         out["events"] = [(e["id"], e["seq"], e["name"], e["start"], e["end"], e["source"])
                          for e in store.events()]
     return out
+
+
+def examples(full: int) -> int:
+    """A property's example budget under the loaded hypothesis profile:
+    ``full`` under ``ci``, its share under ``dev`` (see ``conftest.py``)."""
+    from hypothesis import settings
+    return max(1, full * settings.default.max_examples // 100)

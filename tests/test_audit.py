@@ -262,8 +262,12 @@ def test_html_report_is_self_contained_and_escaped(tmp_path, capsys):
     assert "script" not in p.tags and "style" in p.tags and "table" in p.tags
     assert "15 of 16 reproduced" in "".join(p.text)
 
-    assert main(["audit", str(MSA), "--start", "2016-01-15", "--html", str(out), "--json"]) == 0
-    capsys.readouterr()
+    args = ["audit", str(MSA), "--start", "2016-01-15", "--html", str(out), "--json"]
+    assert main(args) == 2  # the report of the first audit is there
+    assert "exists; use --force to replace it" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == text
+    assert main(args + ["--force"]) == 0
+    assert capsys.readouterr().err == f"wrote {out}\n"
     text = out.read_text(encoding="utf-8")
     assert "62 of 64 reproduced" in text and "LARRY HODGE" in text and "floor" in text
     assert "not documented" in text  # the warnings
@@ -355,3 +359,16 @@ def test_audit_of_a_store(tmp_path, capsys):
                  ["--db", str(tmp_path / "none.db")], ["--event", "tinfo", str(MSA)], []):
         assert main(["audit", *argv]) == 2, argv
         assert capsys.readouterr().err.count("\n") == 1
+    # a progress bar when asked (stderr is no terminal here), none when quiet
+    assert main(["audit", "--db", str(db), "--progress", "--json"]) == 0
+    assert "\raudit: " in capsys.readouterr().err
+    assert main(["audit", "--db", str(db), "--progress", "-q", "--json"]) == 0
+    assert capsys.readouterr().err == ""
+    # USCHESS_DB names the store when no published file is given
+    import os
+    os.environ["USCHESS_DB"] = str(db)
+    try:
+        assert main(["audit", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == 64
+    finally:
+        del os.environ["USCHESS_DB"]

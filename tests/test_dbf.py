@@ -776,7 +776,7 @@ def test_players_file_merge_rules():
 
 
 @pytest.mark.parametrize("raw,words", [
-    ([], "mapping with a 'players' key"),
+    ([], "mapping of member ids to entries"),
     ({"players": []}, "map member ids"),
     ({"players": {}, "extra": 1}, "unknown top-level"),
     ({"players": {"1": {"rating": 1500}}}, "unknown field"),
@@ -787,10 +787,22 @@ def test_players_file_merge_rules():
     ({"players": {"1": {"birth_date": "someday"}}}, "not a date"),
     ({"players": {"1": "text"}}, "must be a mapping"),
     ({"players": {1: {}, "1": {}}}, "listed twice"),
+    ({"12": {"id": "13"}}, "not the id it is listed under"),
+    ({"12": {"ratings": {"OTBR": {"rating": 1500}}}}, "missing 'games'"),
 ])
 def test_players_file_refusals(raw, words):
     with pytest.raises(InputError, match=words):
         parse_players(raw, source="players.yaml")
+
+
+def test_players_file_may_be_a_plain_mapping_whose_entries_repeat_their_ids():
+    wrapped = parse_players({"players": {"12873461": {"ratings": {"OTBR": {"rating": 2215,
+                                                                           "games": 412}}}}})
+    plain = parse_players({12873461: {"id": 12873461, "ratings": {"OTBR": {"rating": 2215,
+                                                                          "games": 412}}},
+                           "30000001": {"id": "30000001", "adult": True}})
+    assert plain["12873461"] == wrapped["12873461"]
+    assert plain["30000001"].adult is True
 
 
 def test_players_file_round_trip_and_json(tmp_path):

@@ -43,7 +43,7 @@ def test_nstar_parameters_match_dates():
 def test_k_table_sec42(n_eff, m, k):
     rules = RuleBook.load().rules(d("2025-03-01"))
     got = rules.call.uschess_k_factor(r0=1500.0, n_eff=n_eff, m=m, system="OTBR", tc=None,
-                                      half_k=False, otbr=1500.0, p=rules.p)
+                                      half_k=False, otbr=1500.0, systems=("OTBR",), p=rules.p)
     assert round(got, 2) == k
 
 
@@ -91,8 +91,8 @@ def test_personal_floor_example_sec5():
     """000 sec. 5: 3 wins, 1 draw, 10 events -> AF = 124."""
     rules = RuleBook.load().rules(d("2025-03-01"))
     after = SystemRecord(rating=90, games=4, wins=3, draws=1, losses=0, events3=10)
-    floor, why = rules.call.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
-    assert floor == 124 and "personal" in why
+    got = rules.call.uschess_personal_floor(system="OTBR", after=after, event=None, p=rules.p)
+    assert got.value == 124 and "personal" in got.reason
 
 
 @pytest.mark.parametrize("peak,floor", [(1941, 1700), (1999.51, 1800), (1388, None)])
@@ -100,7 +100,7 @@ def test_established_floor_examples_sec5(peak, floor):
     rules = RuleBook.load().rules(d("2025-03-01"))
     assert F.floor_level(peak, rules.p.floor_drop, rules.p.floor_levels) == floor
     after = SystemRecord(rating=1000, games=40, wins=0, draws=0, losses=40, events3=0, peak=peak)
-    got, _ = rules.call.uschess_personal_floor(system="OTBR", after=after, p=rules.p)
+    got = rules.call.uschess_personal_floor(system="OTBR", after=after, event=None, p=rules.p).value
     assert got == (floor if floor is not None else 100)  # 1388: the absolute floor
 
 

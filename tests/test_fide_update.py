@@ -8,6 +8,7 @@ import copy
 import json
 import math
 import re
+from pathlib import Path
 
 import importlib
 
@@ -261,6 +262,33 @@ def test_trf_input(capsys):
     assert "has none" in capsys.readouterr().err
     assert main(args[:2]) == 2
     assert "--player ID" in capsys.readouterr().err
+
+
+def test_trf_input_takes_the_fide_id_the_trf_holds(capsys):
+    """Jane Doe's 001 record holds FIDE id 2012345 and her USA record US Chess
+    id 12345678: either names her."""
+    by_us = ["fide-update", "fixtures/fide/reykjavik.trf", "--player", "12345678",
+             "--players", "fixtures/fide/reykjavik.players.yaml", "--json"]
+    assert main(by_us) == 0
+    expected = json.loads(capsys.readouterr().out)
+    by_fide = by_us[:3] + ["2012345"] + by_us[4:]
+    assert main(by_fide) == 0
+    assert json.loads(capsys.readouterr().out) == expected
+    assert main(by_us[:3] + ["2300011"] + by_us[4:]) == 2  # Gunnarsson: FIDE id, no US record
+    assert "has none" in capsys.readouterr().err  # found; no OTBR record in the players file
+
+
+def test_fide_update_file_from_standard_input(capsys, monkeypatch):
+    import io
+    text = Path("fixtures/fide/open-abroad.yaml").read_bytes()
+    assert main(["fide-update", "fixtures/fide/open-abroad.yaml", "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert main(["fide-update", "-", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["event"].pop("source") == "<stdin>"
+    expected["event"].pop("source")
+    assert got == expected
 
 
 # ------------------------------------------------ a store mixing everything

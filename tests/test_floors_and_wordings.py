@@ -20,7 +20,8 @@ def floor(on, system, **rec):
     r = BOOK.rules(d(on))
     base = dict(rating=100, games=40, wins=3, draws=1, losses=36, events3=10)
     base.update(rec)
-    return r.call.uschess_personal_floor(system=system, after=SystemRecord(**base), p=r.p)[0]
+    return r.call.uschess_personal_floor(system=system, after=SystemRecord(**base), event=None,
+                                         p=r.p).value
 
 
 def test_personal_floor_from_2008_08_07_in_all_systems_then_otb_only():
@@ -67,10 +68,10 @@ def test_floor_binds_only_the_final_rating():
     assert res.post == 1700.0 and res.floor_applied
 
 
-def _k(on, system, r0, otbr, tc="G/45;d5", **kw):
+def _k(on, system, r0, otbr, tc="G/45;d5", systems=("OTBR", "OTBQ"), **kw):
     r = BOOK.rules(d(on), **kw)
     return r.call.uschess_k_factor(r0=r0, n_eff=20.0, m=4, system=system, tc=parse_time_control(tc),
-                                   half_k=False, otbr=otbr, p=r.p)
+                                   half_k=False, otbr=otbr, systems=systems, p=r.p)
 
 
 def test_k_exception_wordings():

@@ -7,7 +7,8 @@ over the record count, header and record lengths and field descriptors (a
 exception (or a hang) is a bug.  Inputs that once crashed a reader are kept
 under ``fixtures/fuzz/`` and replayed by :func:`test_fuzz_regressions`.
 
-``FUZZ_EXAMPLES`` (environment) overrides the number of examples per parser.
+``FUZZ_EXAMPLES`` (environment) overrides the number of examples per parser
+(default: 2000 under the ``ci`` hypothesis profile, see ``conftest.py``).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from uschess.io.formats.trf import parse_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES, parse_uscf_dbf
 from uschess.model import Event
 
+from helpers import examples
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES") or examples(2000))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])

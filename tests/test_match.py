@@ -401,7 +401,20 @@ def test_explain_and_text_output(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "rated as a match (sec. 7)" in out and "request to lower it to 1700" in out
     assert main(["rate", str(path)]) == 0
-    assert "(floor)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "20000001" in line and "->" in line)
+    assert row.endswith("-> 1800 (floor; request to lower it to 1700)")
+    assert "requests to lower a floor (matches, sec. 7):" in out
+    assert "result below the floor 1800" in out and "not granted here" in out
+
+
+def test_granted_floor_request_shows_in_the_crosstable(tmp_path, capsys):
+    path = write(tmp_path, floor_match())
+    assert main(["rate", str(path), "--grant-floor-requests"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "20000001" in line and "->" in line)
+    assert row.endswith("(floor lowered to 1700 on request)")
+    assert "request to lower it to 1700 GRANTED" in out
 
 
 def test_match_without_rated_games_changes_nothing():

@@ -14,7 +14,7 @@ from uschess.io.formats.msa import (ESTABLISHED_GAMES, MsaRow, format_msa, load_
                                 looks_like_msa, parse_msa, rows_from_crosstable)
 from uschess.model import Round
 
-from helpers import TEACHING_MSA
+from helpers import TEACHING_MSA, examples
 
 FIXTURE = TEACHING_MSA
 TEXT = FIXTURE.read_text(encoding="utf-8") if FIXTURE.is_file() else ""
@@ -269,7 +269,7 @@ def mutated(draw):
     return text
 
 
-@settings(max_examples=2500, deadline=None, derandomize=True,
+@settings(max_examples=examples(2500), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated())
 def test_fuzz_parse_succeeds_or_raises_input_error(text):

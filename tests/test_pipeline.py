@@ -12,7 +12,7 @@ from uschess import formulas as F
 from uschess.rating.pipeline import RatingOptions
 from uschess.calendar.rulebook import RuleBook
 
-from helpers import by_pair, d, player, rate
+from helpers import by_pair, d, examples, player, rate
 
 
 def round_robin(n):
@@ -141,7 +141,7 @@ def test_rules_on_and_known_on_change_the_bonus():
 ratings = st.floats(min_value=100, max_value=2800, allow_nan=False)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(r0=ratings, n_eff=st.floats(min_value=0, max_value=50),
        opps=st.lists(ratings, min_size=1, max_size=9), data=st.data(),
        history=st.sampled_from(["mixed", "wins", "losses"]))
@@ -155,7 +155,7 @@ def test_special_rating_solves_f(r0, n_eff, opps, data, history):
     assert abs(f) <= 1e-6
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(r0=ratings, n_eff=st.floats(min_value=0, max_value=50),
        opps=st.lists(ratings, min_size=1, max_size=9), data=st.data())
 def test_better_score_never_lowers_special_or_standard(r0, n_eff, opps, data):
@@ -174,7 +174,7 @@ def test_better_score_never_lowers_special_or_standard(r0, n_eff, opps, data):
     assert b >= a
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), start=st.sampled_from(["2005-05-05", "2012-01-01", "2016-01-15", "2025-03-21"]))
 def test_every_final_rating_is_at_least_the_floor(data, start):
     n = 6

@@ -294,9 +294,46 @@ def test_an_event_earlier_than_the_store_is_flagged(tmp_path):
 def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path, capsys):
     assert main(["replay", str(WFCC), "--db", str(tmp_path / "a.db")]) == 0
     out = capsys.readouterr()
-    assert "[" not in out.err and "1 event(s) applied" in out.out
+    assert out.err == "" and "1 event(s) applied" in out.out
     assert main(["replay", str(WFCC), "--db", str(tmp_path / "b.db"), "--progress"]) == 0
-    assert "1/1 events" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "reading:" in err and "0/1 [" in err and "rating:" in err and "event/s" in err
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "c.db"), "--progress", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_summary_says_what_it_counts(tmp_path, capsys):
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "a.db")]) == 0
+    out = capsys.readouterr().out
+    assert "player update(s) of" not in out
+    assert "rating change(s) written (one per player, event section and system) for" in out
+    assert "new to the store" in out
+
+
+def test_ctrl_c_says_how_many_events_are_applied_and_how_to_resume(tmp_path, capsys,
+                                                                   monkeypatch):
+    from uschess.apps import replay as replay_module
+    events = list(generate_history(4, 40, 5))
+    for e in events:
+        write_event(e, tmp_path / f"{e.id}.json")
+    committed = replay_module._Replayer.committed
+    calls = []
+
+    def interrupt_after_three(self, write):
+        committed(self, write)
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(replay_module._Replayer, "committed", interrupt_after_three)
+    db = tmp_path / "r.db"
+    assert main(["replay", str(tmp_path), "--db", str(db)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: 3 event(s) of this run are applied" in err
+    assert "rerun the same command with --skip-applied to resume" in err
+    monkeypatch.setattr(replay_module._Replayer, "committed", committed)
+    assert main(["replay", str(tmp_path), "--db", str(db), "--skip-applied"]) == 0
+    assert f"{len(events) - 3} event(s) applied, 3 skipped" in capsys.readouterr().out
 
 
 def test_a_bad_event_stops_the_run_after_whole_events(tmp_path, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import os
 import re
 import shutil
 import socket
@@ -271,6 +272,10 @@ def test_rated_page_crosstable_explanation_and_downloads(client, capsys, tmp_pat
                          rf"<td class=\"post\">{re.escape(post)}", page.text, re.S)
 
     pid = data["sections"][0]["players"][0]["id"]
+    api = client.get(f"/api{token_url}/explain/{pid}")
+    assert api.status_code == 200
+    assert api.text == cli(["rate", *args, "--explain", pid, "--json"], capsys)
+    assert client.get(f"/api{token_url}/explain/99999999").status_code == 404
     expl = client.get(f"{token_url}/player/{pid}")
     assert expl.status_code == 200
     assert html.unescape(expl.text.split('id="explain">')[1].split("</pre>")[0]) == \
@@ -301,6 +306,29 @@ def test_download_names_are_safe(client):
     assert got.status_code == 200
     assert re.fullmatch(r'attachment; filename="we[A-Za-z0-9._-]*name-rated\.csv"',
                         got.headers["content-disposition"])
+
+
+def test_report_without_member_data(client, capsys, tmp_path, monkeypatch):
+    shutil.copytree(DBF, tmp_path / "club.zip")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["rate", "club.zip"]) == 2
+    refused = capsys.readouterr().err.removeprefix("uschess: error: ").strip()
+    r = client.post("/rate", files={"event": ("club.zip", report_zip())})
+    assert r.status_code == 400 and page_error(r.text) == refused
+    expected = cli(["rate", "club.zip", "--all-unrated", "--json"], capsys)
+    r = client.post("/api/rate", files={"event": ("club.zip", report_zip())},
+                    data={"all_unrated": "1"})
+    assert r.status_code == 200 and r.text == expected
+    missing = json.loads(expected)["member_data"]["missing"]
+    assert missing
+    page = client.get(upload_dbf_unrated(client).headers["location"])
+    assert f"{len(missing)} of {len(missing)} player(s) have no member data" in html.unescape(page.text)
+
+
+def upload_dbf_unrated(client):
+    return client.post("/rate", files={"event": ("club.zip", report_zip())},
+                       data={"all_unrated": "1"}, follow_redirects=False)
 
 
 def test_rate_trf_and_single_report_file(client):
@@ -475,8 +503,9 @@ def _free_port() -> int:
 
 def test_serve_answers_on_loopback():
     port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "USCHESS_DB"}
     proc = subprocess.Popen([sys.executable, "-m", "uschess", "serve", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -494,7 +523,7 @@ def test_serve_answers_on_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    assert f"serving on http://127.0.0.1:{port}/" in proc.stdout.read()
+    assert f"serving on http://127.0.0.1:{port}/" in proc.stderr.read()
 
 
 def test_uploads_are_staged_in_a_temporary_directory_and_removed(client, tmp_path, monkeypatch):
@@ -560,7 +589,7 @@ def test_a_bad_players_file_is_named_as_uploaded(client):
 
 def test_serve_listens_on_loopback_by_default():
     from uschess.cli import build_parser
-    args = build_parser().parse_args(["serve"])
+    args = build_parser("serve").parse_args(["serve"])
     assert (args.host, args.port, args.db) == ("127.0.0.1", 8000, None)
 
 

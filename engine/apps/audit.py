@@ -371,7 +371,7 @@ class Audit:
         return [{"name": s.section.name, "system": s.system, "rules_on": s.rules.on.isoformat(),
                  "known_on": s.rules.known_on.isoformat() if s.rules.known_on else None,
                  "fingerprint": s.rules.fingerprint, "bonus_multiplier": s.rules.p.bonus_multiplier,
-                 "warnings": s.rules.warnings()} for s in self.result.sections]
+                 "warnings": list(s.warnings) + s.rules.warnings()} for s in self.result.sections]
 
     def as_dict(self) -> dict:
         return {"reproduced": self.reproduced, "total": self.total,
@@ -669,16 +669,21 @@ def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
 
 
 def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
-          readings: Optional[dict] = None, book: Optional[RuleBook] = None) -> Audit:
+          readings: Optional[dict] = None, book: Optional[RuleBook] = None,
+          options: Optional[RatingOptions] = None) -> Audit:
     """Re-rate the published event and explain every rating not reproduced
-    within ``tolerance`` (see the module text)."""
+    within ``tolerance`` (see the module text).  ``options`` (the command
+    line's rules options) replaces ``known_on`` and ``readings``."""
+    if options is not None:
+        known_on, readings = options.known_on, dict(options.readings)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
             or not math.isfinite(tolerance) or tolerance < 0:
         raise InputError(f"tolerance {tolerance!r} must be a number of points >= 0")
     book = book or RuleBook.load()
     readings = dict(readings or {})
     book.check_readings(readings)
-    options = RatingOptions(known_on=known_on, readings=readings, trace=True)
+    options = (RatingOptions(known_on=known_on, readings=readings, trace=True) if options is None
+               else dataclasses.replace(options, readings=readings, trace=True))
     result = rate_event(published.event, options, book=book)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
     variants = _Variants(published.event, options, book)
@@ -718,7 +723,12 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
 # ------------------------------------------------------------------ output
 
 def _describe_rules(a: Audit) -> str:
-    text = "rules in force on each section's start date"
+    on = {(s.rules.on, s.section.start) for s in a.result.sections}
+    text = ("rules in force on each section's start date" if all(r == st for r, st in on)
+            else "rules in force on " + ", ".join(sorted({r.isoformat() for r, _ in on})))
+    editions = sorted({s.rules.edition for s in a.result.sections if s.rules.edition})
+    reforms = sorted({str(s.rules.reform) for s in a.result.sections if s.rules.reform})
+    text += "".join(f", edition {e}" for e in editions) + "".join(f", reform {r}" for r in reforms)
     if a.known_on:
         text += f", as known on {a.known_on.isoformat()}"
     if a.readings:
@@ -887,8 +897,10 @@ class StoreAudit:
                 "tolerance": self.tolerance, "event": self.event}
 
 
-def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) -> StoreAudit:
-    """Audit the published ratings recorded in a store (``Store.record_published``)."""
+def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None,
+                progress=None) -> StoreAudit:
+    """Audit the published ratings recorded in a store (``Store.record_published``);
+    ``progress(done, total)`` is called after each rating not reproduced."""
     try:
         from uschess.io.store import Store
     except ImportError:
@@ -902,7 +914,8 @@ def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) 
                              + (f" for event {event!r}" if event else ""), file=store.name)
         rows = []
         rules_cache: dict = {}
-        for item in store.audit(tolerance=tolerance, event_id=event):
+        found = store.audit(tolerance=tolerance, event_id=event)
+        for done, item in enumerate(found, 1):
             ev, pid, system = item["event"], item["player"], item["system"]
             published_post, computed = item["published"], item["computed"]
             change = next((h for h in store.history(pid, system) if h["event"] == ev), None)
@@ -930,6 +943,8 @@ def audit_store(target, *, tolerance: float = 1.0, event: Optional[str] = None) 
                         row["causes"].append({"cause": "floor", "computed": published_post, "diff": 0.0,
                                               "detail": _floor_detail(published_post, computed, kinds)})
             rows.append(row)
+            if progress:
+                progress(done, len(found))
     return StoreAudit(str(target), len(published), rows, float(tolerance), event)
 
 

@@ -49,7 +49,7 @@ import datetime as _dt
 import io
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 
 from uschess.errors import InputError
@@ -170,12 +170,13 @@ def order_events(events: Iterable[Item]) -> list[tuple[str, Item]]:
 
 
 def replay(events: Sequence[tuple[str, Item]], options: RatingOptions, *,
-           book: Optional[RuleBook] = None, chain: bool = True) -> list[EventResult]:
+           book: Optional[RuleBook] = None, chain: bool = True,
+           progress: Optional[Callable[[], None]] = None) -> list[EventResult]:
     """Rate ``(key, event)`` pairs in the order given through one chain (see
     the module text): the same chain a replay into a store runs.  With
     ``chain=False`` each is rated from its own file.  A FIDE update gives a
     one-section result (section ``FIDE``).  The events passed in are never
-    modified."""
+    modified; ``progress()`` is called after each event."""
     book = book or RuleBook.load()
     out = []
     shared = Chain()
@@ -185,6 +186,8 @@ def replay(events: Sequence[tuple[str, Item]], options: RatingOptions, *,
             out.append(ch.rate_fide_update(item, options, book).as_event_result(key))
         else:
             out.append(ch.rate_event(item, options, book, label=key))
+        if progress:
+            progress()
     return out
 
 
@@ -339,12 +342,14 @@ def _pairs(ra: EventResult, rb: EventResult):
 
 
 def compare(events: Iterable[Event], a: RuleSide, b: RuleSide, *, chain: bool = True,
-            book: Optional[RuleBook] = None) -> Comparison:
-    """Rate ``events`` under both sides (each its own chain) and pair the results."""
+            book: Optional[RuleBook] = None,
+            progress: Optional[Callable[[], None]] = None) -> Comparison:
+    """Rate ``events`` under both sides (each its own chain) and pair the
+    results; ``progress()`` is called after each event rated on each side."""
     book = book or RuleBook.load()
     ordered = order_events(events)
-    results_a = replay(ordered, a.options, book=book, chain=chain)
-    results_b = replay(ordered, b.options, book=book, chain=chain)
+    results_a = replay(ordered, a.options, book=book, chain=chain, progress=progress)
+    results_b = replay(ordered, b.options, book=book, chain=chain, progress=progress)
     rows = []
     for (key, _), ra, rb in zip(ordered, results_a, results_b):
         ev = ra.event

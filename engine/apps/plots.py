@@ -17,6 +17,12 @@ from uschess.errors import InputError
 from uschess.io.files import atomic_write
 
 FORMATS = ("png", "svg")
+#: Size of every figure, inches at DPI (960 x 576 px): the same whatever the
+#: history's length; the layout is fitted inside it (constrained layout).
+FIGSIZE = (8.0, 4.8)
+DPI = 120
+#: Most bins of the difference histogram.
+MAX_BINS = 60
 
 
 def require_matplotlib():
@@ -32,7 +38,7 @@ def require_matplotlib():
 def _save(fig, out_dir: Path, stem: str) -> list[Path]:
     """``stem.png`` and ``stem.svg`` in ``out_dir``, rendered in memory and
     written together all or nothing (:func:`uschess.io.files.atomic_write`)."""
-    matplotlib = require_matplotlib()
+    require_matplotlib()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -48,7 +54,7 @@ def render(fig, fmt: str) -> bytes:
     buf = io.BytesIO()
     meta = {"Date": None} if fmt == "svg" else {"Software": None}
     with matplotlib.rc_context({"svg.hashsalt": "uschess", "svg.fonttype": "none"}):
-        fig.savefig(buf, format=fmt, metadata=meta, dpi=120, bbox_inches="tight")
+        fig.savefig(buf, format=fmt, metadata=meta, dpi=DPI)
     return buf.getvalue()
 
 
@@ -60,7 +66,7 @@ def history_figure(pid: str, systems: Mapping[str, Sequence[Mapping]], *, name: 
     require_matplotlib()
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.5, 4.2))
+    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
     ax = fig.add_subplot()
     plotted = 0
     for system, history in systems.items():
@@ -82,80 +88,100 @@ def history_figure(pid: str, systems: Mapping[str, Sequence[Mapping]], *, name: 
     return fig
 
 
+def _bin_edges(values: Sequence[float]) -> list[float]:
+    """Bins of one width (numpy's automatic choice, at most MAX_BINS) laid on
+    multiples of the width, so that 0 is an edge and no bin holds both
+    gains and losses."""
+    import numpy as np
+
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        width = max(abs(lo) * 0.1, 0.01)
+    else:
+        auto = np.histogram_bin_edges(values, bins="auto")
+        width = max(float(auto[1] - auto[0]), (hi - lo) / MAX_BINS)
+    first = np.floor(lo / width) * width
+    count = int(np.ceil((hi - first) / width)) or 1
+    if first + count * width <= hi:
+        count += 1
+    return [float(first + i * width) for i in range(count + 1)]
+
+
 def plot_differences(diffs: Sequence[float], out_dir, *, title: str = "",
                      stem: str = "differences") -> list[Path]:
-    """A histogram of the differences B - A (one value per player and system)."""
+    """A histogram of the differences B - A, one value per player, event
+    section and system.  Only changed results are drawn (an unchanged one is
+    exactly 0 and would swamp the bins next to it); the title gives how many
+    were unchanged, and 0 is a bin edge, so gains and losses never share a
+    bin."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.5, 4.5))
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
     values = [float(d) for d in diffs]
-    if values:
-        lo, hi = min(values), max(values)
-        bins = max(5, min(40, len(values) // 2)) if hi > lo else 1
-        ax.hist(values, bins=bins, color="#4a78b5", edgecolor="white")
+    changed = [d for d in values if d != 0.0]
+    if changed:
+        ax.hist(changed, bins=_bin_edges(changed), color="#4a78b5", edgecolor="white")
         ax.axvline(0.0, color="#444444", linewidth=0.8)
     else:
-        ax.text(0.5, 0.5, "no player rated under both rule versions", ha="center",
-                va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "no rating changed" if values else
+                "no player rated under both rule versions", ha="center", va="center",
+                transform=ax.transAxes)
     ax.set_xlabel("post-event rating under B minus under A (points)")
-    ax.set_ylabel("players (per system)")
-    changed = sum(1 for d in values if abs(d) > 1e-9)
-    ax.set_title(f"{title or 'Rating differences'}\n{len(values)} rated, {changed} changed",
-                 fontsize=10)
+    ax.set_ylabel("changed results\n(one per player, event section and system)", fontsize=9)
+    lower = sum(1 for d in changed if d < 0)
+    ax.set_title(f"{title or 'Rating differences'}\n{len(values)} results compared: "
+                 f"{len(changed)} changed ({lower} lower, {len(changed) - lower} higher under B; "
+                 f"drawn), {len(values) - len(changed)} unchanged (not drawn)", fontsize=10)
     return _save(fig, Path(out_dir), stem)
 
 
 def plot_paths(paths: Mapping[str, Mapping[str, Sequence[Mapping]]], out_dir, *,
-               events: Sequence[tuple[str, str]] = (), names: Optional[Mapping[str, str]] = None,
-               title: str = "", labels: tuple[str, str] = ("A", "B"),
-               stem: str = "paths") -> list[Path]:
+               names: Optional[Mapping[str, str]] = None, title: str = "",
+               labels: tuple[str, str] = ("A", "B"), stem: str = "paths") -> list[Path]:
     """Rating paths ``{id: {system: [{"event", "date", "a", "b", "pre"}, ...]}}``
     (see :meth:`uschess.apps.compare.Comparison.paths`): one colour per player and
-    system, A solid, B dashed.  ``events`` lists ``(key, date)`` in chain order:
-    the x axis has one tick per event, and a player's pre-event rating sits
-    half a step before the first event they are rated in.  Without
-    ``events`` the x axis is the dates of the points."""
+    system, A solid, B dashed, each point at the date of the player's own
+    event (the pre-event rating at that event's start).  The figure has one
+    size however many events the history holds: the x axis is a date axis
+    spanning the chosen players' events only."""
     require_matplotlib()
+    from matplotlib import colormaps
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
     from matplotlib.figure import Figure
 
+    from matplotlib.lines import Line2D
+
     names = names or {}
-    position = {key: i for i, (key, _) in enumerate(events)}
-    fig = Figure(figsize=(max(7.5, 1.2 * len(position) + 4), 4.8))
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
-
-    def x_of(point):
-        if not position:
-            return _dt.date.fromisoformat(point["date"])
-        return position[point["event"]] - (0.5 if point.get("pre") else 0.0)
-
-    k = 0
+    palette = [colormaps["tab20"](i) for i in range(0, 20, 2)] + \
+              [colormaps["tab20"](i) for i in range(1, 20, 2)]
+    handles = []
     for pid, systems in paths.items():
         for system, points in systems.items():
-            colour = colours[k % len(colours)]
-            k += 1
-            who = f"{names.get(pid, pid)} ({pid}) {system}"
+            colour = palette[len(handles) % len(palette)]
             for side, style, marker in (("a", "-", "o"), ("b", "--", "x")):
-                xs = [x_of(p) for p in points if p[side] is not None]
+                xs = [_dt.date.fromisoformat(p["date"]) for p in points if p[side] is not None]
                 ys = [p[side] for p in points if p[side] is not None]
                 if xs:
-                    ax.plot(xs, ys, linestyle=style, marker=marker, color=colour,
-                            label=f"{who} {labels[0 if side == 'a' else 1]}")
-    if k == 0:
+                    ax.plot(xs, ys, linestyle=style, marker=marker, markersize=3, color=colour)
+            handles.append(Line2D([], [], color=colour, marker="o", markersize=3,
+                                  label=f"{names.get(pid, pid)} ({pid}) {system}"))
+    if not handles:
         ax.text(0.5, 0.5, "the chosen players are rated in none of the events", ha="center",
                 va="center", transform=ax.transAxes)
     else:
-        ax.legend(fontsize=7, loc="best")
-    if position:
-        ax.set_xticks(range(len(events)))
-        ax.set_xticklabels([f"{key}\n{date}" for key, date in events], fontsize=7)
-        ax.set_xlim(-0.75, len(events) - 0.5)
-        ax.set_xlabel("events in chain order (a player's pre-event rating half a step before "
-                      "their first)", fontsize=8)
-    elif k:
-        fig.autofmt_xdate()
+        locator = AutoDateLocator(minticks=3, maxticks=8)
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+        handles += [Line2D([], [], color="#444444", linestyle="-", marker="o", markersize=3,
+                           label=f"{labels[0]} (solid)"),
+                    Line2D([], [], color="#444444", linestyle="--", marker="x", markersize=3,
+                           label=f"{labels[1]} (dashed)")]
+        fig.legend(handles=handles, loc="outside right upper", fontsize=7)
+    ax.set_xlabel("date of the player's event (pre-event rating at its start)", fontsize=8)
     ax.set_ylabel("rating")
     ax.set_title(title or "Rating paths", fontsize=10)
     return _save(fig, Path(out_dir), stem)

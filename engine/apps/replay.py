@@ -149,9 +149,11 @@ class ReplaySummary:
     def format(self) -> str:
         fide = f" ({self.fide_updates} of them FIDE updates)" if self.fide_updates else ""
         lines = [f"{len(self.applied)} event(s) applied{fide}, {len(self.skipped)} skipped (already "
-                 f"in the store); {self.player_updates} player update(s) of {self.players} "
-                 f"player(s) ({self.new_players} new); {self.player_games} player-games in "
-                 f"{self.seconds:.2f} s ({self.rate:,.0f}/s)"]
+                 f"in the store) in {self.seconds:.2f} s",
+                 f"{self.player_updates} rating change(s) written (one per player, event section "
+                 f"and system) for {self.players} player(s); {self.new_players} player(s) new to "
+                 "the store (entered even without a rated game)",
+                 f"{self.player_games} player-games rated ({self.rate:,.0f}/s)"]
         if self.disagreements:
             lines.append(f"{len(self.disagreements)} disagreement(s) between files and the store")
         return "\n".join(lines) + "\n"

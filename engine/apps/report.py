@@ -45,14 +45,27 @@ def format_section(res: SectionResult) -> str:
     lines.append("-" * len(header))
     lines.append(header)
     lines.append("-" * len(header))
+    requests: list[str] = []
     for pr in res.players:
         pl = by_pair[pr.pair]
         cells = " ".join(f"{(r.code + (str(r.opponent) if r.opponent is not None else '')):<5}"
                          for r in pl.rounds)
         post = rating_label(pr.post, pr.games_after, est) if pr.m else rating_label(pr.pre, pr.games_before, est)
         flag = " (floor)" if pr.floor_applied else ""
+        request = getattr(pr, "floor_request", None)  # matches, sec. 7
+        if request:
+            flag = (f" (floor lowered to {request['requested_floor']:g} on request)"
+                    if request["granted"] else
+                    f" (floor; request to lower it to {request['requested_floor']:g})")
+            requests.append(_floor_request_note(pl, request))
         lines.append(f"{pr.pair:>4}  {pl.name:<{name_w}}  {pl.id:<9} {_points(pl.total):>5}  {cells}  "
                      f"{letter}: {rating_label(pr.pre, pr.games_before, est)} -> {post}{flag}")
+    if requests:
+        lines.append("requests to lower a floor (matches, sec. 7):")
+        lines.extend(requests)
+    if res.warnings:
+        lines.append("notes on the section:")
+        lines.extend(f"  ! {w}" for w in res.warnings)
     warnings = res.rules.warnings()
     if warnings:
         lines.append("notes on the rules in force:")
@@ -60,9 +73,21 @@ def format_section(res: SectionResult) -> str:
     return "\n".join(lines)
 
 
-def format_event(result: EventResult) -> str:
+def _floor_request_note(pl, request: dict) -> str:
+    """One line on a match player's request to lower a floor."""
+    head = (f"  {pl.name} ({pl.id}): result below the floor {request['floor']:g} "
+            f"({request['reason']}): request to lower it to {request['requested_floor']:g}")
+    if request["granted"]:
+        return f"{head} GRANTED; rated {request['rating_if_granted']:.2f}"
+    return (f"{head} not granted here: rating held at the floor; granted it would be "
+            f"{request['rating_if_granted']:.2f} (--grant-floor-requests)")
+
+
+def format_event(result: EventResult, member_data=None) -> str:
     e = result.event
     head = f"{e.name}  {e.start.isoformat()}" + (f"..{e.end.isoformat()}" if e.end != e.start else "")
+    if member_data is not None and member_data.missing:
+        head += "\nmember data: " + "\n".join(member_data.lines())
     return "\n\n".join([head] + [format_section(s) for s in result.sections]) + "\n"
 
 
@@ -79,71 +104,116 @@ def _cite(rules, name: str) -> str:
 
 
 def explain_player(result: EventResult, pid: str) -> str:
+    """The text of ``--explain ID``: every section and system the player was
+    rated in, step by step with sources; empty when the id is not there."""
     found = [(s, p) for s in result.sections for p in s.players if p.id == pid]
     if not found:
         return ""
     out = []
     for sec, pr in found:
-        out.append(_explain_one(sec, pr))
+        out.append("\n".join(line for _, line in _explain_parts(sec, pr)))
     return "\n\n".join(out) + "\n"
 
 
-def _explain_one(sec: SectionResult, pr: PlayerResult) -> str:
+def explain_player_data(result: EventResult, pid: str) -> Optional[dict]:
+    """``--explain ID --json``: per section and system the rules used, the
+    same lines as the text grouped by step (``step1`` .. ``step5``,
+    ``floor``, ``stored``, ``warnings``) and the player's full result (the
+    entry of ``rate --json``); None when the id is not there."""
+    found = [(s, p) for s in result.sections for p in s.players if p.id == pid]
+    if not found:
+        return None
+    explanations = []
+    for sec, pr in found:
+        steps: dict[str, list[str]] = {}
+        for key, line in _explain_parts(sec, pr):
+            steps.setdefault(key, []).append(line.strip())
+        r = sec.rules
+        explanations.append({
+            "section": sec.section.name, "system": sec.system, "pair": pr.pair,
+            "rules": {"on": r.on.isoformat(), "known_on": r.known_on.isoformat() if r.known_on else None,
+                      "edition": r.edition, "reform": r.reform, "fingerprint": r.fingerprint},
+            "time_control": sec.time_control.text,
+            "steps": [{"step": key, "lines": lines} for key, lines in steps.items()],
+            "result": pr.as_dict()})
+    return {"id": pid, "name": found[0][1].name, "explanations": explanations}
+
+
+def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]]:
+    """The explanation's lines, each with the part it belongs to."""
+    L: list[tuple[str, str]] = []
+    part = "rules"
+
+    def add(line: str) -> None:
+        L.append((part, line))
+
     r = sec.rules
-    L = [f"{pr.name} ({pr.id}), pair {pr.pair}, section {sec.section.name}, system {sec.system}",
-         f"  rules in force on {r.on.isoformat()} (fingerprint {r.fingerprint}); "
-         f"time control {sec.time_control.text}: mm + ss = {sec.time_control.total:g} "
-         f"[{_cite(r, 'time_control_ranges')}; classification {_cite(r, 'classify')}]"]
+    part = "player"
+    add(f"{pr.name} ({pr.id}), pair {pr.pair}, section {sec.section.name}, system {sec.system}")
+    part = "rules"
+    add(f"  rules in force on {r.on.isoformat()} (fingerprint {r.fingerprint}); "
+        f"time control {sec.time_control.text}: mm + ss = {sec.time_control.total:g} "
+        f"[{_cite(r, 'time_control_ranges')}; classification {_cite(r, 'classify')}]")
+    for w in sec.warnings:
+        add(f"  ! {w}")
     if pr.m == 0:
-        L.append("  no rated games in this section: rating unchanged")
-        return "\n".join(L)
+        part = "result"
+        add("  no rated games in this section: rating unchanged")
+        return L
+    part = "step1"
     if pr.pre is None:
         init = pr.initial
-        L.append(f"  step 1: unrated in {sec.system}; initial rating R0 = {init.rating!r}, N = {init.games} "
-                 f"({init.how}) [{_cite(r, 'initialize')}]")
+        add(f"  step 1: unrated in {sec.system}; initial rating R0 = {init.rating!r}, N = {init.games} "
+            f"({init.how}) [{_cite(r, 'initialize')}]")
         for row in init.sources:
-            L.append("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
-                     "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
+            add("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
+                "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
     else:
         came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
-        L.append(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
+        add(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
+    part = "step2"
     nstar = r.p.nstar
-    L.append(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
-             f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "
-             f"for R0 <= {nstar['flat_above']:g}]")
+    add(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
+        f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "
+        f"for R0 <= {nstar['flat_above']:g}]")
     if pr.step3 is not None:
-        L.append(f"  step 3: first estimate with N' = {r.p.step3_n_eff:g}: {pr.step3!r} [{_cite(r, 'step3_n_eff')}]")
+        part = "step3"
+        add(f"  step 3: first estimate with N' = {r.p.step3_n_eff:g}: {pr.step3!r} [{_cite(r, 'step3_n_eff')}]")
     for step, value in (("step4", pr.step4), ("step5", pr.step5)):
+        part = step
         info = pr.trace.get(step, {})
         opps = ", ".join(f"{x:.2f}" for x in info.get("opponents", []))
-        L.append(f"  {step[:4]} {step[4]}: opponents at [{opps}], score S = {info.get('score')} of m = {info.get('m')}")
+        add(f"  {step[:4]} {step[4]}: opponents at [{opps}], score S = {info.get('score')} of m = {info.get('m')}")
         if info.get("formula") == "special":
             why = ("all earlier games won" if info.get("all_wins") else
                    "all earlier games lost" if info.get("all_losses") else
                    f"N <= {r.p.special_max_games}")
-            L.append(f"          special formula ({why}) [{_cite(r, 'special')}; "
-                     f"eps {_cite(r, 'special_eps')}; cap {r.p.special_cap:g}]")
+            add(f"          special formula ({why}) [{_cite(r, 'special')}; "
+                f"eps {_cite(r, 'special_eps')}; cap {r.p.special_cap:g}]")
             sp = info.get("special")
             if sp:
                 r0a, sa = sp["R0'"], sp["S'"]
-                L.append(f"          R0' = {r0a!r}, S' = {sa!r}, "
-                         f"start M = {sp['start']!r}, walk {['%.4f' % x for x in sp['moves']]}, "
-                         f"p = {sp['p']}{', clamped to R0' if sp['clamped'] else ''}"
-                         f"{', capped' if sp['capped'] else ''}")
+                add(f"          R0' = {r0a!r}, S' = {sa!r}, "
+                    f"start M = {sp['start']!r}, walk {['%.4f' % x for x in sp['moves']]}, "
+                    f"p = {sp['p']}{', clamped to R0' if sp['clamped'] else ''}"
+                    f"{', capped' if sp['capped'] else ''}")
         elif info.get("formula") == "standard":
-            L.append(f"          standard formula: K = {info['k']!r} [{_cite(r, 'k_factor')}; "
-                     f"numerator {_cite(r, 'k_numerator')}], E = {info['expected']!r}")
+            add(f"          standard formula: K = {info['k']!r} [{_cite(r, 'k_factor')}; "
+                f"numerator {_cite(r, 'k_numerator')}], E = {info['expected']!r}")
             elig = "eligible" if info["bonus_eligible"] else "not eligible"
-            L.append(f"          bonus {elig} [{_cite(r, 'bonus')}]: B = {r.p.bonus_multiplier:g} "
-                     f"[{_cite(r, 'bonus_multiplier')}], bonus = {info['bonus']!r}")
-        L.append(f"          result {value!r} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
-    L.append(f"  floor: {pr.floor:g} ({pr.floor_reason}) [{_cite(r, 'floors')}]"
-             + ("; APPLIED" if pr.floor_applied else "; not binding"))
-    L.append(f"  stored [{_cite(r, 'storage')}]: post = {pr.post!r} (shown {pr.post_rounded}), "
-             f"N {pr.games_before} -> {pr.games_after}")
+            add(f"          bonus {elig} [{_cite(r, 'bonus')}]: B = {r.p.bonus_multiplier:g} "
+                f"[{_cite(r, 'bonus_multiplier')}], bonus = {info['bonus']!r}")
+        add(f"          result {value!r} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
+    part = "floor"
+    add(f"  floor: {pr.floor:g} ({pr.floor_reason}) [{_cite(r, 'floors')}]"
+        + ("; APPLIED" if pr.floor_applied else "; not binding"))
+    part = "stored"
+    add(f"  stored [{_cite(r, 'storage')}]: post = {pr.post!r} (shown {pr.post_rounded}), "
+        f"N {pr.games_before} -> {pr.games_after}")
+    part = "warnings"
     for w in pr.warnings:
-        L.append(f"  ! {w}")
-    return "\n".join(L)
+        add(f"  ! {w}")
+    return L
 
 
 def format_fide_update(res: FideUpdateResult) -> str:

@@ -8,9 +8,10 @@ import math
 
 from uschess.apps.audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
-from uschess.io.files import write_text_atomic as write_text
 from uschess.errors import InputError
-from uschess.commands.common import date_arg, print_json, reading_arg
+from uschess.commands.common import (Console, add_db_option, add_force_option,
+                                     add_rules_options, date_arg, db_target, input_path,
+                                     one_stdout, output_file, print_json, rating_options)
 
 EPILOG = """\
 PUBLISHED is an MSA crosstable (it prints no dates: --start is required) or a
@@ -23,7 +24,8 @@ pre-event ratings, an all-wins/all-losses history, another reading of a
 conflict, the rules as known when the event ended.
 
 --db FILE audits the published ratings recorded in a ratings store against the
-ratings it computed (the store keeps no games: only the floor cause is tested).
+ratings it computed (the store keeps no games: only the floor cause is tested);
+without PUBLISHED and --db, the store named by USCHESS_DB is audited.
 """
 
 
@@ -43,7 +45,8 @@ def register(sub) -> None:
                                    "report every published rating that is not reproduced.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("published", nargs="?",
-                   help="MSA crosstable (.txt) or published-results file (.json/.yaml)")
+                   help="MSA crosstable (.txt) or published-results file (.json/.yaml); - for "
+                        "standard input")
     g = p.add_argument_group("MSA crosstable (the layout prints none of these)")
     g.add_argument("--start", type=date_arg, metavar="DATE", help="the section's start date (required)")
     g.add_argument("--end", type=date_arg, metavar="DATE", help="the section's end date (default: start)")
@@ -53,56 +56,78 @@ def register(sub) -> None:
     p.add_argument("--tolerance", type=tolerance_arg, default=1.0, metavar="POINTS",
                    help="largest difference still counted as reproduced (default 1: published "
                         "pre-event ratings are rounded)")
-    p.add_argument("--known-on", type=date_arg, metavar="DATE",
-                   help="use only the rules known on DATE (decided_on dates)")
-    p.add_argument("--reading", type=reading_arg, action="append", default=[], metavar="CONFLICT=READING",
-                   help="follow another reading of a recorded conflict")
-    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
+    add_rules_options(p)
+    p.add_argument("--html", metavar="FILE",
+                   help="also write a self-contained HTML report to FILE (- for standard output)")
+    add_force_option(p)
     p.add_argument("--json", action="store_true",
                    help='print {"reproduced", "total", "players": [{id, system, published, computed, '
                         'diff, causes, ...}], ...}')
     p.add_argument("--all", action="store_true", help="list every player, reproduced or not")
     st = p.add_argument_group("a ratings store")
-    st.add_argument("--db", metavar="FILE",
-                    help="audit the published ratings recorded in a ratings store (instead of PUBLISHED)")
+    add_db_option(st, what="audit the published ratings recorded in this store (instead of "
+                           "PUBLISHED)")
     st.add_argument("--event", metavar="ID", help="with --db: only this event")
+    st.add_argument("--progress", action="store_true",
+                    help="with --db: show the progress bar on stderr even when it is not a "
+                         "terminal (never with --quiet)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
     p.set_defaults(func=run)
 
 
+def _outputs(args):
+    """The HTML report's file (checked before anything runs) and whether the
+    text or JSON result still goes to standard output."""
+    html = (output_file(args.html, what="HTML report", force=args.force, option="--html")
+            if args.html else None)
+    if html is not None and html.stdout:
+        one_stdout(("--html -", True), ("--json", args.json))
+    return html
+
+
 def run(args) -> int:
-    if args.db:
-        return _run_store(args)
+    console = Console.of(args)
+    if args.db or (not args.published and db_target(args, required=False)):
+        return _run_store(args, console)
     if args.event:
         raise InputError("--event selects an event of a store: give --db FILE")
     if not args.published:
         raise InputError("give the published results (an MSA crosstable or a JSON file), or --db FILE")
-    published = load_published(args.published, start=args.start, end=args.end,
+    options = rating_options(args)
+    html = _outputs(args)
+    published = load_published(input_path(args.published), start=args.start, end=args.end,
                                time_control=args.time_control, system=args.system)
-    result = audit(published, tolerance=args.tolerance, known_on=args.known_on,
-                   readings=dict(args.reading))
-    if args.html:
-        write_text(args.html, format_html(result))
+    result = audit(published, tolerance=args.tolerance, options=options)
+    if html is not None:
+        html.write(format_html(result), console)
     if args.json:
         print_json(result.as_dict())
-    else:
+    elif html is None or not html.stdout:
         print(format_text(result, show_all=args.all), end="")
     return 1 if args.strict and result.mismatches else 0
 
 
-def _run_store(args) -> int:
+def _run_store(args, console: Console) -> int:
     used = [opt for opt, val in (("PUBLISHED", args.published), ("--start", args.start),
                                  ("--end", args.end), ("--time-control", args.time_control),
-                                 ("--system", args.system), ("--known-on", args.known_on),
-                                 ("--reading", args.reading), ("--all", args.all)) if val]
+                                 ("--system", args.system), ("--rules-on", args.rules_on),
+                                 ("--known-on", args.known_on), ("--edition", args.edition),
+                                 ("--reading", args.reading), ("--reform", args.reform),
+                                 ("--all", args.all)) if val]
     if used:
         raise InputError(f"--db audits what the store computed: {', '.join(used)} cannot be used with it")
-    result = audit_store(args.db, tolerance=args.tolerance, event=args.event)
-    if args.html:
-        write_text(args.html, format_store_html(result))
+    html = _outputs(args)
+    with console.progress(unit="rating", desc="audit", force=args.progress) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        result = audit_store(db_target(args), tolerance=args.tolerance, event=args.event,
+                             progress=progress)
+    if html is not None:
+        html.write(format_store_html(result), console)
     if args.json:
         print_json(result.as_dict())
-    else:
+    elif html is None or not html.stdout:
         print(format_store_text(result), end="")
     return 1 if args.strict and result.rows else 0

@@ -4,15 +4,18 @@ versions of the rules, player by player (see :mod:`uschess.apps.compare`)."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
-from uschess.io.files import write_text_atomic as write_text
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.apps.replay import load_item
-from uschess.commands.common import load_event_arg, print_json
+from uschess.commands.common import (Console, add_force_option, add_member_data_options,
+                                     input_path, load_event_input, one_stdout, output_dir,
+                                     output_file, print_json)
 from uschess.io.fide_file import FideUpdate
+
+#: Files --plot-dir receives.
+PLOT_STEMS = ("differences", "paths")
 
 RULES_HELP = ("baseline | rules-on:DATE | edition:DATE | known-on:DATE | "
               "reading:CONFLICT=READING[,C2=R2] | reform:FILE, or several joined with '+'")
@@ -32,31 +35,61 @@ def register(sub) -> None:
                                    "player's post-event rating under each, with the difference.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("events", nargs="+", metavar="EVENT",
-                   help="event files (.yaml/.yml/.json), DBF directories or .trf files")
+                   help="event files (.yaml/.yml/.json), DBF directories or .trf files; - for "
+                        "one read from standard input")
     p.add_argument("--a", default="baseline", metavar="RULES",
                    help=f"rules of side A (default: baseline). {RULES_HELP}")
     p.add_argument("--b", required=True, metavar="RULES", help=f"rules of side B. {RULES_HELP}")
-    p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
+    add_member_data_options(p)
     p.add_argument("--json", action="store_true",
                    help='print {"players": [{id, system, event, a, b, diff, ...}], "summary": {...}}')
-    p.add_argument("--csv", metavar="FILE", help="write one line per player and system to FILE")
+    p.add_argument("--csv", metavar="FILE",
+                   help="write one line per player and system to FILE (- for standard output)")
     p.add_argument("--plot-dir", metavar="DIR",
                    help="write differences.png/.svg (and paths.png/.svg with --player) to DIR")
+    add_force_option(p)
     p.add_argument("--player", action="append", default=[], metavar="ID",
                    help="a player whose rating path under A and B to plot (repeatable)")
     p.add_argument("--changed-only", action="store_true", help="list only players whose rating changed")
     p.add_argument("--independent", action="store_true",
                    help="rate each event from its own file (do not chain records between events)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with status 1 when any player's rating differs between A and B")
+    p.add_argument("--progress", action="store_true",
+                   help="show the progress bar on stderr even when it is not a terminal "
+                        "(never with --quiet)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    console = Console.of(args)
     book = RuleBook.load()
     # Everything the user gave is checked before anything is rated or written.
     side_a = parse_rules_spec(args.a, book=book, what="--a")
     side_b = parse_rules_spec(args.b, book=book, what="--b")
+    csv = output_file(args.csv, what="CSV file", force=args.force, option="--csv") if args.csv else None
+    one_stdout(("--csv -", csv is not None and csv.stdout), ("--json", args.json))
+    if args.plot_dir:
+        stems = PLOT_STEMS if args.player else PLOT_STEMS[:1]
+        output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
+                   names=[f"{stem}.{fmt}" for stem in stems for fmt in ("png", "svg")])
+    reports = []  # member data of the DBF/TRF reports
+
+    def load_event(path):
+        loaded = load_event_input(path, args, console)
+        if loaded.member_data is not None:
+            reports.append(loaded.member_data)
+        return loaded.event
+
     # events in any format, and updates from foreign FIDE events, as a replay takes them
-    events = [load_item(path, lambda p: load_event_arg(p, args.players)) for path in args.events]
+    events = []
+    with console.progress(total=len(args.events), unit="file", desc="reading",
+                          force=args.progress) as bar:
+        for path in args.events:
+            events.append(load_item(input_path(path), load_event))
+            bar.update(1)
+    for report in reports:
+        console.member_data(report)
     if args.player:
         if not args.plot_dir and not args.json:
             raise InputError("--player chooses rating paths to plot: give --plot-dir DIR (or --json)")
@@ -70,23 +103,29 @@ def run(args) -> int:
         from uschess.apps.plots import require_matplotlib
         require_matplotlib()
 
-    cmp = compare(events, side_a, side_b, chain=not args.independent, book=book)
+    with console.progress(total=2 * len(events), unit="event", desc="rating A and B",
+                          force=args.progress) as bar:
+        cmp = compare(events, side_a, side_b, chain=not args.independent, book=book,
+                      progress=lambda: bar.update(1))
 
-    if args.csv:
-        write_text(args.csv, to_csv(cmp))
+    if csv is not None:
+        csv.write(to_csv(cmp), console)
     if args.plot_dir:
         from uschess.apps.plots import plot_differences, plot_paths
         written = plot_differences([r.diff for r in cmp.rows if r.diff is not None], args.plot_dir,
                                    title=f"B - A: {args.b} vs {args.a}")
         if args.player:
             names = {r.id: r.name for r in cmp.rows}
-            order = [(key, ev.end.isoformat()) for key, ev in cmp.events]
-            written += plot_paths(cmp.paths(args.player), args.plot_dir, events=order, names=names,
+            written += plot_paths(cmp.paths(args.player), args.plot_dir, names=names,
                                   title=f"A = {args.a}, B = {args.b}")
-        if not args.json:
-            print("wrote " + ", ".join(str(w) for w in written), file=sys.stderr)
+        for path in written:
+            console.wrote(path)
     if args.json:
-        print_json(cmp.as_dict(args.player))
-    else:
+        data = cmp.as_dict(args.player)
+        if reports:
+            data["member_data"] = [report.as_dict() for report in reports]
+        print_json(data)
+    elif csv is None or not csv.stdout:
         print(format_text(cmp, changed_only=args.changed_only), end="")
-    return 0
+    changed = any(r.diff is None or r.diff != 0.0 for r in cmp.rows)  # or rated on one side only
+    return 1 if args.strict and changed else 0

@@ -9,7 +9,8 @@ from uschess.errors import InputError
 from uschess.io.fide_file import fide_update_from_trf, load_fide_update
 from uschess.apps.report import format_fide_update
 from uschess.rating.fide_update import fide_update
-from uschess.commands.common import add_rules_options, print_json, rating_options
+from uschess.commands.common import (add_rules_options, input_path, print_json,
+                                     rating_options)
 
 TRF_SUFFIXES = (".trf", ".txt")
 
@@ -21,26 +22,46 @@ def register(sub) -> None:
                     "abroad: opponents' FIDE ratings converted (youth conversion for youth "
                     "events), the standard formula with bonus applied once.")
     p.add_argument("file", help="fide-update file (.yaml/.yml/.json), or a TRF of the event "
-                                "(.trf/.txt, with --player)")
+                                "(.trf/.txt, with --player); - for standard input")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--player", metavar="ID",
-                   help="TRF input: the player's id (US Chess id, else FIDE id)")
+                   help="TRF input: the player's US Chess id or FIDE id (as the TRF holds them)")
     p.add_argument("--players", metavar="FILE",
-                   help="TRF input: players file with the player's OTBR record")
+                   help="TRF input: players file with the player's OTBR record (- for "
+                        "standard input)")
     p.add_argument("--youth", action="store_true",
                    help="TRF input: the event is a youth event (youth conversion, sec. 6)")
     add_rules_options(p)
     p.set_defaults(func=run)
 
 
+def player_in_trf(path, given: str) -> str:
+    """The id the TRF reader gives the player ``given`` names: a US Chess id
+    as it is, or the FIDE id of a player whom a national record gives a US
+    Chess id (the reader then names the player by that)."""
+    from uschess.io.formats.trf import read_trf
+    details: dict = {}
+    event = read_trf(path, details=details)
+    given = given.strip()
+    ids = {p.id for s in event.sections for p in s.players}
+    if given in ids:
+        return given
+    by_fide = {(s.name, p.pair): p.id for s in event.sections for p in s.players}
+    found = sorted({by_fide[key] for key, info in details.items()
+                    if info.fide_id and info.fide_id == given})
+    if len(found) == 1:
+        return found[0]
+    return given  # not there: fide_update_from_trf says so
+
+
 def run(args) -> int:
-    path = Path(args.file)
+    path = Path(input_path(args.file))
     if path.suffix.lower() in TRF_SUFFIXES:
         if not args.player:
             raise InputError("a TRF holds every player of the event: name the one to update "
-                             "with --player ID", file=path)
-        update = fide_update_from_trf(path, args.player, players_file=args.players,
-                                      youth=args.youth)
+                             "with --player ID", file=args.file)
+        update = fide_update_from_trf(path, player_in_trf(path, args.player),
+                                      players_file=input_path(args.players), youth=args.youth)
     else:
         for flag, given in (("--player", args.player), ("--players", args.players),
                             ("--youth", args.youth)):

@@ -3,25 +3,28 @@
 ``import SOURCE -o OUT`` turns any input ``uschess rate`` reads (event file,
 DBF rating report, TRF) into an event file.  ``export dbf|trf|crosstable
 EVENT`` writes a rating report, a TRF, or the rated results.  Files are
-written atomically (a temporary file renamed into place) and an existing
-output is replaced only with ``--force``.
+written atomically (a temporary file renamed into place), an existing
+output is replaced only with ``--force``, and ``-`` is standard input or
+output (see :mod:`uschess.commands.common`).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+import json
+
+import yaml
 
 from uschess.errors import InputError
-from uschess.io.eventfile import write_event
+from uschess.io.eventfile import event_to_dict
 from uschess.io.exports import FORMATS, crosstable
-from uschess.io.files import atomic_write
 from uschess.io.formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
-from uschess.io.formats.trf import write_trf_file
+from uschess.io.formats.trf import write_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf
 from uschess.rating.pipeline import rate_event
-from uschess.commands.common import add_rules_options, load_event_arg, rating_options
+from uschess.commands.common import (STDIO, Console, add_force_option, add_member_data_options,
+                                     add_rules_options, load_event_input, one_stdout, output_dir,
+                                     output_file, print_json, rating_options)
 
 KINDS = ("dbf", "trf", "crosstable")
 #: Crosstable format implied by the suffix of ``-o`` when --format is not given.
@@ -30,9 +33,11 @@ SUFFIX_FORMATS = {".csv": "csv", ".json": "json"}
 IMPORT_EPILOG = """\
 SOURCE is an event file (.yaml/.yml/.json), a directory holding a DBF rating
 report (THEXPORT/TSEXPORT/TDEXPORT.DBF) or one of its files, or a TRF
-(.trf/.txt).  --players merges member data (ratings with game counts, birth
-dates, FIDE/CFC ratings) that reports do not carry.  OUT ends in .yaml, .yml
-or .json, which decides how it is written.
+(.trf/.txt), or - for standard input.  --players merges member data
+(ratings with game counts, birth dates, FIDE/CFC ratings) that reports do
+not carry; the players it does not describe are named on standard error.
+OUT ends in .yaml, .yml or .json, which decides how it is written; -o -
+writes to standard output (YAML, or JSON with --format json).
 """
 
 EXPORT_EPILOG = """\
@@ -41,12 +46,13 @@ kinds:
               written into the directory -o (created if needed); --header
               fills event fields the event file does not hold, e.g.
               --header H_AFF_ID=A6012345 --header H_CTD_ID=12004567
-  trf         a FIDE TRF (-o ends in .trf or .txt)
+  trf         a FIDE TRF (-o ends in .trf or .txt, or -o - for standard output)
   crosstable  rate the event and write the results of every section in every
               system it was rated in: --format msa (the US Chess text layout,
               default), csv (one row per player and system) or json (what
               'uschess rate --json' prints).  Without --format, -o ending in
-              .csv or .json picks that format.  Written to stdout without -o.
+              .csv or .json picks that format.  Written to standard output
+              without -o or with -o -.
               MSA labels: R, Q, B for OTB regular, quick, blitz; OR, OQ, OB
               for online regular, quick, blitz.
 
@@ -59,10 +65,16 @@ def register(sub) -> None:
                        description="Read any input 'uschess rate' reads and write it as an\n"
                                    "event file (YAML or JSON).",
                        epilog=IMPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("source", metavar="SOURCE", help="event file, DBF report directory or file, or .trf")
-    p.add_argument("--players", metavar="FILE", help="players file with member data")
-    p.add_argument("-o", "--output", metavar="OUT", help="event file to write (.yaml/.yml/.json)")
-    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.add_argument("source", metavar="SOURCE",
+                   help="event file, DBF report directory or file, or .trf; - for standard input")
+    add_member_data_options(p, rates=False)
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="event file to write (.yaml/.yml/.json), or - for standard output")
+    p.add_argument("--format", choices=("yaml", "json"),
+                   help="how to write (default: from OUT's suffix; YAML for -o -)")
+    add_force_option(p)
+    p.add_argument("--json", action="store_true",
+                   help='print {"wrote", "sections", "players", "member_data"} as JSON')
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="write an event as a DBF report, a TRF or a rated crosstable",
@@ -70,56 +82,24 @@ def register(sub) -> None:
                                    "rating report, a FIDE TRF, or rated crosstables.",
                        epilog=EXPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("kind", metavar="KIND", help="dbf, trf or crosstable")
-    p.add_argument("event", metavar="EVENT", help="event file, DBF report directory or file, or .trf")
-    p.add_argument("--players", metavar="FILE", help="players file with member data")
+    p.add_argument("event", metavar="EVENT",
+                   help="event file, DBF report directory or file, or .trf; - for standard input")
+    add_member_data_options(p)
     p.add_argument("-o", "--output", metavar="PATH",
-                   help="directory (dbf) or file (trf, crosstable) to write")
-    p.add_argument("--force", action="store_true", help="replace existing output")
+                   help="directory (dbf) or file (trf, crosstable; - for standard output) to write")
+    add_force_option(p)
     p.add_argument("--format", metavar="FMT", help="crosstable: msa (default), csv or json")
     p.add_argument("--header", action="append", default=[], metavar="FIELD=VALUE",
                    help=f"dbf: set a THEXPORT field ({', '.join(WRITABLE_HEADER)})")
     p.add_argument("--grant-floor-requests", action="store_true",
-                   help="crosstable, matches (sec. 7): grant every request to lower a floor by 100")
+                   help="crosstable, matches (sec. 7): grant every request to lower a floor")
+    p.add_argument("--json", action="store_true",
+                   help='print {"wrote": [files], "member_data"} as JSON (the output must be a file)')
     add_rules_options(p)
     p.set_defaults(func=run_export)
 
 
 # ---------------------------------------------------------------- checks
-
-def _output_file(path: str | None, what: str, suffixes, force: bool) -> Path:
-    """A file to write: named, with an accepted suffix, in an existing
-    directory, and new unless ``force``."""
-    if not path:
-        raise InputError(f"name the {what} to write with -o")
-    out = Path(path)
-    if suffixes and out.suffix.lower() not in suffixes:
-        raise InputError(f"a {what} ends in {', '.join(suffixes)}", file=out)
-    if out.is_dir():
-        raise InputError("is a directory", file=out)
-    if not out.parent.is_dir():
-        raise InputError("the directory to write into does not exist", file=out)
-    if out.exists() and not force:
-        raise InputError("exists; use --force to replace it", file=out)
-    return out
-
-
-def _output_dir(path: str | None, force: bool) -> Path:
-    if not path:
-        raise InputError("name the directory to write the report into with -o")
-    out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise InputError("exists and is not a directory", file=out)
-    if out.is_dir() and not force:
-        try:
-            present = sorted(p.name for p in out.iterdir() if p.is_file() and any(
-                p.name.upper().endswith(n) for n in FILE_NAMES.values()))
-        except OSError as err:
-            raise InputError(f"cannot list the directory: {err.strerror or err}", file=out)
-        if present:
-            raise InputError(f"already holds {', '.join(present)}; use --force to replace "
-                             "the report", file=out)
-    return out
-
 
 def _header_fields(items: list[str]) -> dict[str, str]:
     out = {}
@@ -141,23 +121,41 @@ def _only_for_crosstable(args) -> None:
     given = [opt for opt, value in (
         ("--format", args.format), ("--rules-on", args.rules_on), ("--known-on", args.known_on),
         ("--edition", args.edition), ("--reading", args.reading), ("--reform", args.reform),
-        ("--grant-floor-requests", args.grant_floor_requests)) if value]
+        ("--grant-floor-requests", args.grant_floor_requests),
+        ("--all-unrated", args.all_unrated)) if value]
     if given:
         raise InputError(f"{', '.join(given)} applies only to 'export crosstable'")
+
+
+def _summary(written, loaded) -> dict:
+    return {"wrote": [str(w) for w in written], "member_data": loaded.member_data_dict()}
 
 
 # ---------------------------------------------------------------- commands
 
 def run_import(args) -> int:
-    out = _output_file(args.output, "event file", EVENT_SUFFIXES, args.force)
-    event = load_event_arg(args.source, args.players)
-    write_event(event, out)
+    console = Console.of(args)
+    out = output_file(args.output, what="event file",
+                      suffixes=() if args.output == STDIO else EVENT_SUFFIXES, force=args.force)
+    one_stdout(("-o -", out.stdout), ("--json", args.json))
+    loaded = load_event_input(args.source, args, console, rates=False)
+    console.member_data(loaded.member_data)
+    event = loaded.event
+    fmt = args.format or ("json" if out.path is not None and out.path.suffix.lower() == ".json"
+                          else "yaml")
+    data = event_to_dict(event)
+    text = (json.dumps(data, indent=2) + "\n" if fmt == "json"
+            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     players = sum(len(s.players) for s in event.sections)
-    print(f"wrote {out}: {len(event.sections)} section(s), {players} player entries")
+    out.write(text, console, f"{len(event.sections)} section(s), {players} player entries")
+    if args.json:
+        print_json({**_summary([out.path], loaded), "sections": len(event.sections),
+                    "players": players})
     return 0
 
 
 def run_export(args) -> int:
+    console = Console.of(args)
     kind = args.kind.strip().lower()
     if kind not in KINDS:
         raise InputError(f"unknown export {args.kind!r} (dbf, trf or crosstable)")
@@ -166,36 +164,44 @@ def run_export(args) -> int:
     if kind == "dbf":
         _only_for_crosstable(args)
         header = _header_fields(args.header)
-        out = _output_dir(args.output, args.force)
-        event = load_event_arg(args.event, args.players)
-        paths = write_uscf_dbf(event, out, header=header)
-        print(f"wrote {', '.join(str(p) for p in paths.values())}")
+        out = output_dir(args.output, what="rating report", force=args.force,
+                         names=FILE_NAMES.values())
+        loaded = load_event_input(args.event, args, console, rates=False)
+        console.member_data(loaded.member_data)
+        paths = list(write_uscf_dbf(loaded.event, out, header=header).values())
+        for path in paths:
+            console.wrote(path)
+        if args.json:
+            print_json(_summary(paths, loaded))
         return 0
     if kind == "trf":
         _only_for_crosstable(args)
-        out = _output_file(args.output, "TRF", TRF_SUFFIXES, args.force)
-        event = load_event_arg(args.event, args.players)
-        write_trf_file(event, out)
-        print(f"wrote {out}")
+        out = output_file(args.output, what="TRF", force=args.force,
+                          suffixes=() if args.output == STDIO else TRF_SUFFIXES)
+        one_stdout(("-o -", out.stdout), ("--json", args.json))
+        loaded = load_event_input(args.event, args, console, rates=False)
+        console.member_data(loaded.member_data)
+        # a TRF's lines end in CR LF
+        out.write(write_trf(loaded.event).replace("\n", "\r\n").encode("utf-8"), console)
+        if args.json:
+            print_json(_summary([out.path], loaded))
         return 0
-    return _export_crosstable(args)
+    return _export_crosstable(args, console)
 
 
-def _export_crosstable(args) -> int:
+def _export_crosstable(args, console: Console) -> int:
     fmt = args.format.strip().lower() if args.format else None
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown crosstable format {args.format!r} (msa, csv or json)")
-    out = None
-    if args.output:
-        out = _output_file(args.output, "crosstable", (), args.force)
-        fmt = fmt or SUFFIX_FORMATS.get(out.suffix.lower())
-    event = load_event_arg(args.event, args.players)
+    out = output_file(args.output or STDIO, what="crosstable", force=args.force)
+    one_stdout(("the crosstable" if not args.output else "-o -", out.stdout), ("--json", args.json))
+    if out.path is not None:
+        fmt = fmt or SUFFIX_FORMATS.get(out.path.suffix.lower())
     options = rating_options(args)
+    loaded = load_event_input(args.event, args, console)
+    console.member_data(loaded.member_data)
     options.grant_floor_requests = args.grant_floor_requests
-    text = crosstable(rate_event(event, options), fmt or "msa")
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        atomic_write({out: text.encode("utf-8")})
-        print(f"wrote {out}")
+    out.write(crosstable(rate_event(loaded.event, options), fmt or "msa"), console)
+    if args.json:
+        print_json(_summary([out.path], loaded))
     return 0

@@ -8,14 +8,17 @@ from uschess.errors import InputError
 from uschess.rating.finish import lowered_floor_for
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
-from uschess.commands.common import print_json
+from uschess.commands.common import add_db_option, db_target, print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("player", help="a player's ratings and history in a ratings store")
+    p = sub.add_parser("player", help="a player's ratings and history in a ratings store",
+                       description="A player's rating in every system, the floor in force today "
+                                   "and every rating change, from a ratings store.")
     p.add_argument("id", help="the player's US Chess id")
-    p.add_argument("--db", required=True, metavar="FILE", help="the store (SQLite file or postgresql:// URL)")
-    p.add_argument("--json", action="store_true", help="print as JSON")
+    add_db_option(p)
+    p.add_argument("--json", action="store_true",
+                   help='print {"id", "systems": {SYSTEM: {rating, games, ..., history}}}')
     p.set_defaults(func=run)
 
 
@@ -28,8 +31,8 @@ def player_data(store: Store, pid: str, today: _dt.date | None = None) -> dict:
     history = store.history(pid)
     systems = {}
     for system, rec in records.items():
-        floor, reason = rules.call.uschess_personal_floor(system=system, after=rec, p=rules.p)
-        floor = lowered_floor_for(rec, floor, reason)[0]  # a floor lowered after a match
+        fl = rules.call.uschess_personal_floor(system=system, after=rec, event=None, p=rules.p)
+        floor = lowered_floor_for(rec, fl.value, fl.reason)[0]  # a floor lowered after a match
         systems[system] = {
             "rating": rec.rating, "games": rec.games, "wins": rec.wins, "draws": rec.draws,
             "losses": rec.losses, "events3": rec.events3, "peak": rec.peak, "floor": floor,
@@ -44,7 +47,7 @@ def _fmt(x) -> str:
 
 
 def run(args) -> int:
-    with Store.open(args.db, create=False) as store:
+    with Store.open(db_target(args), create=False) as store:
         data = player_data(store, args.id)
         info = store.player(args.id)
     if args.json:

@@ -4,37 +4,55 @@ from __future__ import annotations
 
 from uschess.errors import InputError
 from uschess.rating.pipeline import rate_event
-from uschess.apps.report import explain_player, format_event
-from uschess.commands.common import add_rules_options, load_event_arg, print_json, rating_options
+from uschess.apps.report import explain_player, explain_player_data, format_event
+from uschess.commands.common import (Console, add_member_data_options, add_rules_options,
+                                     load_event_input, print_json, rating_options)
 
 
 def register(sub) -> None:
     p = sub.add_parser("rate", help="rate an event (YAML/JSON event file, DBF report directory, TRF)",
                        description="Rate every section of an event under the rules in force on "
                                    "each section's start date.")
-    p.add_argument("event", help="event file (.yaml/.yml/.json), DBF directory or .trf")
-    p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
-    p.add_argument("--json", action="store_true", help="print the full results as JSON")
+    p.add_argument("event", help="event file (.yaml/.yml/.json), DBF directory or .trf; "
+                                 "- for standard input")
+    add_member_data_options(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the full results as JSON (with --explain: the explanation)")
     p.add_argument("--explain", metavar="ID", help="show one player's calculation step by step")
     p.add_argument("--grant-floor-requests", action="store_true",
-                   help="matches (sec. 7): grant every request to lower a floor by 100")
+                   help="matches (sec. 7): grant every request to lower a floor")
     add_rules_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    console = Console.of(args)
     options = rating_options(args)
-    event = load_event_arg(args.event, args.players)
+    loaded = load_event_input(args.event, args, console)
     options.grant_floor_requests = args.grant_floor_requests
-    result = rate_event(event, options)
+    result = rate_event(loaded.event, options)
     if args.explain:
-        text = explain_player(result, args.explain)
-        if not text:
+        data = explain_player_data(result, args.explain)
+        if data is None:
             raise InputError(f"no player with id {args.explain} in this event", file=args.event)
-        print(text, end="")
+        console.member_data(loaded.member_data)
+        if args.json:
+            print_json(data)
+        else:
+            print(explain_player(result, args.explain), end="")
         return 0
     if args.json:
-        print_json(result.as_dict())
+        console.member_data(loaded.member_data)
+        print_json(rate_data(result, loaded))
     else:
-        print(format_event(result), end="")
+        print(format_event(result, loaded.member_data), end="")
     return 0
+
+
+def rate_data(result, loaded) -> dict:
+    """What ``rate --json`` prints: the results and, for a DBF report or TRF,
+    which players had no member data."""
+    data = result.as_dict()
+    if loaded.member_data is not None:
+        data["member_data"] = loaded.member_data_dict()
+    return data

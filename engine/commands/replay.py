@@ -3,13 +3,15 @@ updates into a ratings store."""
 
 from __future__ import annotations
 
-import sys
+from dataclasses import replace
 from pathlib import Path
 
 from uschess.errors import InputError
-from uschess.apps.replay import replay
+from uschess.apps.replay import event_id, replay
 from uschess.io.store import Store
-from uschess.commands.common import add_rules_options, print_json, rating_options
+from uschess.commands.common import (Console, add_db_option, add_rules_options, db_target,
+                                     input_path, load_event_input, print_json, rating_options)
+from uschess.io.formats.member_data import NAMES_SHOWN
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
 SHOW = 50
@@ -25,16 +27,17 @@ def register(sub) -> None:
                                    "whole events only; run it again with --skip-applied to resume.")
     p.add_argument("events", nargs="+", metavar="EVENT",
                    help="event files (YAML/JSON, TRF, DBF report directories), FIDE update files "
-                        "(YAML/JSON with 'kind: fide-update'), or directories of these")
-    p.add_argument("--db", required=True, metavar="FILE",
-                   help="the store: a SQLite file (created if missing) or a postgresql:// URL")
+                        "(YAML/JSON with 'kind: fide-update'), or directories of these; - for "
+                        "one read from standard input")
+    add_db_option(p, what="the store (a SQLite file is created if missing)")
     p.add_argument("--skip-applied", action="store_true",
                    help="skip events already in the store instead of refusing them")
     p.add_argument("--grant-floor-requests", action="store_true",
                    help="matches (sec. 7): grant every request to lower a floor by 100; the "
                         "lowered floor is kept in the store for later events")
     p.add_argument("--progress", action="store_true",
-                   help="show a progress bar on stderr even when it is not a terminal")
+                   help="show the progress bar on stderr even when it is not a terminal "
+                        "(never with --quiet)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_rules_options(p)
     p.set_defaults(func=run)
@@ -56,7 +59,7 @@ def expand(paths: list[str]) -> list[str]:
     out = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir() and not _is_dbf_report(path):
+        if raw != "-" and path.is_dir() and not _is_dbf_report(path):
             found = sorted(str(f) for f in path.iterdir()
                            if f.suffix.lower() in EVENT_SUFFIXES and f.is_file()
                            and not f.stem.lower().endswith(".players"))  # member data
@@ -69,55 +72,84 @@ def expand(paths: list[str]) -> list[str]:
     return out
 
 
-class ProgressBar:
-    """A plain-text bar on stderr, redrawn at most five times a second."""
-
-    def __init__(self, stream=None, width: int = 30):
-        self.stream = stream or sys.stderr
-        self.width = width
-        self.last = -1.0
-        self.drawn = False
-
-    def __call__(self, done: int, total: int, games: int, seconds: float) -> None:
-        if seconds - self.last < 0.2 and done != total:
-            return
-        self.last = seconds
-        frac = done / total if total else 0.0
-        filled = int(frac * self.width)
-        rate = games / seconds if seconds > 0 else 0.0
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} events"
-                          f"  {games} player-games  {rate:,.0f}/s  {seconds:.1f}s ")
-        self.stream.flush()
-        self.drawn = True
-
-    def finish(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def run(args) -> int:
-    files = expand(args.events)
-    show = args.progress or sys.stderr.isatty()
-    bar = ProgressBar() if show else None
+    console = Console.of(args)
+    db = db_target(args)
+    files = [input_path(f) for f in expand(args.events)]  # - is standard input
     options = rating_options(args, trace=False)
     options.grant_floor_requests = args.grant_floor_requests
-    with Store.open(args.db) as store:
+    with Store.open(db) as store:
+        before = store.counts()["events"]
+        reading = console.progress(total=len(files), unit="file", desc="reading",
+                                   force=args.progress)
+        bars = []  # the rating bar, opened once every file is read
+
+        def read(paths):  # every file is read (and checked) before anything is written
+            with reading:
+                for path in paths:
+                    yield path
+                    reading.update(1)
+
+        def progress(done: int, total: int, games: int, seconds: float) -> None:
+            if not bars:
+                bars.append(console.progress(total=total, unit="event", desc="rating",
+                                             force=args.progress))
+            bar = bars[0]
+            bar.update(done - bar.n)
+            bar.set_postfix(player_games=games, refresh=False)
+
+        reports: dict = {}  # event id -> member data of a DBF/TRF report
+
+        def load_report(path):
+            loaded = load_event_input(path, args, console, rates=False)
+            if loaded.member_data is not None and loaded.member_data.missing:
+                reports[event_id(loaded.event)] = loaded.member_data
+            return loaded.event
+
         try:
-            summary = replay(files, store, options, skip_applied=args.skip_applied,
-                             progress=bar)
+            summary = replay(read(files), store, options, skip_applied=args.skip_applied,
+                             progress=progress, loader=load_report)
+        except KeyboardInterrupt:
+            applied = store.counts()["events"] - before
+            raise KeyboardInterrupt(
+                f"{applied} event(s) of this run are applied to {store.name} (whole events "
+                "only); rerun the same command with --skip-applied to resume") from None
         finally:
-            if bar:
-                bar.finish()
-    for d in summary.disagreements[:SHOW]:
-        print(f"uschess: disagreement: {d}", file=sys.stderr)
-    if len(summary.disagreements) > SHOW:
-        print(f"uschess: ... and {len(summary.disagreements) - SHOW} more disagreements "
-              "(all of them with --json)", file=sys.stderr)
+            for bar in bars:
+                bar.close()
+        unrated = unrated_without_member_data(store, reports, summary.applied)
+    show = None if console.verbose else SHOW
+    for d in summary.disagreements[:show]:
+        console.note(f"disagreement: {d}")
+    if show is not None and len(summary.disagreements) > show:
+        console.note(f"... and {len(summary.disagreements) - show} more disagreements "
+                     "(all of them with --verbose or --json)")
     for w in summary.warnings:
-        print(f"uschess: warning: {w}", file=sys.stderr)
+        console.warn(w)
     if args.json:
-        print_json(summary.as_dict())
+        print_json({**summary.as_dict(), "member_data": [u.as_dict() for u in unrated]})
     else:
         print(summary.format(), end="")
+        for u in unrated:
+            print("\n".join(u.lines(None if console.verbose else NAMES_SHOWN)))
     return 0
+
+
+def unrated_without_member_data(store: Store, reports: dict, applied) -> list:
+    """Of the players a DBF/TRF report gives no member data for, those the
+    store had no record of either, in some system the event rated them in:
+    they were rated as unrated there.  One report per event, in the order
+    applied."""
+    out = []
+    for eid in applied:
+        report = reports.get(eid)
+        if report is None:
+            continue
+        unrated = []
+        for member in report.missing:
+            rows = [h for h in store.history(member.id) if h["event"] == eid]
+            if any(h["pre"] is None for h in rows):
+                unrated.append(member)
+        if unrated:
+            out.append(replace(report, missing=unrated, store=store.name))
+    return out

@@ -10,25 +10,40 @@ from uschess.commands.common import add_rules_options, date_arg, print_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("rules", help="inspect the dated rules and their sources")
+    p = sub.add_parser("rules", help="inspect the dated rules and their sources",
+                       description="What was in force on a date, how each rule changed, what "
+                                   "differs between two dates, where the documents disagree.")
     rs = p.add_subparsers(dest="rules_command", required=True, metavar="WHAT")
-    show = rs.add_parser("show", help="every parameter and plugin in force on a date")
-    show.add_argument("--on", type=date_arg, required=True, metavar="DATE")
-    show.add_argument("--json", action="store_true")
+    show = rs.add_parser("show", help="every parameter and plugin in force on a date",
+                         description="Every parameter and plugin in force on a date, with the "
+                                     "document and section each comes from.")
+    show.add_argument("--on", type=date_arg, default=None, metavar="DATE",
+                      help="the date (default: today)")
+    show.add_argument("--json", action="store_true",
+                      help='print {"on", "fingerprint", "parameters", "plugins", "warnings", ...}')
     add_rules_options(show, rules_on=False)
     show.set_defaults(func=run_show)
-    tl = rs.add_parser("timeline", help="how a parameter or plugin slot changed over time")
+    tl = rs.add_parser("timeline", help="how a parameter or plugin slot changed over time",
+                       description="Every dated value of a parameter or plugin slot, with its "
+                                   "source, conflict, decision date and gaps.")
     tl.add_argument("name", nargs="?", help="parameter or plugin slot (all when omitted)")
-    tl.add_argument("--json", action="store_true")
+    tl.add_argument("--json", action="store_true",
+                    help='print {NAME: {"description", "kind", "values": [...]}}')
     tl.set_defaults(func=run_timeline)
-    diff = rs.add_parser("diff", help="what differs between the rules of two dates")
-    diff.add_argument("date1", type=date_arg)
-    diff.add_argument("date2", type=date_arg)
-    diff.add_argument("--json", action="store_true")
+    diff = rs.add_parser("diff", help="what differs between the rules of two dates",
+                         description="Every parameter and plugin whose value differs between "
+                                     "the rules in force on DATE1 and on DATE2.")
+    diff.add_argument("date1", type=date_arg, metavar="DATE1", help="the first date (side a)")
+    diff.add_argument("date2", type=date_arg, metavar="DATE2", help="the second date (side b)")
+    diff.add_argument("--json", action="store_true",
+                      help='print {"a", "b", "changes": [{name, kind, a, b, source_b}]}')
     add_rules_options(diff, rules_on=False)
     diff.set_defaults(func=run_diff)
-    cf = rs.add_parser("conflicts", help="the recorded conflicts between documents and their readings")
-    cf.add_argument("--json", action="store_true")
+    cf = rs.add_parser("conflicts", help="the recorded conflicts between documents and their readings",
+                       description="The recorded disagreements between the documents, each "
+                                   "with its readings; * marks the default.")
+    cf.add_argument("--json", action="store_true",
+                    help='print {CONFLICT: {"description", "default", "readings"}}')
     cf.set_defaults(func=run_conflicts)
 
 
@@ -43,12 +58,19 @@ def _cite(entry: dict) -> str:
     return Source(str(entry["source"]), str(entry["section"])).cite() if entry.get("source") else "-"
 
 
+def _plugin_titles() -> dict:
+    """Each plugin's title (what it does, e.g. that the K exception needs a
+    dual-rated section), by plugin name."""
+    return {name: cls.title for name, cls in RuleBook.load().plugin_classes.items()}
+
+
 def _fmt(value) -> str:
     return json.dumps(value, default=str) if isinstance(value, (dict, list)) else str(value)
 
 
 def run_show(args) -> int:
-    rules = _rules(args, args.on)
+    import datetime as _dt
+    rules = _rules(args, args.on or _dt.date.today())
     data = rules.as_dict()
     if args.json:
         print_json(data)
@@ -56,8 +78,11 @@ def run_show(args) -> int:
     print(f"rules in force on {data['on']}" + (f" as known on {data['known_on']}" if data["known_on"] else "")
           + (f", edition {data['edition']}" if data["edition"] else "") + f"  (fingerprint {data['fingerprint']})")
     print("\nplugins:")
+    titles = _plugin_titles()
     for pl in data["plugins"]:
         print(f"  {pl['slot']:<11} {pl['name']:<24} from {pl['effective'] or '-':<10}  {_cite(pl)}")
+        if titles.get(pl["name"]):
+            print(f"  {'':<11} {titles[pl['name']]}")
     print("\nparameters:")
     for name, v in data["parameters"].items():
         print(f"  {name:<22} = {_fmt(v['value'])}")
@@ -74,6 +99,7 @@ def run_timeline(args) -> int:
     if args.json:
         print_json(timeline_data(timelines))
         return 0
+    titles = _plugin_titles()
     for name, t in timelines.items():
         print(f"{name} ({t.kind}): {t.description}")
         for e in t.entries:
@@ -86,6 +112,8 @@ def run_timeline(args) -> int:
                 extra.append(f"gap: {e.gap}")
             print(f"  {e.effective.isoformat()}  {_fmt(e.value)}  [{e.source.cite()}]"
                   + (f"  ({'; '.join(extra)})" if extra else ""))
+            if t.kind == "plugin" and titles.get(e.value):
+                print(f"  {'':<10}  {titles[e.value]}")
         print()
     return 0
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
+from uschess.commands.common import add_db_option, db_target
 from uschess.errors import InputError
 
 
@@ -27,8 +29,7 @@ def register(sub) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--db", metavar="FILE", help="a ratings store for the Store page (SQLite file or "
-                                                 "postgresql:// URL)")
+    add_db_option(p, what="the ratings store of the Store page (none: no Store page)")
     p.add_argument("--max-upload-mb", type=_positive(float), default=None, metavar="MB",
                    help="largest upload accepted (default 20)")
     p.add_argument("--time-limit", type=_positive(float), default=None, metavar="SECONDS",
@@ -45,13 +46,17 @@ def run(args) -> int:
                          "pip install 'uschess-ratings[web]'")
     if not 0 < args.port < 65536:
         raise InputError(f"--port {args.port}: not a port number (1..65535)")
-    if args.db:
+    db = db_target(args, required=False)
+    if db:
         from uschess.io.store import Store
-        with Store.open(args.db, create=False):
+        with Store.open(db, create=False):
             pass  # a missing or unreadable store is refused before the server starts
-    app = create_app(args.db,
+    app = create_app(db,
                      max_upload=int(args.max_upload_mb * 1_000_000) if args.max_upload_mb else DEFAULT_MAX_UPLOAD,
                      time_limit=args.time_limit or DEFAULT_TIME_LIMIT)
-    print(f"uschess: serving on http://{args.host}:{args.port}/  (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    if not getattr(args, "quiet", False):
+        print(f"uschess: serving on http://{args.host}:{args.port}/  (Ctrl-C stops)",
+              file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port,
+                log_level="info" if getattr(args, "verbose", False) else "warning")
     return 0

@@ -31,7 +31,7 @@ from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, SectionResult
-from uschess.rating.section import rate_section, systems_for
+from uschess.rating.section import declared_systems_warnings, rate_section, systems_for
 from uschess.timecontrol import parse_time_control
 
 
@@ -122,6 +122,7 @@ class Chain:
             try:
                 rules = options.rules_for(book, section.start)
                 tc = parse_time_control(section.time_control)
+                declared = declared_systems_warnings(section, rules, tc)
                 for system in systems_for(section, rules, tc):
                     records, pre_from = self._records(section, system, label)
                     if section.kind == "match":  # sec. 7: individual matches
@@ -132,6 +133,7 @@ class Chain:
                     else:
                         sr = rate_section(section, system, rules, tc, trace=options.trace,
                                           records=records, pre_from=pre_from)
+                    sr.warnings.extend(declared)
                     out.append(sr)
                     self._keep(sr, (label, section.name))
             except InputError as err:

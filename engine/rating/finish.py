@@ -22,6 +22,7 @@ from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
 from uschess.rating.steps import NO_READS, Entrant, Reads, Steps
+from uschess.rules.base import EventCounts, Floor
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
@@ -34,30 +35,34 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
     floor lowered after a match is carried over (the finish step decides
     whether it still holds)."""
 
-    def add(before, extra):
-        if rec is None:
-            return extra
-        return None if before is None else before + extra
-
     est = p.established_games
-    games = (rec.games if rec else 0) + m
-    was_established = rec is not None and rec.games > est
-    peak = rec.peak if rec else None
-    for x in (rec.rating if was_established else None, value if games > est else None):
-        if x is not None and (peak is None or x > peak):
-            peak = x
-    above = p.olm["above"]
-    after = SystemRecord(
-        rating=value, games=games,
-        wins=add(rec.wins if rec else 0, wins), draws=add(rec.draws if rec else 0, draws),
-        losses=add(rec.losses if rec else 0, losses),
-        events3=add(rec.events3 if rec else 0, 1 if m >= 3 else 0),
-        peak=peak,
-        olm=bool(rec and rec.olm), prize_floor=rec.prize_floor if rec else None, date=date,
-        games_above_2200=(None if rec and rec.games_above_2200 is None else
-                          (rec.games_above_2200 if rec else 0)
-                          + (m if was_established and rec.rating > above else 0)))
-    if after.games_above_2200 is not None and after.games_above_2200 >= p.olm["games"]:
+    olm = p.olm
+    three = 1 if m >= 3 else 0
+    if rec is None:  # new to the system: every count is this event's
+        games = m
+        peak = value if games > est else None
+        above = 0
+        after = SystemRecord(value, games, wins, draws, losses, three, peak, False, None, date, 0)
+    else:
+        games = rec.games + m
+        was_established = rec.games > est
+        peak = rec.peak
+        if was_established and (peak is None or rec.rating > peak):
+            peak = rec.rating
+        if games > est and (peak is None or value > peak):
+            peak = value
+        g2200 = rec.games_above_2200
+        if g2200 is not None and was_established and rec.rating > olm["above"]:
+            g2200 += m
+        after = SystemRecord(
+            value, games,
+            None if rec.wins is None else rec.wins + wins,
+            None if rec.draws is None else rec.draws + draws,
+            None if rec.losses is None else rec.losses + losses,
+            None if rec.events3 is None else rec.events3 + three,
+            peak, rec.olm, rec.prize_floor, date, g2200)
+        above = g2200
+    if above is not None and above >= olm["games"]:
         after.olm = True
     return after
 
@@ -121,9 +126,10 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
 
     after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
     floor_reads = Reads() if trace else NO_READS
-    floor, reason = floor_reads.calls(rules.call).uschess_personal_floor(
-        system=system, after=after, p=floor_reads.params(rules.p))
-    floor, reason, lowered, lowered_from = lowered_floor_for(rec, floor, reason)
+    fl = floor_reads.calls(rules.call).uschess_personal_floor(
+        system=system, after=after, event=EventCounts.of_games(e.m, e.wins, e.draws, e.losses),
+        p=floor_reads.params(rules.p))
+    floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
     if lowered is not None:
         after.lowered_floor, after.lowered_from = lowered, lowered_from
 
@@ -157,7 +163,8 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
     if floor_applied or lowered is not None or kind.floor_requests:
         names = names | floor_reads.names
     depends = frozenset(names)
-    warnings = rules.warnings(depends) + notes
+    warnings = (rules.warnings(depends) + notes if depends else notes) + \
+        unknown_history_warnings(fl, value, system)
     formula = info5["formula"]
     cls, extra = PlayerResult, {}
     if match is not None:
@@ -183,6 +190,17 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
     return out
 
 
+def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:
+    """The warning for a rating ``value`` (before floors) that a higher floor
+    could still raise: the record's earlier win/draw/event counts are unknown,
+    so the personal absolute floor counted this event's results only (sec. 5)."""
+    if fl.could_be is None or value >= fl.could_be:
+        return []
+    return [f"earlier {', '.join(fl.unknown)} in {system} unknown: the floor {fl.value:g} "
+            f"counts only this event's results there and may be higher, up to {fl.could_be:g} "
+            "(sec. 5)"]
+
+
 def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str] = None
             ) -> PlayerResult:
     """A player with no rated game in the unit: nothing changes."""
@@ -195,4 +213,4 @@ def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str
 
 
 __all__ = ["record_after", "settle_record", "lowered_floor_for", "MatchInputs", "finish",
-           "unrated"]
+           "unknown_history_warnings", "unrated"]

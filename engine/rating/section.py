@@ -9,21 +9,39 @@ from uschess.errors import RuleError
 from uschess.model import Section
 from uschess.rating.finish import finish, unrated
 from uschess.rating.results import SectionResult
-from uschess.rating.steps import five_steps
+from uschess.rating.steps import declared_or_classified, five_steps
 from uschess.timecontrol import TimeControl
 
 
 def systems_for(section: Section, rules, tc: TimeControl) -> list[str]:
     """The systems a section is rated in: its declared ``systems``, else those
     its time control falls in on the rules' date."""
-    if section.systems:
-        return list(section.systems)
-    systems = rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p)
+    systems = declared_or_classified(section, rules, tc)
     if not systems:
         where = "online" if section.online else "over-the-board"
         raise RuleError(f"time control {tc.text!r} (mm + ss = {tc.total:g}) is rated in no "
                         f"{where} system in force on {rules.on.isoformat()}", section=section.name)
     return systems
+
+
+def declared_systems_warnings(section: Section, rules, tc: TimeControl) -> list[str]:
+    """A warning when the systems a section declares (an event file's
+    ``systems``, a rating report's S_R_SYSTEM) are not those its time control
+    is rated in on the rules' date: the declaration is honoured, and the
+    warning names both."""
+    if not section.systems:
+        return []
+    classified = rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p) or []
+    if set(classified) == set(section.systems):
+        return []
+    where = "online" if section.online else "over the board"
+    rated = f"in {' + '.join(classified)}" if classified else "in no system"
+    ranges = rules.params.get("time_control_ranges")
+    cite = (ranges.entry.source.cite() if ranges is not None and ranges.entry is not None
+            else "000 footnote 1")
+    return [f"section declared as rated in {' + '.join(section.systems)}, but {tc.text} "
+            f"(mm + ss = {tc.total:g}) is rated {rated} {where} on {rules.on.isoformat()} "
+            f"[{cite}]; rated as declared"]
 
 
 def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: bool = True,

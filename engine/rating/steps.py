@@ -204,6 +204,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         e.r0, e.n = init.rating, init.games
 
     # Step 2: effective games; and what does not change between steps 4 and 5.
+    rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
     for e in playing.values():
         p, call = e.reads.params(rules.p), e.reads.calls(rules.call)
         e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
@@ -214,7 +215,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             otbr = e.pl.ratings.get("OTBR")
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k,
-                                        otbr=otbr.rating if otbr is not None else None, p=p)
+                                        otbr=otbr.rating if otbr is not None else None,
+                                        systems=rated_in, p=p)
             if kind.bonus:
                 counts = Counter(e.opps)
                 # The eligibility wordings differ only for m = 3 or a repeated
@@ -261,6 +263,24 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
 
 
+def declared_or_classified(section: Section, rules, tc: TimeControl) -> list[str]:
+    """The systems a section is rated in: its declared ``systems`` (honoured),
+    else those its time control is rated in on the rules' date (000 footnote
+    1); empty when neither gives one."""
+    if section.systems:
+        return list(section.systems)
+    return list(rules.call.uschess_classify(tc=tc, online=section.online, p=rules.p) or [])
+
+
+def rated_systems(section: Section, system: str, rules, tc: Optional[TimeControl]) -> tuple:
+    """The systems the unit is actually rated in (what the K exception asks,
+    sec. 4.2): the section's, or ``system`` alone for a unit without a time
+    control (an update from a foreign FIDE event)."""
+    if tc is None:
+        return (system,)
+    return tuple(declared_or_classified(section, rules, tc)) or (system,)
+
+
 def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
     """Step 4 or 5 for one player: the special or the standard formula.
     Returns (rating, what was done); without ``details`` only the rating."""
@@ -289,4 +309,4 @@ def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
 
 
 __all__ = ["SectionKind", "STANDARD", "MATCH", "FIDE_UPDATE", "Reads", "Entrant", "Steps",
-           "five_steps", "rate_one"]
+           "five_steps", "declared_or_classified", "rated_systems", "rate_one"]

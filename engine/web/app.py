@@ -303,7 +303,8 @@ class WebApp:
         side = est.rules_side(spec, "rules", source=None)  # before any file is read, as on the command line
 
         def work() -> Rated:
-            loaded = load_upload(event, players, opts, self.max_upload)
+            loaded = load_upload(event, players, opts, self.max_upload,
+                                 all_unrated=bool((fields.get("all_unrated") or "").strip()))
             token = secrets.token_urlsafe(12)
             if loaded.kind == "published":
                 if spec != "baseline" and (side.options.rules_on or side.options.edition):
@@ -315,7 +316,9 @@ class WebApp:
                 return Rated(token, event.name, loaded, result.result, side.label, audit=result,
                              notes=list(loaded.published.notes))
             result = rate_event(loaded.event, side.options)
-            return Rated(token, event.name, loaded, result, side.label)
+            notes = [loaded.member_data.message(limit=None)] if loaded.member_data and \
+                loaded.member_data.missing else []
+            return Rated(token, event.name, loaded, result, side.label, notes=notes)
 
         try:
             return await self.run(work)
@@ -414,7 +417,17 @@ class WebApp:
             rated = await self._rate(fields, event, players)
         except InputError as err:
             return _api_error(err)
-        return json_response(rated.result.as_dict())
+        from uschess.commands.rate import rate_data
+        return json_response(rate_data(rated.result, rated.loaded))
+
+    async def api_explain(self, request: Request) -> Response:
+        from uschess.apps.report import explain_player_data
+        rated = self.kept.get(request.path_params["token"])
+        data = explain_player_data(rated.result, request.path_params["pid"])
+        if data is None:
+            return _api_error(InputError(f"no player with id {request.path_params['pid']} in "
+                                         "this event", file=rated.upload), 404)
+        return json_response(data)
 
     async def api_audit(self, request: Request) -> Response:
         try:
@@ -481,6 +494,7 @@ class WebApp:
             Route("/api/estimate", self.api_estimate),
             Route("/api/rate", self.api_rate, methods=["POST"]),
             Route("/api/audit", self.api_audit, methods=["POST"]),
+            Route("/api/rate/{token}/explain/{pid}", self.api_explain),
             Route("/api/rules/show", self.api_rules_show),
             Route("/api/rules/timeline", self.api_rules_timeline),
             Route("/api/rules/timeline/{name}", self.api_rules_timeline),

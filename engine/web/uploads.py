@@ -18,13 +18,16 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
 from typing import Optional
 
 import yaml
 
 from uschess.apps.audit import PublishedResults, load_published
 from uschess.errors import InputError
-from uschess.io.formats.detect import EVENT_SUFFIXES, load_event_any
+from uschess.commands.common import Console, load_event_input
+from uschess.io.formats.detect import EVENT_SUFFIXES
+from uschess.io.formats.member_data import MemberDataReport
 from uschess.io.formats.msa import looks_like_msa
 from uschess.io.formats.uscf_dbf import FILE_NAMES
 from uschess.model import Event
@@ -70,6 +73,11 @@ class Loaded:
     kind: str  # "event" | "published"
     event: Event
     published: Optional[PublishedResults] = None
+    #: a DBF report's or TRF's players without member data (None otherwise)
+    member_data: Optional[MemberDataReport] = None
+
+    def member_data_dict(self) -> Optional[dict]:
+        return self.member_data.as_dict() if self.member_data is not None else None
 
 
 class Staging:
@@ -154,7 +162,10 @@ class Staging:
                              f"{', '.join(FILE_NAMES.values())}", file=upload.name)
 
     def shown(self, err: InputError) -> InputError:
-        """``err`` naming the upload rather than the staged file."""
+        """``err`` naming the upload rather than the staged file (where it
+        says which file, and in its text)."""
+        for staged, name in sorted(self.names.items(), key=lambda kv: -len(kv[0])):
+            err.message = err.message.replace(staged, name)
         if err.file:
             for staged, name in sorted(self.names.items(), key=lambda kv: -len(kv[0])):
                 if err.file == staged:
@@ -189,11 +200,13 @@ def _looks_like_msa(path: Path) -> bool:
 
 
 def load_upload(event: Upload, players: Optional[Upload], audit: AuditOptions,
-                max_bytes: int) -> Loaded:
+                max_bytes: int, *, all_unrated: bool = False) -> Loaded:
     """Read an uploaded event (and players file) as ``uschess rate`` reads
-    a path; published results (a published-results file, an MSA crosstable)
-    are read as ``uschess audit`` reads them.  Every problem is one located
-    :class:`InputError` naming the upload."""
+    a path (a report without any member data is refused unless
+    ``all_unrated``, as without ``--all-unrated``); published results (a
+    published-results file, an MSA crosstable) are read as ``uschess audit``
+    reads them.  Every problem is one located :class:`InputError` naming
+    the upload."""
     with Staging() as staging:
         try:
             path = staging.stage(event, "event", EVENT_UPLOAD_SUFFIXES, max_bytes)
@@ -202,12 +215,19 @@ def load_upload(event: Upload, players: Optional[Upload], audit: AuditOptions,
             if path.is_file() and path.suffix.lower() in EVENT_SUFFIXES and _published_mapping(path):
                 return _renamed(_published(path, players_path, audit, ""), event.name)
             try:
-                loaded = load_event_any(path, players_file=players_path)
+                loaded = load_event_input(
+                    str(path), SimpleNamespace(players=str(players_path) if players_path else None,
+                                               all_unrated=all_unrated), Console(quiet=True))
             except InputError:
                 if path.is_file() and _looks_like_msa(path):
                     return _renamed(_published(path, players_path, audit, "msa"), event.name)
                 raise
-            return Loaded("event", dataclasses.replace(loaded, source=event.name))
+            report = loaded.member_data
+            if report is not None:
+                report = dataclasses.replace(report, source=event.name,
+                                             players_file=players.name if players else None)
+            return Loaded("event", dataclasses.replace(loaded.event, source=event.name),
+                          member_data=report)
         except InputError as err:
             raise staging.shown(err)
 

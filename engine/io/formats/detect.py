@@ -14,10 +14,12 @@ and then merges the players file, if one is given.  Anything else is an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import load_event
 from uschess.model import Event
+from uschess.io.formats.member_data import member_data_report
 from uschess.io.formats.players import load_players, merge_players
 from uschess.io.formats.trf import looks_like_trf, read_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES, read_uscf_dbf
@@ -60,17 +62,25 @@ def detect_format(path) -> str:
                      ".trf/.txt TRF, or .yaml/.yml/.json event file)", file=path)
 
 
-def load_event_any(path, players_file=None) -> Event:
+def load_event_any(path, players_file=None, *, member_data: Optional[list] = None) -> Event:
     """The Event in ``path`` (see the module docstring), with the member
-    data of ``players_file`` merged in when given."""
+    data of ``players_file`` merged in when given.  If ``member_data`` is a
+    list and the path is a DBF report or a TRF, it receives the
+    :class:`~uschess.io.formats.member_data.MemberDataReport` naming the
+    players no players-file entry describes."""
     path = Path(path)
     kind = detect_format(path)
+    shown: dict = {}
     if kind == "dbf":
-        event = read_uscf_dbf(path if path.is_dir() else path.parent)
+        event = read_uscf_dbf(path if path.is_dir() else path.parent, shown=shown)
     elif kind == "trf":
         event = read_trf(path)
     else:
         event = load_event(path)
-    if players_file is not None:
-        event = merge_players(event, load_players(players_file))
+    members = load_players(players_file) if players_file is not None else None
+    if members is not None:
+        event = merge_players(event, members)
+    if member_data is not None and kind in ("dbf", "trf"):
+        member_data.append(member_data_report(event, kind, members, players_file=players_file,
+                                              shown=shown))
     return event

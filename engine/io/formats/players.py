@@ -15,6 +15,8 @@ date, FIDE/CFC ratings).  The players file supplies it, keyed by member id::
         ratings:
           OTBR: {rating: 1912, games: 63, wins: 30, draws: 12, losses: 21}
 
+The ``players:`` key may be left out (the file is then the mapping of ids to
+entries itself), and an entry may repeat its own id (``id: "12873461"``).
 YAML (read with ``yaml.safe_load``) or JSON (``.json``).  Each entry takes the
 player fields of the event file; ratings are parsed with
 :func:`uschess.io.eventfile.parse_record`.  :func:`merge_players` copies the
@@ -97,13 +99,20 @@ def parse_players_text(data, *, json_format: bool = False, source=None) -> dict[
 
 
 def parse_players(raw: Any, source=None) -> dict[str, MemberData]:
-    """Validate the loaded structure ``{"players": {id: entry}}``."""
-    if not isinstance(raw, dict) or "players" not in raw:
-        raise InputError("a players file is a mapping with a 'players' key", file=source)
-    extra = set(raw) - {"players"}
-    if extra:
-        raise InputError(f"unknown top-level key(s) {sorted(map(str, extra))}", file=source)
-    entries = raw["players"]
+    """Validate the loaded structure: ``{"players": {id: entry}}``, or the
+    plain mapping ``{id: entry}``.  An entry may repeat its own id
+    (``id: "12873461"``); one that names another id is refused."""
+    if not isinstance(raw, dict):
+        raise InputError("a players file is a mapping of member ids to entries (optionally "
+                         "under a 'players' key)", file=source)
+    if "players" in raw:
+        extra = set(raw) - {"players"}
+        if extra:
+            raise InputError(f"unknown top-level key(s) {sorted(map(str, extra))} beside "
+                             "'players'", file=source)
+        entries = raw["players"]
+    else:
+        entries = raw
     if entries is None:
         return {}
     if not isinstance(entries, dict):
@@ -117,6 +126,12 @@ def parse_players(raw: Any, source=None) -> dict[str, MemberData]:
             raise InputError("blank member id", file=source)
         if member in out:
             raise InputError("member id listed twice", file=source, player=member)
+        if isinstance(entry, dict) and "id" in entry:
+            entry = dict(entry)
+            own = entry.pop("id")
+            if isinstance(own, bool) or not isinstance(own, (str, int)) or str(own).strip() != member:
+                raise InputError(f"the entry's id {own!r} is not the id it is listed under",
+                                 file=source, player=member, field="id")
         try:
             out[member] = _entry(entry)
         except InputError as err:

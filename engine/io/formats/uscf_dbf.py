@@ -37,7 +37,8 @@ Reading, field by field:
   InputError naming it.  Cells past a section's S_TOT_RNDS must be blank or
   unplayed (``U0``); without S_TOT_RNDS the round count is the last column
   any player of the section used.
-* D_RATING is only a displayed rating (no game count): it is ignored.
+* D_RATING is only a displayed rating (no game count): it is not a rating
+  record; it is handed out (``shown``) only to name players who lack one.
   Member data comes from a players file (:mod:`uschess.io.formats.players`).
   A blank D_MEM_ID becomes the id ``dbf-<section>-<pair>``.
 * The older layout (no H_FORMAT, 9-character event ids, cells like
@@ -150,25 +151,28 @@ def find_report_files(directory) -> dict[str, Path]:
 
 
 def read_uscf_dbf(directory, *, event_id: Optional[str] = None,
-                  colours: Optional[dict] = None) -> Event:
+                  colours: Optional[dict] = None, shown: Optional[dict] = None) -> Event:
     """Read the rating report in ``directory``; see :func:`parse_uscf_dbf`."""
     directory = Path(directory)
     paths = find_report_files(directory)
     blobs = {role: read_bounded(p, MAX_FILE_BYTES, "DBF file") for role, p in paths.items()}
     return parse_uscf_dbf(blobs["header"], blobs["sections"], blobs["details"],
                           source=str(directory), names={r: str(p) for r, p in paths.items()},
-                          event_id=event_id, colours=colours)
+                          event_id=event_id, colours=colours, shown=shown)
 
 
 def parse_uscf_dbf(header: bytes, sections: bytes, details: bytes, *, source=None,
                    names: Optional[Mapping[str, str]] = None, event_id: Optional[str] = None,
-                   colours: Optional[dict] = None) -> Event:
+                   colours: Optional[dict] = None, shown: Optional[dict] = None) -> Event:
     """The Event of a rating report given the bytes of its three files.
 
     ``names`` gives each file's name for error messages (roles ``header``,
     ``sections``, ``details``).  When THEXPORT holds several events,
     ``event_id`` picks one.  If ``colours`` is a dict it receives, for every
-    player, ``(section name, pair) -> [colour or None per round]``.
+    player, ``(section name, pair) -> [colour or None per round]``; if
+    ``shown`` is a dict it receives ``(section name, pair) -> D_RATING`` for
+    every player whose D_RATING is not blank (a displayed rating, used only to
+    name players without member data, :mod:`uschess.io.formats.member_data`).
     """
     names = dict(names or {})
     for role, name in FILE_NAMES.items():
@@ -202,7 +206,7 @@ def parse_uscf_dbf(header: bytes, sections: bytes, details: bytes, *, source=Non
     if total and total != len(secs):
         raise InputError(f"H_TOT_SECT says {total} sections but TSEXPORT has {len(secs)}",
                          file=h_table.source, record=head.number, field="H_TOT_SECT")
-    _read_players(d_table, ev_id, secs, colours, strict)
+    _read_players(d_table, ev_id, secs, colours, strict, shown)
 
     raw_sections = []
     for sec in secs.values():
@@ -314,7 +318,8 @@ def _round_columns(table) -> list[str]:
     return [name for _, name in cols]
 
 
-def _read_players(table, ev_id: str, secs: dict[int, dict], colours, strict: bool) -> None:
+def _read_players(table, ev_id: str, secs: dict[int, dict], colours, strict: bool,
+                  shown: Optional[dict] = None) -> None:
     columns = _round_columns(table)
     has_seq = table.field("D_REC_SEQ") is not None
     # (section number, pair) -> {seq: record}, in order of first appearance
@@ -357,6 +362,8 @@ def _read_players(table, ev_id: str, secs: dict[int, dict], colours, strict: boo
             player["state"] = state
         sec["players"].append(player)
         sec["cells"].append((player, cells))
+        if shown is not None and _text(first, "D_RATING"):
+            shown[(sec["name"], pair)] = _text(first, "D_RATING")
     for sec in secs.values():
         _fill_rounds(sec, table.source, colours)
 
