@@ -13,10 +13,8 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
-from pathlib import Path
 
 import pytest
 import yaml
@@ -25,7 +23,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("multipart", reason="the web extra is not installed (python-multipart)")
 from starlette.testclient import TestClient  # noqa: E402
 
-from helpers import ROOT, SHARED_DATA, TEACHING_MSA  # noqa: E402
+from helpers import ROOT, TEACHING_MSA  # noqa: E402
 from uschess.cli import main  # noqa: E402
 from uschess.web.app import create_app  # noqa: E402
 
@@ -495,35 +493,36 @@ def test_serve_refuses_a_missing_store(tmp_path, capsys):
     assert not (tmp_path / "none.db").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_serve_answers_on_loopback():
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "USCHESS_DB"}
-    proc = subprocess.Popen([sys.executable, "-m", "uschess", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "uschess", "serve", "--port", "0", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/rules", timeout=5) as r:
-                    body = r.read().decode()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(proc.stderr.read() if proc.poll() is not None else "no answer")
-                time.sleep(0.2)
-        assert "bonus_multiplier" in body
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules/conflicts", timeout=5) as r:
+        lines = []
+        while not lines or lines[-1] != "}\n":  # the JSON, printed once listening
+            line = proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"serve stopped: {proc.stderr.read()}")
+            lines.append(line)
+        info = json.loads("".join(lines))
+        assert info["host"] == "127.0.0.1" and info["port"] > 0 and info["db"] is None
+        assert info["url"] == f"http://127.0.0.1:{info['port']}/"
+        with urllib.request.urlopen(info["url"] + "rules", timeout=10) as r:
+            assert "bonus_multiplier" in r.read().decode()
+        with urllib.request.urlopen(info["url"] + "api/rules/conflicts", timeout=10) as r:
             assert "bonus-14-start" in json.loads(r.read())
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    assert f"serving on http://127.0.0.1:{port}/" in proc.stderr.read()
+
+
+def test_serve_refuses_a_port_in_use(capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        err = cli_error(["serve", "--port", str(port)], capsys)
+    assert err == f"uschess: error: cannot listen on 127.0.0.1 port {port}: Address already in use\n"
 
 
 def test_uploads_are_staged_in_a_temporary_directory_and_removed(client, tmp_path, monkeypatch):

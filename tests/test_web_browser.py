@@ -9,15 +9,11 @@ Skipped, saying why, where Chromium, its driver or Selenium is absent
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -46,12 +42,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     root = tmp_path_factory.mktemp("store")
@@ -63,31 +53,28 @@ def store(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(store):
-    """``uschess serve`` on a free loopback port; its base URL."""
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uschess", "serve", "--port", str(port),
+    """``uschess serve`` on a free loopback port; its base URL (no slash)."""
+    proc = subprocess.Popen([sys.executable, "-m", "uschess", "serve", "--port", "0", "--json",
                              "--db", str(store / "ratings.db")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/", timeout=5):
-                break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"uschess serve stopped: {proc.stderr.read()}")
-            if time.monotonic() > deadline:
-                proc.terminate()
-                pytest.fail("uschess serve did not answer within 30 s")
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        lines = []
+        while not lines or lines[-1] != "}\n":  # the JSON, printed once listening
+            line = proc.stdout.readline()
+            if not line:
+                pytest.fail(f"uschess serve stopped: {proc.stderr.read()}")
+            lines.append(line)
+        url = json.loads("".join(lines))["url"].rstrip("/")
+        with urllib.request.urlopen(url + "/", timeout=30):
+            pass
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.fixture(scope="module")
