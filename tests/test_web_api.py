@@ -119,6 +119,11 @@ def test_rules_page_shows_timeline_conflicts_and_diff(client):
         assert f'id="tl-{name}"' in r.text
         for value in t["values"]:
             assert value["effective"] in text
+    from uschess.calendar.rulebook import RuleBook
+    classes = RuleBook.load().plugin_classes
+    titles = [classes[v["value"]].title for t in timeline.values() if t["kind"] == "plugin"
+              for v in t["values"] if v["value"] in classes and classes[v["value"]].title]
+    assert titles and all(t in text for t in titles)  # what each plugin in force does
     shown = client.get("/api/rules/show?on=2016-01-01").json()
     assert shown["fingerprint"] in text
     assert page_error(client.get("/rules?date1=2016-01-01&date2=x").text).startswith("date2")

@@ -368,7 +368,7 @@ class WebApp:
         query = _query_dict(request)
         book = RuleBook.load()
         context = {"form": query, "timelines": selected_timelines(), "conflicts": book.conflicts,
-                   "fmt": _fmt}
+                   "fmt": _fmt, "titles": {name: cls.title for name, cls in book.plugin_classes.items()}}
         try:
             if query.get("on"):
                 context["shown"] = _rules_from_query(query, parse_date(query["on"], "on")).as_dict()
