@@ -17,7 +17,8 @@ from uschess.errors import InputError
 #: Each subcommand and the module of uschess.commands that registers it.
 COMMANDS = {"rate": "rate", "rules": "rules", "compare": "compare", "audit": "audit",
             "fide-update": "fide_update", "replay": "replay", "player": "player",
-            "generate": "generate", "import": "io", "export": "io", "serve": "serve"}
+            "generate": "generate", "import": "io", "export": "io", "evaluate": "evaluate",
+            "sweep": "sweep", "serve": "serve"}
 
 EPILOG = """\
 conventions of every command:

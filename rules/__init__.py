@@ -1,7 +1,8 @@
 """Rule plugins: rules whose shape changed over time, one slot each.
 
-``ALL`` is the registry the engine resolves from; a plugin's ``schedule`` says
-when it is in force (with sources), as a parameter's ``values:`` do.
+``ALL`` lists the built-in plugins; the rule book registers them (and any
+installed rule pack) with its one plugin manager.  When each plugin is in
+force is data: ``rulesets/slots.yaml``.  This package holds code only.
 """
 
 from uschess.rules.age import AgeRating2017, AgeRating2020
@@ -14,5 +15,3 @@ from uschess.rules.initialization import Blended, PriorityLists2017, PriorityLis
 ALL = [RangeClassification, AgeRating2017, AgeRating2020, PriorityLists2017, PriorityLists2020,
        Blended, KnotWalk, Approximate002, K002, KDualAnySystem, KDualRegularRating, KDualOTBR,
        Bonus002, Bonus2017, Bonus2020, Floors002, FloorsSec5, StoreInteger, StoreFloat]
-
-SLOTS = ("classify", "age", "initialize", "special", "k_factor", "bonus", "floors", "storage")

@@ -22,7 +22,6 @@ class AgeRating2017(RulePlugin):
     name = "age-2017"
     title = "Age-based rating, 2017 fallbacks"
     source = src("004", "2.6")
-    schedule = {"2001-01-01": {"value": "age-2017", "source": src("004", "2.6", "project reading 5")}}
 
     @hookimpl
     def uschess_age_rating(self, player, on, p):
@@ -45,12 +44,6 @@ class AgeRating2020(RulePlugin):
     name = "age-2020-09"
     title = "Age-based rating, 2020-09 fallbacks"
     source = src("000", "2.3")
-    schedule = {
-        "2020-06-01": {"value": "age-2020-09", "source": src("000", "2.3", "project reading 7"),
-                       "conflict": "revision-2020", "reading": "2025-list",
-                       "gap": "the date of the 2020-09 age fallbacks is not documented; taken with the 2020 revision"},
-        "2020-09-02": {"value": "age-2020-09", "source": src("003", "2.3")},
-    }
 
     @hookimpl
     def uschess_age_rating(self, player, on, p):

@@ -1,4 +1,4 @@
-"""What every rule plugin carries: its slot, name, source and schedule."""
+"""What every rule plugin carries: its slot, name, title and source."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class Initial:
 class EventCounts:
     """What the event being rated adds to a player's record in one system:
     rated wins, draws and losses, and ``events3`` (1 when the player played
-    three or more rated games, counted in N_R of sec. 5)."""
+    enough rated games to count in N_R of sec. 5: ``event_rated_games``)."""
 
     wins: int
     draws: int
@@ -28,8 +28,11 @@ class EventCounts:
     events3: int
 
     @classmethod
-    def of_games(cls, m: int, wins: int, draws: int, losses: int) -> "EventCounts":
-        return cls(wins, draws, losses, 1 if m >= 3 else 0)
+    def of_games(cls, m: int, wins: int, draws: int, losses: int,
+                 event_games: int) -> "EventCounts":
+        """The counts of an event of ``m`` rated games; it counts in N_R with
+        at least ``event_games`` (the parameter ``event_rated_games``)."""
+        return cls(wins, draws, losses, 1 if m >= event_games else 0)
 
 
 @dataclass(slots=True)
@@ -52,16 +55,16 @@ class RulePlugin:
     """A rule whose shape changes over time.
 
     ``slot`` names the question it answers (one plugin per slot is in force on
-    a date); ``schedule`` says when, in the same form as a parameter's
-    ``values:`` (effective date -> {value: <this plugin's name>, source: {doc,
-    section}, ...} or a list of them, one per reading of a conflict).
+    a date) and ``name`` is how the calendar (``rulesets/slots.yaml``, a rule
+    pack's calendar, an edition or a reform) refers to it; when it is in force
+    is data there, never here.  The plugin implements the hook its slot names
+    and takes every number from the parameters ``p``.
     """
 
     slot: str = ""
     name: str = ""
     title: str = ""
     source: dict = {}
-    schedule: dict = {}
 
 
 def src(doc: str, section: str, note: Optional[str] = None) -> dict:

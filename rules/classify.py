@@ -22,7 +22,6 @@ class RangeClassification(RulePlugin):
     name = "classify-ranges"
     title = "Systems by mm + ss ranges"
     source = src("000", "footnote 1")
-    schedule = {"2001-01-01": {"value": "classify-ranges", "source": src("000", "footnote 1", "ranges by date in rulesets/systems.yaml")}}
 
     @hookimpl
     def uschess_classify(self, tc, online, p):

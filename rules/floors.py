@@ -82,24 +82,23 @@ class _Floors(RulePlugin):
 
 class Floors002(_Floors):
     """002 "Rating floors": 100 and the established levels; no personal
-    absolute floor (added 2008-08-07)."""
+    absolute floor (added later: 000 sec. 8)."""
 
     name = "floors-002"
     title = "Floors without the personal absolute floor"
     source = src("002", "Rating floors")
-    schedule = {"2001-01-01": {"value": "floors-002", "source": src("002", "Rating floors")}}
 
 
 class FloorsSec5(_Floors):
-    """Sec. 5: adds the personal absolute floor AF = min(100 + 4 N_W + 2 N_D
-    + N_R, 150) in ``personal_floor_systems``; counts the record does not
-    know are taken as the event's own (:func:`personal_counts`)."""
+    """Sec. 5 as amended (000 sec. 8): adds the personal absolute floor
+    AF = min(100 + 4 N_W + 2 N_D + N_R, 150) in ``personal_floor_systems``;
+    counts the record does not know are taken as the event's own
+    (:func:`personal_counts`)."""
 
     name = "floors-sec5"
     title = "Floors with the personal absolute floor"
     source = src("000", "5")
     personal = True
-    schedule = {"2008-08-07": {"value": "floors-sec5", "source": src("000", "8", "'Floating floors for very low rated players added'")}}
 
 
 class StoreInteger(RulePlugin):
@@ -111,7 +110,6 @@ class StoreInteger(RulePlugin):
     name = "store-integer"
     title = "Integer ratings, rounded away from the pre-event rating"
     source = src("002", "Standard rating formula")
-    schedule = {"2001-01-01": {"value": "store-integer", "source": src("002", "Standard rating formula")}}
 
     @hookimpl
     def uschess_store_rating(self, pre, value, p):
@@ -121,13 +119,12 @@ class StoreInteger(RulePlugin):
 
 
 class StoreFloat(RulePlugin):
-    """000 sec. 8: "2014-09-01 Floating point precision for storing ratings"."""
+    """000 sec. 8: "Floating point precision for storing ratings"."""
 
     slot = "storage"
     name = "store-float"
     title = "Ratings stored at full precision"
     source = src("000", "7")
-    schedule = {"2014-09-01": {"value": "store-float", "source": src("000", "8")}}
 
     @hookimpl
     def uschess_store_rating(self, pre, value, p):

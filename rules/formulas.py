@@ -16,7 +16,6 @@ class KnotWalk(RulePlugin):
     name = "special-knot-walk"
     title = "Special formula, knot walk"
     source = src("000", "4.1")
-    schedule = {"2001-01-01": {"value": "special-knot-walk", "source": src("000", "4.1", "project reading 5")}}
 
     @hookimpl
     def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
@@ -29,13 +28,12 @@ class KnotWalk(RulePlugin):
 
 class Approximate002(RulePlugin):
     """002's approximation of the special formula, rounded as 002 says: only
-    for rating with that document as written (``--edition 2001-02-22``)."""
+    for rating with that document as written (its edition, ``--edition``)."""
 
     slot = "special"
     name = "special-approximate-002"
     title = "Special formula, 002 approximation"
     source = src("002", "Special rating formula")
-    schedule = {}
 
     @hookimpl
     def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
@@ -99,7 +97,6 @@ class KDualAnySystem(_K):
     name = "k-dual-2017"
     title = "K with the dual-rating exception (dual-rated sections), 2017 wording"
     source = src("004", "4.2")
-    schedule = {"2001-01-01": {"value": "k-dual-2017", "source": src("004", "4.2", "project reading 5")}}
 
     def applies(self, system):
         return True
@@ -113,8 +110,6 @@ class KDualRegularRating(_K):
     name = "k-dual-2020-06"
     title = "K with the dual-rating exception (dual-rated sections), 2020-06 wording"
     source = src("001", "4.2")
-    schedule = {"2020-06-11": {"value": "k-dual-2020-06", "source": src("001", "4.2"),
-                               "conflict": "revision-2020", "reading": "2020-09-proposal"}}
 
     def applies(self, system):
         return True
@@ -131,12 +126,6 @@ class KDualOTBR(_K):
     name = "k-dual-otbr"
     title = "K with the dual-rating exception for OTBR of dual-rated sections"
     source = src("000", "4.2")
-    schedule = {
-        "2020-06-01": {"value": "k-dual-otbr", "source": src("000", "4.2", "project reading 7"),
-                       "conflict": "revision-2020", "reading": "2025-list",
-                       "gap": "the date of the OTBR-only wording of the K exception is not documented; taken with the 2020 revision"},
-        "2020-09-02": {"value": "k-dual-otbr", "source": src("003", "4.2")},
-    }
 
     def applies(self, system):
         return system == "OTBR"
@@ -144,12 +133,11 @@ class KDualOTBR(_K):
 
 class K002(_K):
     """002: K = 800/(N_e + m), or 400/(N_e + m/2) in a half-K event; 002 has
-    no dual-rating exception (only for ``--edition 2001-02-22``)."""
+    no dual-rating exception (only for 002's edition, ``--edition``)."""
 
     name = "k-002"
     title = "K without the dual-rating exception (002)"
     source = src("002", "Standard rating formula")
-    schedule = {}
 
     def applies(self, system):
         return False
@@ -163,11 +151,6 @@ class Bonus002(RulePlugin):
     name = "bonus-002"
     title = "Bonus eligibility, 002"
     source = src("002", "Standard rating formula")
-    schedule = {
-        "2001-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula")},
-        "2002-01-01": {"value": "bonus-002", "source": src("002", "Standard rating formula"),
-                       "gap": "002 documents this rule for 2001; when it became the 2017 wording (m >= 3) is not documented"},
-    }
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):
@@ -181,7 +164,6 @@ class Bonus2017(RulePlugin):
     name = "bonus-2017"
     title = "Bonus eligibility, 2017 wording"
     source = src("004", "4.2")
-    schedule = {"2017-04-24": {"value": "bonus-2017", "source": src("004", "4.2", "from the edition's date; earlier wording undocumented")}}
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):
@@ -196,12 +178,6 @@ class Bonus2020(RulePlugin):
     name = "bonus-2020-09"
     title = "Bonus eligibility, 2020-09 wording"
     source = src("000", "4.2")
-    schedule = {
-        "2020-06-01": {"value": "bonus-2020-09", "source": src("000", "4.2", "project reading 7"),
-                       "conflict": "revision-2020", "reading": "2025-list",
-                       "gap": "the date of the m = 3 rule is not documented; taken with the 2020 revision"},
-        "2020-09-02": {"value": "bonus-2020-09", "source": src("003", "4.2")},
-    }
 
     @hookimpl
     def uschess_bonus_eligible(self, m, opponent_counts, p):

@@ -1,11 +1,17 @@
 """The hooks a rule plugin may implement.
 
-Each hook is ``firstresult``: the engine registers, for a section's start
-date, the plugins in force for each slot (``rules/*``), then any reform
-plugins; pluggy calls the most recently registered implementation first, so a
-reform overrides the baseline, and an implementation that returns ``None``
-hands the question to the next one.  ``p`` is the resolved parameter bundle
-(:class:`uschess.calendar.rulebook.Params`): plugins take every number from it.
+Each ``firstresult`` hook below answers for one rule slot (``HOOK_SLOTS``),
+and the calendar (``rulesets/slots.yaml``) picks, per date, which registered plugin's
+implementation answers it: the engine calls that implementation directly
+through ``rules.call`` (:class:`uschess.calendar.rulebook.Rules`).  A reform's
+extra plugin objects answer first and can hand a case back by returning
+``None``, as pluggy's ``firstresult`` order has it.  ``p`` is the resolved
+parameter bundle (:class:`uschess.calendar.rulebook.Params`): plugins take
+every number from it.  A hook that needs another (initialization needs the
+age-based rating) receives the same ``rules.call`` object as ``hook``.
+
+:class:`RulePackSpec` is not a slot: a rule pack implements it once to ship
+its calendar rows as data.
 """
 
 import pluggy
@@ -15,7 +21,8 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 #: The slot each hook answers for (a rating that called the hook depended on
-#: the plugin in force for that slot).  A test checks every hook is here.
+#: the plugin in force for that slot).  The rule book refuses to load unless
+#: every hook is here and rulesets/slots.yaml has a calendar for every slot.
 HOOK_SLOTS = {
     "uschess_classify": "classify",
     "uschess_age_rating": "age",
@@ -43,8 +50,8 @@ def uschess_age_rating(player, on, p):
 @hookspec(firstresult=True)
 def uschess_initial_rating(player, system, end, p, hook):
     """Step 1 (sec. 2): an :class:`uschess.rules.base.Initial` for a player
-    unrated in ``system`` at a section ending ``end``.  ``hook`` gives access
-    to the other hooks (the age-based rating)."""
+    unrated in ``system`` at a section ending ``end``.  ``hook`` is the
+    section's ``rules.call`` (for the age-based rating)."""
 
 
 @hookspec(firstresult=True)
@@ -78,5 +85,17 @@ def uschess_personal_floor(system, after, event, p):
 
 @hookspec(firstresult=True)
 def uschess_store_rating(pre, value, p):
-    """The rating as stored: full precision (2014-09-01 on) or an integer
+    """The rating as stored: full precision (000 sec. 8) or an integer
     rounded away from the pre-event rating (002)."""
+
+
+class RulePackSpec:
+    """What an installed rule pack (entry-point group ``uschess.rules``) adds
+    besides its plugins."""
+
+    @hookspec
+    def uschess_rule_calendars(self):
+        """Paths (or importlib resources) of the pack's calendar files: YAML
+        with ``slots:`` (slot -> ``values:``, as in ``rulesets/slots.yaml``) and
+        optionally ``documents:`` (as in ``rulesets/documents.yaml``) for the
+        sources its rows cite."""

@@ -50,7 +50,18 @@ def cfc_us(rating: float, p) -> float:
     return piecewise(rating, p.cfc_conversion)
 
 
-class _PriorityLists(RulePlugin):
+class _Converting(RulePlugin):
+    """An initialization that reads FIDE and CFC ratings on the US Chess scale.
+    A plugin whose conversion changes shape overrides these two methods."""
+
+    def fide_us(self, rating: float, p) -> float:
+        return fide_us(rating, p)
+
+    def cfc_us(self, rating: float, p) -> float:
+        return cfc_us(rating, p)
+
+
+class _PriorityLists(_Converting):
     slot = "initialize"
     lists: dict = {}
 
@@ -87,11 +98,11 @@ class _PriorityLists(RulePlugin):
             elif kind == "fide" and player.fide is not None:
                 f = player.fide.rating
                 n = self._converted_games(item[1], f, pg["fide_above"], pg["fide_high"], pg["fide_low"])
-                return Initial(fide_us(f, p), n, f"FIDE {f:g} converted")
+                return Initial(self.fide_us(f, p), n, f"FIDE {f:g} converted")
             elif kind == "cfc" and player.cfc is not None:
                 c = player.cfc.rating
                 n = self._converted_games(item[1], c, pg["cfc_above"], pg["cfc_high"], pg["cfc_low"])
-                return Initial(cfc_us(c, p), n, f"CFC {c:g} converted")
+                return Initial(self.cfc_us(c, p), n, f"CFC {c:g} converted")
             elif kind == "age":
                 got = hook.uschess_age_rating(player=player, on=end, p=p)
                 if got is not None:
@@ -108,7 +119,6 @@ class PriorityLists2017(_PriorityLists):
     title = "Priority-list initialization (2017 edition)"
     source = src("004", "2.1")
     lists = LISTS_2017
-    schedule = {"2001-01-01": {"value": "priority-2017", "source": src("004", "2.1", "lists 2.1-2.5; project reading 5")}}
 
 
 class PriorityLists2020(_PriorityLists):
@@ -119,11 +129,9 @@ class PriorityLists2020(_PriorityLists):
     title = "Priority-list initialization (2020-06 edition)"
     source = src("001", "2.1")
     lists = LISTS_2020_06
-    schedule = {"2020-06-01": {"value": "priority-2020-06", "source": src("001", "2.4", "online Regular from 2020-06-01 (000 sec. 8)"),
-                               "conflict": "revision-2020", "reading": "2020-09-proposal"}}
 
 
-class Blended(RulePlugin):
+class Blended(_Converting):
     """000 sec. 2: the weighted average of the other five US Chess ratings,
     FIDE and CFC (Canadian residents), each weighted W_k = G_k S_k; R0 rounded
     to an integer; N = ceil(min(10, sum W_k)).  No source: the age-based
@@ -133,12 +141,6 @@ class Blended(RulePlugin):
     name = "blended"
     title = "Blended initialization"
     source = src("000", "2")
-    schedule = {
-        "2020-06-01": {"value": "blended", "source": src("000", "8", "'Initialization of ratings blended through other systems'"),
-                       "conflict": "revision-2020", "reading": "2025-list"},
-        "2020-09-02": {"value": "blended", "source": src("003", "2"), "conflict": "revision-2020",
-                       "reading": "2020-09-proposal"},
-    }
 
     @hookimpl
     def uschess_initial_rating(self, player, system, end, p, hook):
@@ -152,9 +154,9 @@ class Blended(RulePlugin):
         if player.fide is not None:
             f = player.fide.rating
             g = b["fide_high"] if f > b["fide_above"] else b["fide_low"]
-            sources.append(("FIDE", fide_us(f, p), g, player.fide.date))
+            sources.append(("FIDE", self.fide_us(f, p), g, player.fide.date))
         if player.cfc is not None and (player.cfc.canadian or not b["cfc_canadian_only"]):
-            sources.append(("CFC", cfc_us(player.cfc.rating, p), b["cfc_factor"], player.cfc.date))
+            sources.append(("CFC", self.cfc_us(player.cfc.rating, p), b["cfc_factor"], player.cfc.date))
         if not sources:
             got = hook.uschess_age_rating(player=player, on=end, p=p)
             if got is None:

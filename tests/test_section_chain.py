@@ -93,3 +93,31 @@ def test_sections_are_rated_in_the_event_order():
     assert b_first["A"].pre == b_first["B"].post and b_first["A"].pre_from == "section B"
     assert a_first["A"].pre == 1500 and b_first["B"].pre == 1500
     assert a_first["B"].games_before == 41
+
+
+def _quick_then_regular():
+    """Player 1 is rated in OTBQ only; section Q (G/15, quick only) comes first,
+    then section R (G/90;d30, regular only) where he is unrated in OTBR."""
+    def player(pair, pid, rounds, **ratings):
+        return {"pair": pair, "id": pid, "name": f"P{pid}", "rounds": rounds,
+                "ratings": {s: {"rating": r, "games": 40} for s, r in ratings.items()}}
+    return event_from_dict({"event": {"name": "Quick then regular", "start": "2019-05-04"},
+                            "sections": [
+        {"name": "Q", "time_control": "G/15", "players": [
+            player(1, "10000001", ["W2"], OTBQ=1500), player(2, "10000002", ["L1"], OTBQ=1700)]},
+        {"name": "R", "time_control": "G/90;d30", "players": [
+            player(1, "10000001", ["D2"], OTBQ=1500), player(2, "10000003", ["D1"], OTBR=1600)]}]},
+        source="qr.yaml")
+
+
+def test_initialization_sees_the_other_systems_record_from_an_earlier_section():
+    """Systems are separate except for initialization (sec. 2): the OTBR
+    rating of a player unrated in OTBR starts from his OTBQ rating as it
+    stands after the quick section, in rate, compare and replay alike."""
+    result = rate_event(_quick_then_regular())
+    quick = result.sections[0].players[0]
+    regular = result.sections[1].players[0]
+    assert quick.system == "OTBQ" and regular.system == "OTBR" and regular.pre is None
+    assert quick.post > 1500
+    assert regular.initial.rating == pytest.approx(quick.post) or \
+        any(s.get("rating") == quick.post for s in regular.initial.sources)

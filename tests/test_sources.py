@@ -1,5 +1,5 @@
-"""Every value in rulesets/ and every plugin schedule cites a source that
-exists: a registered document, one of its sections, and (where the seed
+"""Every value in rulesets/ (parameters, the slot calendar, editions) cites a
+source that exists: a registered document, one of its sections, and (where the seed
 documents are present beside the project) a file whose text has that section."""
 
 from __future__ import annotations

@@ -119,10 +119,10 @@ def test_rules_page_shows_timeline_conflicts_and_diff(client):
         assert f'id="tl-{name}"' in r.text
         for value in t["values"]:
             assert value["effective"] in text
-    from uschess.calendar.rulebook import RuleBook
-    classes = RuleBook.load().plugin_classes
-    titles = [classes[v["value"]].title for t in timeline.values() if t["kind"] == "plugin"
-              for v in t["values"] if v["value"] in classes and classes[v["value"]].title]
+    from uschess.commands.rules import _plugin_titles
+    known = _plugin_titles()
+    titles = [known[v["value"]] for t in timeline.values() if t["kind"] == "plugin"
+              for v in t["values"] if known.get(v["value"])]
     assert titles and all(t in text for t in titles)  # what each plugin in force does
     shown = client.get("/api/rules/show?on=2016-01-01").json()
     assert shown["fingerprint"] in text

@@ -1,23 +1,31 @@
-"""Synthetic rating histories for tests and benchmarks.
+"""Synthetic rating histories for tests, benchmarks and evaluation.
 
-``generate_history(seed, players, events)`` yields :class:`~uschess.model.Event`
-objects in the order a replay takes them (end date, start date, id), from
-2001 to 2025.  Everything is drawn from one ``random.Random(seed)``: the same
-arguments always give the same history.
+``generate_history(seed, players, events)`` yields exactly ``events``
+:class:`~uschess.model.Event` objects among exactly ``players`` players (each
+plays at least once) in the order a replay takes them (end date, start date,
+id), from 2001 to 2025.  Everything is drawn from one ``random.Random(seed)``:
+the same arguments always give the same history.  ``write_history`` writes it
+as event files with the players' true strengths beside them (``truth.csv``).
 
-The model, kept simple but not naive:
+The model (the README's "Synthetic histories" states it with its numbers):
 
-* every player has a hidden true strength that drifts (a random walk of about
-  35 points a year), juniors improve quickly until their early twenties and
-  older players decline slowly; each player is a little stronger or weaker at
-  faster time controls and online (a fixed offset per family);
+* every player has a hidden true strength that moves over time: a random walk
+  of about 35 points a year; juniors improve quickly towards a ceiling until
+  their early twenties and older players decline slowly; each player is a
+  little stronger or weaker at faster time controls and online (a fixed offset
+  per family);
+* a game's expected score is exactly sec. 4.2's We of the two players' true
+  strengths in the family of its time control; draws are likelier between
+  strong and evenly matched players and take equally from wins and losses;
 * players have birth dates (a few only an "adult" flag, a few nothing), a
   debut date and a career length; some have FIDE ratings (dated the first of
-  the event's month) and a few Canadians CFC ratings;
+  the event's month) and a few Canadians CFC ratings; the rules initialize
+  newcomers from these, whatever their true strength;
+* newcomers enter the next events first; an event the pool cannot fill takes
+  players out of retirement or brings a debut forward;
 * events are Swiss sections paired by score groups (no rematches where the
   greedy pairing can avoid them; byes, half-point byes, the odd forfeit) or
-  single round-robins (Berger tables); results are drawn from the true
-  strengths, with more draws between strong and evenly matched players;
+  single round-robins (Berger tables);
 * time controls rated in all six systems, each only from the date its
   system exists: over the board G/90;d30 (regular), G/45;d5 (dual from 2002),
   G/20;d5 (quick), G/5;d0 (blitz, from 2013-03-01); online G/3+2 (blitz,
@@ -31,14 +39,22 @@ systems as the rules in force say.
 
 from __future__ import annotations
 
+import csv
 import datetime as _dt
+import io
+import json
 import math
+import os
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
+
+import yaml
 
 from uschess.errors import InputError
+from uschess.io.files import atomic_write
 from uschess.model import Event, ForeignRating, Player, Round, Section
 
 FIRST_DAY = _dt.date(2001, 1, 6)
@@ -91,6 +107,7 @@ class _Career:
     canadian: bool
     foreign_noise: float = 0.0
     cfc: bool = False
+    played: bool = False      # has had an event
 
 
 def _age(c: _Career, on: _dt.date) -> float:
@@ -156,19 +173,41 @@ def _new_career(i: int, rng: random.Random, id_base: int, first: _dt.date,
 
 
 class _Pool:
-    """Players in their careers, drawn by activity, added as they debut."""
+    """Players by where they are in their careers: ``waiting`` (before their
+    debut), ``fresh`` (debuted, no event yet: they enter the next events
+    first, so that every player of the history plays) and ``active``
+    (played at least once, drawn by activity until they retire)."""
 
     def __init__(self, careers: list[_Career]):
         self.waiting = sorted(careers, key=lambda c: (c.debut, c.index), reverse=True)
+        self.fresh: list[_Career] = []
         self.active: list[_Career] = []
+        self.retired: list[_Career] = []
 
     def advance(self, on: _dt.date) -> None:
         while self.waiting and self.waiting[-1].debut <= on:
-            self.active.append(self.waiting.pop())
+            self.fresh.append(self.waiting.pop())
+
+    def _enter(self, c: _Career, on: _dt.date, online: bool) -> None:
+        """A player's first event: from now on drawn by activity."""
+        c.played = True
+        if online:
+            c.online = True      # some players make their debut online
+        if c.retire < on:
+            c.retire = on
+        self.active.append(c)
 
     def draw(self, rng: random.Random, k: int, on: _dt.date, online: bool,
              taken: set) -> list[_Career]:
+        """Up to ``k`` players: newcomers first (in debut order), then
+        active players chosen at random, each accepted with the chance of
+        their activity."""
         out: list[_Career] = []
+        while self.fresh and len(out) < k:
+            c = self.fresh.pop(0)
+            self._enter(c, on, online)
+            taken.add(c.index)
+            out.append(c)
         attempts = 0
         while len(out) < k and self.active and attempts < 40 * k:
             attempts += 1
@@ -177,9 +216,36 @@ class _Pool:
             if c.retire < on:
                 self.active[j] = self.active[-1]
                 self.active.pop()
+                self.retired.append(c)
                 continue
             if c.index in taken or (online and not c.online) or rng.random() > c.activity:
                 continue
+            taken.add(c.index)
+            out.append(c)
+        return out
+
+    def rescue(self, rng: random.Random, need: int, on: _dt.date, online: bool,
+               taken: set) -> list[_Career]:
+        """``need`` more players for an event the draw could not fill (a thin
+        pool early on, or an online event among over-the-board players):
+        active players whatever their activity, then players brought out of
+        retirement, then the next players to debut, brought forward."""
+        out: list[_Career] = []
+        for group in (self.active, self.retired):
+            free = [c for c in group if c.index not in taken]
+            rng.shuffle(free)
+            for c in free[:need - len(out)]:
+                c.online = c.online or online
+                c.retire = max(c.retire, on)
+                if c in self.retired:
+                    self.retired.remove(c)
+                    self.active.append(c)
+                taken.add(c.index)
+                out.append(c)
+        while len(out) < need and self.waiting:
+            c = self.waiting.pop()
+            c.debut = c.updated = on
+            self._enter(c, on, online)
             taken.add(c.index)
             out.append(c)
         return out
@@ -336,22 +402,60 @@ def player_games(event: Event) -> int:
     return sum(1 for s in event.sections for p in s.players for r in p.rounds if r.rated)
 
 
+#: The rating system whose strength offset family a true strength in that
+#: system takes (see ``FAMILY``).
+SYSTEM_FAMILY = {"OTBR": 0, "OTBQ": 1, "OTBB": 2, "OLR": 3, "OLQ": 3, "OLB": 3}
+SYSTEMS = tuple(SYSTEM_FAMILY)
+#: The most players one generated event seats (two sections); a history of
+#: more players than ``events * MAX_EVENT_PLAYERS`` cannot give all a game.
+MAX_EVENT_PLAYERS = 64
+
+
+@dataclass(frozen=True)
+class TrueStrength:
+    """A player's hidden strength in each rating system on the first day of
+    an event they play in: what the results of that event were drawn from."""
+
+    event: str
+    date: _dt.date
+    id: str
+    strengths: dict
+
+    def row(self) -> list:
+        return [self.event, self.date.isoformat(), self.id,
+                *(repr(self.strengths[s]) for s in SYSTEMS)]
+
+
+TRUTH_FILE = "truth.csv"
+TRUTH_COLUMNS = ["event", "date", "id", *SYSTEMS]
+
+
 def generate_history(seed: int, players: int, events: int, *, first: _dt.date = FIRST_DAY,
-                     last: _dt.date = LAST_DAY) -> Iterator[Event]:
-    """Yield ``events`` synthetic events among ``players`` players, in replay
-    order (end date, start date, id), deterministic by ``seed``."""
+                     last: _dt.date = LAST_DAY,
+                     truth: Optional[list] = None) -> Iterator[Event]:
+    """Yield exactly ``events`` synthetic events among exactly ``players``
+    players (every one plays at least once), in replay order (end date,
+    start date, id), deterministic by ``seed``.  With a list as ``truth``,
+    append a :class:`TrueStrength` for every player in every event, in the
+    order drawn.  Raises :class:`InputError` when the sizes cannot be met."""
     if players < 2:
         raise InputError("a history needs at least 2 players")
     if events < 1:
         raise InputError("a history needs at least 1 event")
+    if players > events * MAX_EVENT_PLAYERS:
+        raise InputError(f"{players} players cannot all play in {events} event(s) of at most "
+                         f"{MAX_EVENT_PLAYERS} players each: ask for at most "
+                         f"{events * MAX_EVENT_PLAYERS} players or at least "
+                         f"{-(-players // MAX_EVENT_PLAYERS)} events")
     if first < _dt.date(2001, 1, 1) or last < first:
         raise InputError(f"dates {first}..{last} are outside 2001-01-01.. or reversed")
     rng = random.Random(seed)
-    careers = [_new_career(i, rng, 10_000_000 + (seed % 1000) * 100_000, first, last)
-               for i in range(players)]
-    pool = _Pool(careers)
     span = (last - first).days
     starts = sorted(first + _dt.timedelta(days=rng.randrange(span + 1)) for _ in range(events))
+    # Every player debuts by the last event's start, so that all can play.
+    careers = [_new_career(i, rng, 10_000_000 + (seed % 1000) * 100_000, first, starts[-1])
+               for i in range(players)]
+    pool = _Pool(careers)
     # Players per event: about what the pool can provide, 6 to 36 on average.
     mean_size = max(6, min(36, int(players * 0.02) + 6))
     pending: list[tuple] = []
@@ -363,31 +467,37 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         end = min(last, start + _dt.timedelta(days=days))
         ev_id = f"S{seed}-{n + 1:06d}"
         city = rng.choice(_CITIES)
-        round_robin = (not online) and rng.random() < 0.12
-        sections = []
-        taken: set = set()
+        # Newcomers enter first; when more are due than the remaining events
+        # would seat at this pace, the event grows (the last seats all left).
+        backlog = len(pool.fresh)
+        due = -(-(backlog + len(pool.waiting)) // (len(starts) - n))
+        round_robin = (not online) and rng.random() < 0.12 and backlog <= 10
         if round_robin:
-            groups = [("Round Robin", rng.randint(4, 10))]
+            size = rng.randint(4, 10)
+            split = False
         else:
             size = max(4, int(rng.gauss(mean_size, mean_size / 3)))
-            groups = [("Open", size)]
-            if size >= 30 and rng.random() < 0.6:
-                groups = [("Open", size // 2), ("Reserve", size - size // 2)]
-        drawn = []
-        for name, size in groups:
-            got = pool.draw(rng, size, start, online, taken)
-            for c in got:
-                _drift(c, start, rng)
-            drawn.append((name, got))
-        if len(drawn) == 2:  # the stronger half plays the Open
-            everyone = sorted(drawn[0][1] + drawn[1][1], key=lambda c: -c.strength)
-            half = len(everyone) // 2
-            drawn = [("Open", everyone[:half]), ("Under 1600", everyone[half:])]
-        for name, got in drawn:
-            if len(got) < 2:
-                continue
-            got.sort(key=lambda c: -c.strength)
-            strengths = [c.strength + c.offsets[fam] + rng.gauss(0, 120) for c in got]
+            split = size >= 30 and rng.random() < 0.6
+        if due > size:
+            size = min(MAX_EVENT_PLAYERS, due)
+        split = split or size > 40
+        taken: set = set()
+        got = pool.draw(rng, size, start, online, taken)
+        if len(got) < 2:
+            got += pool.rescue(rng, 2 - len(got), start, online, taken)
+        for c in got:
+            _drift(c, start, rng)
+        got.sort(key=lambda c: (-(c.strength + c.offsets[fam]), c.index))
+        if round_robin:
+            drawn = [("Round Robin", got)]
+        elif split and len(got) >= 8:  # the stronger half plays the Open
+            half = len(got) // 2
+            drawn = [("Open", got[:half]), ("Under 1600", got[half:])]
+        else:
+            drawn = [("Open", got)]
+        sections = []
+        for name, group in drawn:
+            strengths = [c.strength + c.offsets[fam] for c in group]
             if name == "Round Robin":
                 cells = _round_robin(rng, strengths)
                 sec_kind = "round-robin"
@@ -395,14 +505,16 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
                 rounds = {"regular": rng.randint(4, 6), "dual": rng.randint(4, 5),
                           "quick": rng.randint(4, 6), "blitz": rng.randint(5, 9)}.get(
                     kind, rng.randint(5, 8))
-                rounds = min(rounds, max(1, len(got) - 1))
+                rounds = min(rounds, max(1, len(group) - 1))
                 cells = _swiss(rng, strengths, rounds)
                 sec_kind = "swiss"
-            plist = [_player(c, i + 1, cells[i], start) for i, c in enumerate(got)]
+            plist = [_player(c, i + 1, cells[i], start) for i, c in enumerate(group)]
             sections.append(Section(name=name, time_control=tc, players=plist, start=start,
                                     end=end, online=online, kind=sec_kind))
-        if not sections:
-            continue
+            if truth is not None:
+                truth.extend(TrueStrength(ev_id, start, c.id, {
+                    s: c.strength + c.offsets[f] for s, f in SYSTEM_FAMILY.items()})
+                    for c in group)
         label = {"regular": "Open", "dual": "Action", "quick": "Quick", "blitz": "Blitz",
                  "online-blitz": "Online Blitz", "online-quick": "Online Quick",
                  "online-regular": "Online Open"}[kind]
@@ -414,21 +526,110 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         pending.sort(key=lambda x: x[0])
         while pending and pending[0][0][0] < start:
             yield pending.pop(0)[1]
+    if pool.fresh:
+        raise InputError(f"{len(pool.fresh)} of {players} players found no place in "
+                         f"{events} events: ask for fewer players or more events")
     pending.sort(key=lambda x: x[0])
     for _, event in pending:
         yield event
 
 
-def write_history(directory, seed: int, players: int, events: int, fmt: str = "json") -> list[Path]:
-    """Write a generated history as event files named by event id."""
-    from uschess.io.eventfile import write_event
+_GENERATED = re.compile(r"^S\d+-\d{6}\.(json|yaml)$")
+
+
+def _output_folder(directory, force: bool) -> Path:
+    """The folder to write a history into: created if its parent exists,
+    refused when it holds anything unless ``force``."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a directory: give a folder to write the history into",
+                         file=out)
+    if not out.exists():
+        if not out.parent.is_dir():
+            raise InputError("the directory to create it in does not exist", file=out)
+        try:
+            out.mkdir()
+        except OSError as err:
+            raise InputError(f"cannot create the directory: {err.strerror or err}", file=out)
+        return out
+    try:
+        present = sorted(p.name for p in out.iterdir())
+    except OSError as err:
+        raise InputError(f"cannot list the directory: {err.strerror or err}", file=out)
+    if present and not force:
+        shown = ", ".join(present[:3]) + (f" and {len(present) - 3} more" if len(present) > 3 else "")
+        raise InputError(f"is not empty ({shown}); a replay of it would mix histories: "
+                         "use --force to replace a generated history there", file=out)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError("cannot write into the directory: permission denied", file=out)
+    return out
+
+
+def truth_csv(rows: Iterable[TrueStrength]) -> str:
+    """The true strengths as CSV (``TRUTH_COLUMNS``, full precision)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TRUTH_COLUMNS)
+    for r in rows:
+        w.writerow(r.row())
+    return buf.getvalue()
+
+
+def write_history(directory, seed: int, players: int, events: int, fmt: str = "json", *,
+                  force: bool = False) -> list[Path]:
+    """Write a generated history as event files named by event id, and the
+    players' true strengths beside them (``truth.csv``), all or nothing.
+
+    The folder must be new or empty (``force``: replace a generated history
+    in it: its event files and ``truth.csv`` are removed first).  Returns the
+    event files."""
+    from uschess.io.eventfile import event_to_dict
     if fmt not in ("json", "yaml"):
         raise InputError(f"format {fmt!r} is not json or yaml")
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for event in generate_history(seed, players, events):
-        path = out / f"{event.id}.{fmt}"
-        write_event(event, path)
-        paths.append(path)
+    out = _output_folder(directory, force)
+    truth: list[TrueStrength] = []
+    rendered: dict[Path, bytes] = {}
+    for event in generate_history(seed, players, events, truth=truth):
+        data = event_to_dict(event)
+        text = (json.dumps(data, indent=2) + "\n" if fmt == "json"
+                else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+        rendered[out / f"{event.id}.{fmt}"] = text.encode("utf-8")
+    paths = list(rendered)
+    rendered[out / TRUTH_FILE] = truth_csv(truth).encode("utf-8")
+    stale = [p for p in out.iterdir() if (p.name == TRUTH_FILE or _GENERATED.match(p.name))
+             and p not in rendered]
+    for p in stale:
+        try:
+            p.unlink()
+        except OSError as err:
+            raise InputError(f"cannot remove the earlier history's file: {err.strerror or err}",
+                             file=p)
+    atomic_write(rendered)
     return paths
+
+
+def read_truth(path) -> dict:
+    """``truth.csv`` as ``{(event, id): {system: strength}}``; an
+    :class:`InputError` naming the file and line for anything malformed."""
+    path = Path(path)
+    out: dict = {}
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            head = next(reader, None)
+            if head != TRUTH_COLUMNS:
+                raise InputError(f"the header is not {','.join(TRUTH_COLUMNS)}", file=path)
+            for line, row in enumerate(reader, start=2):
+                if len(row) != len(TRUTH_COLUMNS):
+                    raise InputError(f"{len(row)} fields, expected {len(TRUTH_COLUMNS)}",
+                                     file=path, record=line)
+                try:
+                    values = {s: float(v) for s, v in zip(SYSTEMS, row[3:])}
+                except ValueError as err:
+                    raise InputError(f"not a number: {err}", file=path, record=line)
+                out[(row[0], row[2])] = values
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", file=path)
+    return out

@@ -185,3 +185,115 @@ def plot_paths(paths: Mapping[str, Mapping[str, Sequence[Mapping]]], out_dir, *,
     ax.set_ylabel("rating")
     ax.set_title(title or "Rating paths", fontsize=10)
     return _save(fig, Path(out_dir), stem)
+
+
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+_VERSION_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+                    "#8c564b", "#e377c2"]
+
+
+def plot_calibration(versions: Sequence[Mapping], out_dir, *, title: str = "",
+                     stem: str = "calibration") -> list[Path]:
+    """Calibration curves of an evaluation (``Evaluation.as_dict()["versions"]``):
+    above, the mean observed score per rating-difference bin for each version
+    against the mean expected score (We of sec. 4.2, grey); below, the number
+    of player-games in each bin."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.0, 6.4))
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    width = None
+    for i, v in enumerate(versions):
+        cal = [c for c in v["calibration"] if c["n"]]
+        if not cal:
+            continue
+        xs = [c["diff"] for c in cal]
+        if width is None and len(xs) > 1:
+            width = min(b - a for a, b in zip(xs, xs[1:]))
+        colour = _VERSION_COLOURS[i % len(_VERSION_COLOURS)]
+        if i == 0:
+            top.plot(xs, [c["expected"] for c in cal], color="#888888", linewidth=2.5, alpha=0.6,
+                     label="expected: We of the rating difference (sec. 4.2)")
+        top.plot(xs, [c["observed"] for c in cal], marker=_MARKERS[i % len(_MARKERS)],
+                 markersize=4.5 if i else 5.5, linewidth=1.2, color=colour,
+                 fillstyle="full" if i == 0 else "none", label=f"observed: {v['spec']}")
+        k = len(versions)
+        w = (width or 50.0) * 0.8 / max(1, k)
+        bottom.bar([x + (i - (k - 1) / 2) * w for x in xs], [c["n"] for c in cal], width=w,
+                   color=colour, alpha=0.75)
+    if not any(v["calibration"] for v in versions):
+        top.text(0.5, 0.5, "no rated games", ha="center", va="center", transform=top.transAxes)
+    else:
+        top.legend(fontsize=8, loc="upper left")
+    edges = sorted({c["diff"] for v in versions for c in v["calibration"] if c["n"]})
+    if len(edges) > 2:
+        ticks = [x for x in edges if x % 200 == 0 or x in (edges[0], edges[-1])]
+        bottom.set_xticks(ticks)
+        bottom.set_xticklabels([f"\u2264{x:.0f}" if x == edges[0] and x < 0 else
+                                f"\u2265{x:.0f}" if x == edges[-1] and x > 0 else f"{x:+.0f}"
+                                for x in ticks])
+    top.set_ylim(-0.02, 1.02)
+    top.axhline(0.5, color="#cccccc", linewidth=0.6)
+    top.axvline(0.0, color="#cccccc", linewidth=0.6)
+    top.set_ylabel("mean score of the player")
+    top.grid(True, linewidth=0.3, alpha=0.5)
+    bottom.set_ylabel("player-games")
+    bottom.set_xlabel("rating difference R - Ri before the event (bins; the outermost hold "
+                      "everything beyond)")
+    bottom.grid(True, axis="y", linewidth=0.3, alpha=0.5)
+    top.set_title(title or "Calibration: expected vs observed score", fontsize=10)
+    return _save(fig, Path(out_dir), stem)
+
+
+def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
+               stem: str = "drift") -> list[Path]:
+    """Drift lines of an evaluation: at each year end, the mean rating of
+    the fixed cohort (solid) and of the active pool (dashed) under each
+    version, and, where known, the same players' mean true strength (black,
+    dotted)."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.5, 4.8))
+    ax = fig.add_subplot()
+    drawn = 0
+
+    def line(points, key, **style):
+        xs = [_dt.date.fromisoformat(p["date"]).year for p in points if p[key] is not None]
+        ys = [p[key] for p in points if p[key] is not None]
+        if xs:
+            ax.plot(xs, ys, **style)
+        return len(xs)
+
+    for i, v in enumerate(versions):
+        colour = _VERSION_COLOURS[i % len(_VERSION_COLOURS)]
+        marker = _MARKERS[i % len(_MARKERS)]
+        drawn += line(v["drift"], "cohort_mean", color=colour, linewidth=1.8, marker=marker,
+                      markersize=4, fillstyle="full" if i == 0 else "none",
+                      label=f"cohort: {v['spec']}")
+        drawn += line(v["drift"], "pool_mean", color=colour, linewidth=1.0, linestyle="--",
+                      marker=marker, markersize=3, fillstyle="none", label=f"pool: {v['spec']}")
+    if versions:
+        first = versions[0]["drift"]
+        line(first, "cohort_true", color="#000000", linewidth=1.5, linestyle=":",
+             label="cohort: true strength")
+        line(first, "pool_true", color="#777777", linewidth=1.0, linestyle=":",
+             label="pool: true strength")
+    if not drawn:
+        ax.text(0.5, 0.5, "no ratings in the drift system", ha="center", va="center",
+                transform=ax.transAxes)
+    else:
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                  frameon=False)
+    cohort_n = next((p["cohort_n"] for v in versions[:1] for p in v["drift"] if p["cohort_n"]), 0)
+    system = versions[0]["drift_system"] if versions else ""
+    ax.set_ylabel(f"mean {system} rating at the year end")
+    ax.set_xlabel("year (each point: the ratings at its end)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.grid(True, linewidth=0.3, alpha=0.5)
+    cohort = (f"cohort: the {cohort_n} players established when it was fixed" if cohort_n else
+              "no cohort: too few established players")
+    ax.set_title((title or f"Drift in {system}") +
+                 f"\n{cohort}; pool: rated players active that year", fontsize=10)
+    return _save(fig, Path(out_dir), stem)

@@ -48,8 +48,6 @@ An event or FIDE update already in the store is refused (an
 
 from __future__ import annotations
 
-import bisect
-import copy
 import datetime as _dt
 import time
 from dataclasses import dataclass, field, replace
@@ -281,59 +279,18 @@ def _summary_record(rec: SystemRecord) -> dict:
 
 
 class _SharedRules:
-    """A stand-in for the rule book that builds each rules combination once.
-
-    ``RuleBook.rules`` caches by date, and every new date costs a new plugin
-    manager (about 2 ms: pluggy inspects every hook implementation); a
-    history has thousands of distinct section dates but only a few dozen
-    combinations.  Resolution only changes on the effective dates of the
-    entries (parameters and plugin slots, whatever the reading or knowledge
-    date) and on a reform's period bounds, so the rules in force on a date
-    are those of the latest such change on or before it: they are resolved
-    for that date once and handed out as a copy carrying the date asked for
-    (same parameters, plugins, hook and fingerprint; ``on`` as asked, for
-    messages)."""
+    """The rule book as a replay reads it: ``rules`` and ``fingerprint`` of
+    the combination in force (resolving a date is a lookup in the book)."""
 
     def __init__(self, book: RuleBook):
         self.book = book
-        changes = {e.effective for group in (book.timelines, book.slots)
-                   for t in group.values() for e in t.entries}
-        self.changes = sorted(changes)
-        self._copies: dict = {}
-        self._fp: dict[int, str] = {}          # id(hook) -> fingerprint
-
-    def _canonical(self, on: _dt.date, reform) -> _dt.date:
-        points = self.changes
-        if reform is not None:
-            points = sorted({*points, *(d for periods in (*reform.parameters.values(),
-                                                          *reform.plugins.values())
-                                        for start, until, _, _ in periods
-                                        for d in (start, until) if d is not None)})
-        i = bisect.bisect_right(points, on)
-        return points[i - 1] if i else on
 
     def rules(self, on, *, known_on=None, readings=None, edition=None, reform=None):
-        key = (on, known_on, tuple(sorted((readings or {}).items())), edition,
-               reform.key() if reform is not None else None)
-        hit = self._copies.get(key)
-        if hit is None:
-            base = self.book.rules(self._canonical(on, reform), known_on=known_on,
-                                   readings=readings, edition=edition, reform=reform)
-            hit = self._copies[key] = base if base.on == on else _dated(base, on)
-            if id(base.hook) not in self._fp:
-                self._fp[id(base.hook)] = base.fingerprint
-        return hit
+        return self.book.rules(on, known_on=known_on, readings=readings, edition=edition,
+                               reform=reform)
 
     def fingerprint(self, rules) -> str:
-        fp = self._fp.get(id(rules.hook))
-        return fp if fp is not None else rules.fingerprint
-
-
-def _dated(rules, on: _dt.date):
-    """The same rules (sharing their hook and caches) carrying another date."""
-    out = copy.copy(rules)
-    out.on = on
-    return out
+        return rules.fingerprint
 
 
 class _StoreBase:

@@ -60,10 +60,10 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
                         raise InputError(f"{where} period {i}: value {value!r} must be a number", file=source)
                 else:
                     value = period.get("plugin")
-                    owners = [cls for cls in book.plugin_classes.values() if cls.slot == pname]
-                    if value not in {c.name for c in owners}:
+                    owners = book.plugins_in(pname)
+                    if value not in owners:
                         raise InputError(f"{where} period {i}: plugin {value!r} is not one of "
-                                         f"{', '.join(c.name for c in owners)}", file=source)
+                                         f"{', '.join(owners)}", file=source)
                 rows.append((start, until, value, period.get("note")))
             target[pname] = rows
     return reform

@@ -1,23 +1,29 @@
 """The rule book: every dated parameter and plugin, resolved for a date.
 
-``RuleBook.load()`` reads ``rulesets/`` (parameters, conflicts, documents,
-editions) and the plugin registry of ``rules/``.  ``RuleBook.rules(...)``
-returns the :class:`Rules` in force for a section start date (optionally as
-known on another date, under other readings of the recorded conflicts, as one
-edition's text has it, or with a reform), resolved once and cached: the
-pipeline only reads ``rules.p`` (parameters) and calls ``rules.hook`` (plugins).
+``RuleBook.load()`` reads ``rulesets/`` (parameters, the plugin calendar
+``slots.yaml``, conflicts, documents, editions) and builds the one plugin
+manager: the built-in plugins of ``rules/`` and those of installed rule packs
+(entry-point group ``uschess.rules``), each with calendar rows.
+``RuleBook.rules(...)`` returns the :class:`Rules` in force for a section start
+date (optionally as known on another date, under other readings of the
+recorded conflicts, as one edition's text has it, or with a reform): a lookup
+in the calendar, with no plugin manager per date.  The pipeline only reads
+``rules.p`` (parameters) and calls ``rules.call`` (the plugins in force).
 """
 
 from __future__ import annotations
 
+import bisect
+import copy
 import datetime as _dt
 import hashlib
+import importlib.metadata
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 import pluggy
 import yaml
@@ -29,7 +35,9 @@ from uschess.errors import RuleError
 from uschess.calendar.timeline import (Conflict, Entry, Resolved, Selection, Source, Timeline,
                        check_conflict_refs, entries_from_raw, timelines_from_raw)
 
-SPECIAL_FILES = {"documents.yaml", "conflicts.yaml"}
+SPECIAL_FILES = {"documents.yaml", "conflicts.yaml", "slots.yaml"}
+ENTRY_POINT_GROUP = "uschess.rules"
+"""The entry-point group an installed rule pack registers its plugins in."""
 
 
 class Params:
@@ -60,7 +68,7 @@ class Reform:
     name: str
     parameters: dict[str, list] = field(default_factory=dict)
     plugins: dict[str, list] = field(default_factory=dict)
-    extra_plugins: list = field(default_factory=list)  # plugin objects registered last
+    extra_plugins: list = field(default_factory=list)  # plugin objects that answer first
 
     def key(self) -> str:
         return json.dumps({"n": self.name, "p": self.parameters, "s": self.plugins,
@@ -74,7 +82,7 @@ class Rules:
 
     on: _dt.date
     p: Params
-    hook: Any
+    call: Any
     params: dict[str, Resolved]
     plugins: dict[str, Resolved]
     known_on: Optional[_dt.date] = None
@@ -84,15 +92,25 @@ class Rules:
 
     @property
     def fingerprint(self) -> str:
+        """What the ratings depended on: parameter values and plugin names."""
+        if self._fingerprint is not None:
+            return self._fingerprint
         blob = json.dumps({"p": {k: v.value for k, v in sorted(self.params.items())},
                            "s": {k: v.value for k, v in sorted(self.plugins.items())}},
                           sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        self._fingerprint = hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return self._fingerprint
 
     def __post_init__(self):
         self._warn_cache: dict = {}
-        self.depends_cache: dict = {}
-        self.call = _direct_calls(self.hook)
+        self._fingerprint: Optional[str] = None
+
+    def dated(self, on: _dt.date) -> "Rules":
+        """The same rules (sharing their calls, caches and fingerprint) in force
+        on another date of the same period, carrying that date for messages."""
+        out = copy.copy(self)
+        out.on = on
+        return out
 
     def warnings(self, names=None) -> list[str]:
         key = frozenset(names) if names is not None else None
@@ -122,70 +140,124 @@ class Rules:
 
 
 class _Calls:
-    """The hooks as plain callables: where one implementation is registered
-    (the usual case) it is called directly, skipping pluggy's dispatch; with
-    several (a reform over the baseline) the pluggy hook keeps firstresult
-    order."""
+    """The slot hooks as plain callables: for each hook, the implementation of
+    the plugin the calendar put in its slot (``rules.call.uschess_k_factor(...)``).
+    One object per combination of plugins, shared by every date that has it."""
+
+    def __repr__(self) -> str:
+        return "<rules.call " + ", ".join(sorted(self.__dict__)) + ">"
 
 
-def _direct_calls(hook) -> _Calls:
-    calls = _Calls()
-    for name in dir(hook):
-        if not name.startswith("uschess_"):
-            continue
-        caller = getattr(hook, name)
-        impls = caller.get_hookimpls()
-        setattr(calls, name, impls[0].function if len(impls) == 1 else caller)
-    return calls
+def _first_result(functions: list):
+    """pluggy's ``firstresult`` order over plain functions: the first answer
+    that is not None (a reform plugin can hand a case back)."""
+
+    def call(**kwargs):
+        for fn in functions:
+            got = fn(**kwargs)
+            if got is not None:
+                return got
+        return None
+    return call
 
 
 def _rulesets_dir() -> Path:
     return Path(str(resources.files("uschess.rulesets")))
 
 
+#: libyaml's loader where PyYAML was built with it (ten times faster on the
+#: rule files, the same safe subset), else PyYAML's own.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _read_yaml(path, where: Optional[str] = None) -> Any:
+    """A rule file's data (``where`` names it in an error; default its
+    path under ``rulesets/``)."""
+    try:
+        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_LOADER)
+    except (OSError, yaml.YAMLError) as err:
+        where = where or f"rulesets/{Path(path).name}"
+        raise RuleError(f"{where}: cannot be read ({str(err).splitlines()[0]})")
+
+
 class RuleBook:
+    """Every dated parameter and the plugin calendar, with the one plugin
+    manager (built by :meth:`build`) that holds every rule plugin: the
+    built-in ones (``uschess.rules.ALL``) and those of installed rule packs
+    (entry-point group ``uschess.rules``).  Resolving a date is a lookup:
+    which registered implementation fills each slot is read from the
+    calendar, and ``rules.call`` calls it directly."""
+
     def __init__(self, timelines: dict[str, Timeline], slots: dict[str, Timeline],
                  conflicts: dict[str, Conflict], documents: dict, editions: dict[str, Edition],
-                 plugins: dict[str, type]):
+                 registered: dict[str, Any], slot_hooks: dict[str, str],
+                 functions: dict[str, Any], manager: pluggy.PluginManager):
         self.timelines = timelines
         self.slots = slots
         self.conflicts = conflicts
         self.documents = documents
         self.editions = editions
-        self.plugin_classes = plugins
+        self.registered = registered       # plugin name -> registered plugin object
+        self.slot_hooks = slot_hooks       # slot -> hook name
+        self.functions = functions         # plugin name -> its implementation of its slot's hook
+        self.manager = manager
         self._cache: dict = {}
+        self._calls: dict = {}
+        self._points: dict = {}
+        self._earliest = min(e.effective for t in timelines.values() for e in t.entries)
 
     # ---------------------------------------------------------------- loading
     @classmethod
     @lru_cache(maxsize=1)
     def load(cls) -> "RuleBook":
-        base = _rulesets_dir()
+        """The rule book of ``rulesets/`` with every installed rule pack (built once)."""
+        return cls.build()
+
+    @classmethod
+    def build(cls, rulesets: Optional[Path] = None, *, plugins: Iterable[Any] = (),
+              entry_point_group: Optional[str] = ENTRY_POINT_GROUP) -> "RuleBook":
+        """Read ``rulesets`` (default: the installed ``uschess.rulesets``) and
+        register the built-in plugins, then ``plugins`` (objects, as a rule
+        pack's entry point would give them), then the entry points of
+        ``entry_point_group`` (None: none).  Everything is checked here: a
+        calendar row naming an unknown plugin, a slot whose hook has no
+        specification, a specification without a slot, a plugin that is in no
+        slot or in force on no date, are refused with a message naming them."""
+        base = Path(rulesets) if rulesets is not None else _rulesets_dir()
         timelines: dict[str, Timeline] = {}
         for path in sorted(base.glob("*.yaml")):
             if path.name in SPECIAL_FILES:
                 continue
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            raw = _read_yaml(path) or {}
             for name, t in timelines_from_raw(raw, f"rulesets/{path.name}").items():
                 if name in timelines:
                     raise RuleError(f"rulesets/{path.name}: parameter {name} defined twice")
                 timelines[name] = t
-        conflicts_raw = yaml.safe_load((base / "conflicts.yaml").read_text(encoding="utf-8"))
+        conflicts_raw = _read_yaml(base / "conflicts.yaml")
         conflicts = {cid: Conflict(cid, c["description"], dict(c["readings"]), c["default"])
                      for cid, c in conflicts_raw["conflicts"].items()}
-        documents = yaml.safe_load((base / "documents.yaml").read_text(encoding="utf-8"))["documents"]
-        plugins = {cls_.name: cls_ for cls_ in rule_plugins.ALL}
+        documents = dict(_read_yaml(base / "documents.yaml")["documents"])
+
+        manager = _manager(plugins, entry_point_group)
+        slots_raw = _read_yaml(base / "slots.yaml", "rulesets/slots.yaml") or {}
+        slot_hooks = _slot_hooks(slots_raw)
+        registered, functions = _rule_plugins(manager, slot_hooks)
+
+        rows: dict[str, list[Entry]] = {
+            slot: entries_from_raw(spec.get("values"), f"rulesets/slots.yaml: {slot}")
+            for slot, spec in slots_raw.items()}
+        for where, raw in _pack_calendars(manager):
+            _add_pack_calendar(raw, where, rows, documents)
         slots: dict[str, Timeline] = {}
-        for slot in rule_plugins.SLOTS:
-            entries = []
-            for cls_ in rule_plugins.ALL:
-                if cls_.slot == slot and cls_.schedule:
-                    entries.extend(entries_from_raw(cls_.schedule, f"rules: {cls_.name}"))
-            entries.sort(key=lambda e: e.effective)
-            slots[slot] = Timeline(slot, f"plugin slot {slot}", entries, kind="plugin")
+        for slot, spec in slots_raw.items():
+            entries = sorted(rows[slot], key=lambda e: e.effective)
+            _check_rows(slot, entries, registered, documents)
+            slots[slot] = Timeline(slot, str(spec.get("description", "")), entries, kind="plugin")
         check_conflict_refs([*timelines.values(), *slots.values()], conflicts)
+
         editions = {}
         for path in sorted((base / "editions").glob("*.yaml")):
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+            raw = _read_yaml(path, f"rulesets/editions/{path.name}")
             ed_date = _dt.date.fromisoformat(str(raw["edition"]))
             params = {name: entries_from_raw({ed_date: spec}, f"{path.name}: {name}")[0]
                       for name, spec in (raw.get("parameters") or {}).items()}
@@ -195,11 +267,28 @@ class RuleBook:
                 if name not in timelines:
                     raise RuleError(f"rulesets/editions/{path.name}: unknown parameter {name}")
             for slot, e in plugs.items():
-                if slot not in slots or e.value not in plugins:
+                if slot not in slots or getattr(registered.get(e.value), "slot", None) != slot:
                     raise RuleError(f"rulesets/editions/{path.name}: unknown plugin {slot}={e.value}")
             editions[ed_date.isoformat()] = Edition(ed_date, str(raw["document"]), raw.get("title", ""),
                                                     params, plugs)
-        return cls(timelines, slots, conflicts, documents, editions, plugins)
+
+        reachable = {e.value for t in slots.values() for e in t.entries}
+        reachable |= {e.value for ed in editions.values() for e in ed.plugins.values()}
+        for name, plugin in registered.items():
+            if name not in reachable:
+                raise RuleError(f"plugin {name} (slot {plugin.slot}) is in force on no date: give it a "
+                                "row in rulesets/slots.yaml (or its rule pack's calendar) or an edition")
+        earliest = min(e.effective for t in timelines.values() for e in t.entries)
+        for slot, t in slots.items():
+            if not t.entries or t.entries[0].effective > earliest:
+                raise RuleError(f"rulesets/slots.yaml: slot {slot} has no plugin in force on "
+                                f"{earliest.isoformat()}, the earliest rule date")
+        return cls(timelines, slots, conflicts, documents, editions, registered, slot_hooks,
+                   functions, manager)
+
+    def plugins_in(self, slot: str) -> list[str]:
+        """Names of the registered plugins that can fill ``slot``."""
+        return [name for name, plugin in self.registered.items() if plugin.slot == slot]
 
     # ------------------------------------------------------------- resolving
     def check_readings(self, readings: Mapping[str, str]) -> None:
@@ -211,11 +300,14 @@ class RuleBook:
                                 f"(readings: {', '.join(self.conflicts[cid].readings)})")
 
     def earliest(self) -> _dt.date:
-        return min(e.effective for t in self.timelines.values() for e in t.entries)
+        return self._earliest
 
     def rules(self, on: _dt.date, *, known_on: Optional[_dt.date] = None,
               readings: Optional[Mapping[str, str]] = None, edition: Optional[str] = None,
               reform: Optional[Reform] = None) -> Rules:
+        """The rules in force on ``on``: those resolved for the latest date on
+        or before it on which anything can change (see :meth:`_change_points`),
+        resolved once per period and handed out carrying ``on``."""
         readings = dict(readings or {})
         key = (on, known_on, tuple(sorted(readings.items())), edition, reform.key() if reform else None)
         hit = self._cache.get(key)
@@ -231,6 +323,33 @@ class RuleBook:
             ed = self.editions.get(edition)
             if ed is None:
                 raise RuleError(f"unknown edition {edition!r} (known: {', '.join(sorted(self.editions))})")
+        rest = key[1:]
+        points = self._points.get(rest)
+        if points is None:
+            points = self._points[rest] = self._change_points(reform)
+        start = points[bisect.bisect_right(points, on) - 1]
+        base = self._cache.get((start, *rest))
+        if base is None:
+            base = self._resolve(start, known_on, readings, edition, ed, reform)
+            base.fingerprint  # computed once for every date that shares these rules
+            self._cache[(start, *rest)] = base
+        result = base if start == on else base.dated(on)
+        self._cache[key] = result
+        return result
+
+    def _change_points(self, reform: Optional[Reform]) -> list[_dt.date]:
+        """The dates on which resolution can change: every entry's effective
+        date (whatever its reading or knowledge date) and a reform's bounds.
+        Between two of them the rules in force are the same."""
+        points = {e.effective for group in (self.timelines, self.slots)
+                  for t in group.values() for e in t.entries}
+        if reform is not None:
+            points |= {d for periods in (*reform.parameters.values(), *reform.plugins.values())
+                       for start, until, _, _ in periods for d in (start, until) if d is not None}
+        return sorted(d for d in points if d >= self._earliest)
+
+    def _resolve(self, on: _dt.date, known_on, readings, edition, ed, reform) -> Rules:
+        """The rules in force on ``on``, resolved entry by entry."""
         sel = Selection(on=on, known_on=known_on, readings=readings)
         params: dict[str, Resolved] = {}
         for name, t in self.timelines.items():
@@ -251,16 +370,11 @@ class RuleBook:
                 plugins[slot] = t.resolve(sel, self.conflicts)
         if reform is not None:
             self._apply_reform(reform, on, params, plugins)
-        pm = pluggy.PluginManager(hookspecs.PROJECT)
-        pm.add_hookspecs(hookspecs)
-        for slot in plugins:
-            pm.register(self.plugin_classes[plugins[slot].value](), name=f"{slot}:{plugins[slot].value}")
-        for extra in (reform.extra_plugins if reform else []):
-            pm.register(extra)
-        result = Rules(on=on, p=Params({k: v.value for k, v in params.items()}), hook=pm.hook,
+        call = self._call({slot: res.value for slot, res in plugins.items()},
+                          reform.extra_plugins if reform else ())
+        result = Rules(on=on, p=Params({k: v.value for k, v in params.items()}), call=call,
                        params=params, plugins=plugins, known_on=known_on, edition=edition,
                        reform=reform.name if reform else None, readings=readings)
-        self._cache[key] = result
         return result
 
     def _apply_reform(self, reform: Reform, on, params, plugins) -> None:
@@ -274,3 +388,188 @@ class RuleBook:
                 if start <= on and (until is None or on < until):
                     e = Entry(start, value, Source("reform", reform.name, note))
                     plugins[slot] = Resolved(slot, value, e, [], origin="reform")
+
+    def _call(self, chosen: Mapping[str, str], extras) -> _Calls:
+        """The ``rules.call`` object for the plugins ``chosen`` per slot (one per
+        combination), with a reform's extra plugin objects answering first."""
+        key = tuple(chosen.values())
+        if not extras:
+            hit = self._calls.get(key)
+            if hit is not None:
+                return hit
+        calls = _Calls()
+        for slot, name in chosen.items():
+            plugin = self.registered.get(name)
+            if plugin is None or plugin.slot != slot:
+                raise RuleError(f"slot {slot}: no plugin {name!r} is registered for it "
+                                f"(registered: {', '.join(self.plugins_in(slot))})")
+            setattr(calls, self.slot_hooks[slot], self.functions[name])
+        if extras:
+            hooks = set(self.slot_hooks.values())
+            for x in extras:
+                for attr in dir(x):
+                    if (attr.startswith(f"{hookspecs.PROJECT}_") and attr not in hooks
+                            and self.manager.parse_hookimpl_opts(x, attr) is not None):
+                        raise RuleError(f"reform plugin {type(x).__name__} implements {attr}, "
+                                        "the hook of no slot")
+            for hook in hooks:
+                first = [getattr(x, hook) for x in reversed(list(extras))
+                         if hasattr(x, hook) and self.manager.parse_hookimpl_opts(x, hook) is not None]
+                if first:
+                    setattr(calls, hook, _first_result([*first, getattr(calls, hook)]))
+        else:
+            self._calls[key] = calls
+        return calls
+
+
+# ------------------------------------------------------------------- loading
+def _manager(plugins: Iterable[Any], entry_point_group: Optional[str]) -> pluggy.PluginManager:
+    """The one plugin manager: hook specifications, built-in plugins, the
+    given objects, then the installed rule packs."""
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    manager.add_hookspecs(hookspecs.RulePackSpec)
+    try:
+        for cls_ in rule_plugins.ALL:
+            manager.register(cls_(), name=cls_.name)
+        for plugin in plugins:
+            manager.register(plugin, name=getattr(plugin, "name", None))
+    except (ValueError, pluggy.PluginValidationError) as err:
+        raise RuleError(f"rule plugin refused: {_one_line(err)}")
+    if entry_point_group:
+        try:
+            manager.load_setuptools_entrypoints(entry_point_group)
+        except (ValueError, pluggy.PluginValidationError) as err:
+            raise RuleError(f"rule pack (entry points {entry_point_group!r}) refused: {_one_line(err)}")
+        except Exception as err:  # a broken pack must not look like a traceback of ours
+            raise RuleError(f"rule pack (entry points {entry_point_group!r}: "
+                            f"{_entry_points(entry_point_group)}) cannot be loaded: "
+                            f"{type(err).__name__}: {_one_line(err)}")
+    return manager
+
+
+def _entry_points(group: str) -> str:
+    """The installed entry points of ``group``, as ``name = target (distribution)``."""
+    out = []
+    for dist in importlib.metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group == group:
+                out.append(f"{ep.name} = {ep.value} ({dist.metadata['name']} {dist.version})")
+    return "; ".join(sorted(set(out))) or "none"
+
+
+def _one_line(err: Exception) -> str:
+    return "; ".join(line.strip() for line in str(err).splitlines() if line.strip())
+
+
+def _slot_hooks(slots_raw: Any) -> dict[str, str]:
+    """slot -> hook name, in the calendar's order: ``HOOK_SLOTS`` of the hook
+    specifications checked against the specifications and the calendar."""
+    if not isinstance(slots_raw, Mapping):
+        raise RuleError("rulesets/slots.yaml: maps each slot to its description and values")
+    specs = {name for name in dir(hookspecs) if name.startswith(f"{hookspecs.PROJECT}_")}
+    bound = hookspecs.HOOK_SLOTS
+    for hook in sorted(specs - set(bound)):
+        raise RuleError(f"uschess.rules.hookspecs: hook {hook} has no slot in HOOK_SLOTS")
+    for hook in sorted(set(bound) - specs):
+        raise RuleError(f"uschess.rules.hookspecs: HOOK_SLOTS names hook {hook}, which has no specification")
+    hook_of = {slot: hook for hook, slot in bound.items()}
+    if len(hook_of) != len(bound):
+        raise RuleError("uschess.rules.hookspecs: HOOK_SLOTS gives two hooks the same slot")
+    for slot in slots_raw:
+        if slot not in hook_of:
+            raise RuleError(f"rulesets/slots.yaml: slot {slot} answers no hook (slots of "
+                            f"uschess.rules.hookspecs.HOOK_SLOTS: {', '.join(hook_of)})")
+    for slot, hook in hook_of.items():
+        if slot not in slots_raw:
+            raise RuleError(f"rulesets/slots.yaml: no calendar for slot {slot} (hook {hook})")
+    return {str(slot): hook_of[slot] for slot in slots_raw}
+
+
+def _rule_plugins(manager: pluggy.PluginManager, slot_hooks: Mapping[str, str]):
+    """name -> plugin object, and name -> the function filling its slot."""
+    hook_slot = {hook: slot for slot, hook in slot_hooks.items()}
+    implemented: dict[int, dict[str, Any]] = {}
+    for hook in hook_slot:
+        for impl in getattr(manager.hook, hook).get_hookimpls():
+            implemented.setdefault(id(impl.plugin), {})[hook] = impl.function
+    registered: dict[str, Any] = {}
+    functions: dict[str, Any] = {}
+    for label, plugin in manager.list_name_plugin():  # in registration order
+        if plugin is None:
+            continue  # blocked
+        hooks = implemented.get(id(plugin), {})
+        slot, name = getattr(plugin, "slot", None), getattr(plugin, "name", None)
+        if not slot and not name:
+            if hooks:
+                raise RuleError(f"plugin {label} implements {', '.join(sorted(hooks))} but declares "
+                                "no slot and name")
+            continue  # a rule pack's calendar provider
+        if isinstance(plugin, type):
+            raise RuleError(f"plugin {label} is a class: register an instance of it")
+        if slot not in slot_hooks:
+            raise RuleError(f"plugin {name} declares slot {slot!r}, which rulesets/slots.yaml does not "
+                            f"have (slots: {', '.join(slot_hooks)})")
+        if name in registered:
+            raise RuleError(f"two plugins are named {name}")
+        hook = slot_hooks[slot]
+        if hook not in hooks:
+            raise RuleError(f"plugin {name} (slot {slot}) does not implement {hook}")
+        others = sorted(set(hooks) - {hook})
+        if others:
+            raise RuleError(f"plugin {name} (slot {slot}) also implements {', '.join(others)}, "
+                            "the hook of another slot: one slot per plugin")
+        registered[name] = plugin
+        functions[name] = hooks[hook]
+    return registered, functions
+
+
+def _pack_calendars(manager: pluggy.PluginManager):
+    """(where, raw YAML) of every calendar file the rule packs ship."""
+    for paths in manager.hook.uschess_rule_calendars():
+        for path in (paths if isinstance(paths, (list, tuple)) else [paths]):
+            where = str(path)
+            yield where, _read_yaml(path, where)
+
+
+def _add_pack_calendar(raw: Any, where: str, rows: dict[str, list[Entry]], documents: dict) -> None:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("slots"), Mapping):
+        raise RuleError(f"{where}: a rule pack's calendar has 'slots:' (slot -> values) "
+                        "and optionally 'documents:'")
+    for doc_id, doc in (raw.get("documents") or {}).items():
+        doc_id = str(doc_id)
+        if doc_id in documents:
+            raise RuleError(f"{where}: document {doc_id} is already defined")
+        if not isinstance(doc, Mapping) or not doc.get("title") or not doc.get("sections"):
+            raise RuleError(f"{where}: document {doc_id} needs 'title' and 'sections'")
+        documents[doc_id] = dict(doc, sections=[str(s) for s in doc["sections"]])
+    for slot, spec in raw["slots"].items():
+        if slot not in rows:
+            raise RuleError(f"{where}: no slot {slot!r} (slots: {', '.join(rows)}); a rule pack "
+                            "fills existing slots")
+        if not isinstance(spec, Mapping):
+            raise RuleError(f"{where}: slot {slot} needs 'values'")
+        rows[slot].extend(entries_from_raw(spec.get("values"), f"{where}: {slot}"))
+
+
+def _check_rows(slot: str, entries: list[Entry], registered: Mapping[str, Any], documents: Mapping) -> None:
+    """Every row of a slot names a registered plugin of that slot and cites a
+    known document; no two rows compete for the same date and reading."""
+    seen: dict = {}
+    for e in entries:
+        plugin = registered.get(e.value)
+        if plugin is None:
+            raise RuleError(f"slot {slot} from {e.effective}: no plugin {e.value!r} is registered "
+                            f"(registered for {slot}: "
+                            f"{', '.join(n for n, p in registered.items() if p.slot == slot) or 'none'})")
+        if plugin.slot != slot:
+            raise RuleError(f"slot {slot} from {e.effective}: plugin {e.value} fills slot {plugin.slot}")
+        doc = documents.get(e.source.doc)
+        if doc is None or e.source.section not in doc["sections"]:
+            raise RuleError(f"slot {slot} from {e.effective}: source {e.source.cite()} is not a "
+                            "registered document section")
+        key = (e.effective, e.conflict, e.reading, e.decided_on)
+        if key in seen:
+            raise RuleError(f"slot {slot} from {e.effective}: two plugins ({seen[key]}, {e.value}) "
+                            "for the same date and reading")
+        seen[key] = e.value

@@ -1,8 +1,8 @@
 """Dated values with sources, and their resolution for a date.
 
 A :class:`Timeline` is a parameter (``rulesets/*.yaml``) or a plugin slot
-(``rules/``): entries keyed by effective date, each with the document and
-section it comes from.  Resolution picks the latest entry in force on a date,
+(``rulesets/slots.yaml`` and rule packs' calendars): entries keyed by
+effective date, each with the document and section it comes from.  Resolution picks the latest entry in force on a date,
 taking into account
 
 * **readings** of recorded conflicts between documents (``rulesets/conflicts.yaml``):

@@ -1,35 +1,49 @@
-"""``uschess generate``: a synthetic rating history as event files."""
+"""``uschess generate``: a synthetic rating history as event files, with the
+players' true strengths beside them."""
 
 from __future__ import annotations
 
-from uschess.apps.generate import write_history
+from uschess.apps.generate import TRUTH_FILE, player_games, write_history
 from uschess.commands.common import Console, print_json
 
 
 def register(sub) -> None:
     p = sub.add_parser("generate", help="write a synthetic history of events (tests, benchmarks)",
-                       description="Players with careers and hidden strengths, Swiss and "
-                                   "round-robin sections in all six systems, 2001-2025; "
-                                   "deterministic by seed.  The files carry no ratings: "
-                                   "'uschess replay' builds them.")
+                       description="Players with careers and hidden true strengths that move "
+                                   "over time, Swiss and round-robin sections in all six "
+                                   "systems, 2001-2025; deterministic by seed.  The files carry "
+                                   "no ratings: 'uschess replay' builds them.  The true "
+                                   f"strengths go to {TRUTH_FILE} beside the events "
+                                   "('uschess evaluate' scores ratings against them).")
     p.add_argument("--players", type=int, required=True, metavar="N",
-                   help="players in the population")
-    p.add_argument("--events", type=int, required=True, metavar="M", help="events to write")
+                   help="exactly N players, every one playing at least once")
+    p.add_argument("--events", type=int, required=True, metavar="M", help="exactly M events")
     p.add_argument("--seed", type=int, default=1, metavar="S",
-                   help="random seed: the same seed writes the same files (default 1)")
+                   help="random seed: the same seed and sizes write the same files (default 1)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
-                   help="directory to write the event files into")
+                   help="a new or empty folder to write the history into")
     p.add_argument("--format", choices=("json", "yaml"), default="json",
                    help="event file format (default json)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a non-empty folder, replacing a generated history there")
     p.add_argument("--json", action="store_true",
-                   help='print {"directory", "events", "files": [...]} as JSON')
+                   help='print {"directory", "events", "players", "player_games", "truth", '
+                        '"files": [...]} as JSON')
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    paths = write_history(args.output, args.seed, args.players, args.events, args.format)
-    Console.of(args).wrote(f"{len(paths)} event files to {args.output}")
+    paths = write_history(args.output, args.seed, args.players, args.events, args.format,
+                          force=args.force)
+    Console.of(args).wrote(f"{len(paths)} event files ({args.players} players) and "
+                           f"{TRUTH_FILE} to {args.output}")
     if args.json:
+        from uschess.io.eventfile import load_event
+        events = [load_event(p) for p in paths]
         print_json({"directory": str(args.output), "events": len(paths),
+                    "players": len({pl.id for e in events for s in e.sections
+                                    for pl in s.players}),
+                    "player_games": sum(player_games(e) for e in events),
+                    "truth": str(paths[0].parent / TRUTH_FILE),
                     "files": [str(p) for p in paths]})
     return 0

@@ -61,7 +61,7 @@ def _cite(entry: dict) -> str:
 def _plugin_titles() -> dict:
     """Each plugin's title (what it does, e.g. that the K exception needs a
     dual-rated section), by plugin name."""
-    return {name: cls.title for name, cls in RuleBook.load().plugin_classes.items()}
+    return {name: plugin.title for name, plugin in RuleBook.load().registered.items()}
 
 
 def _fmt(value) -> str:
@@ -101,7 +101,8 @@ def run_timeline(args) -> int:
         return 0
     titles = _plugin_titles()
     for name, t in timelines.items():
-        print(f"{name} ({t.kind}): {t.description}")
+        kind = f"plugin slot, hook {book.slot_hooks[name]}" if t.kind == "plugin" else t.kind
+        print(f"{name} ({kind}): {t.description}")
         for e in t.entries:
             extra = []
             if e.conflict:
@@ -160,8 +161,10 @@ def selected_timelines(name=None) -> dict:
 
 
 def timeline_data(timelines: dict) -> dict:
-    """What ``rules timeline --json`` prints."""
+    """What ``rules timeline --json`` prints (a plugin slot with its hook)."""
+    book = RuleBook.load()
     return {name: {"description": t.description, "kind": t.kind,
+                   **({"hook": book.slot_hooks[name]} if t.kind == "plugin" else {}),
                    "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()}
 
 

@@ -108,7 +108,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
                           "olm", "prize_floor", "date", "games_above_2200", "lowered_floor",
                           "lowered_from"}
     if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(unknown)}")
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
     rec = SystemRecord(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),

@@ -26,7 +26,7 @@ from typing import Callable, Optional, Protocol
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM, FideUpdate
-from uschess.model import Event, MatchChange, SystemRecord
+from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord
 from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
@@ -123,16 +123,20 @@ class Chain:
                 rules = options.rules_for(book, section.start)
                 tc = parse_time_control(section.time_control)
                 declared = declared_systems_warnings(section, rules, tc)
+                # every system's record as it stands before the section: a
+                # dual-rated section's OTBQ pass must not see its OTBR result
+                rated, came_from = self._before(section, label)
                 for system in systems_for(section, rules, tc):
-                    records, pre_from = self._records(section, system, label)
+                    pre_from = {pair: where for (pair, sys_), where in came_from.items()
+                                if sys_ == system}
                     if section.kind == "match":  # sec. 7: individual matches
-                        sr = rate_match(section, system, rules, tc, options=options,
-                                        records=records, chain_history=self.match_history)
+                        sr = rate_match(rated, system, rules, tc, options=options,
+                                        chain_history=self.match_history)
                         for pr in sr.players:
                             pr.pre_from = pre_from.get(pr.pair)
                     else:
-                        sr = rate_section(section, system, rules, tc, trace=options.trace,
-                                          records=records, pre_from=pre_from)
+                        sr = rate_section(rated, system, rules, tc, trace=options.trace,
+                                          pre_from=pre_from)
                     sr.warnings.extend(declared)
                     out.append(sr)
                     self._keep(sr, (label, section.name))
@@ -140,21 +144,30 @@ class Chain:
                 raise err.located(section=section.name, file=event.source)
         return EventResult(event, out)
 
-    def _records(self, section, system: str, label: str) -> tuple[dict, dict]:
-        """Each pair's pre-event record in ``system`` (the chain's, else the
-        file's) and, for those from the chain, where it came from."""
-        records, pre_from = {}, {}
+    def _before(self, section: Section, label: str) -> tuple[Section, dict]:
+        """The section with each player's records in every system as the chain
+        has them (the file's where it has none): the rated system's record and
+        the others alike, since initialization draws on a player's ratings in
+        other systems (sec. 2).  Also where each (pair, system) record came
+        from when not the file.  The section passed in is not changed."""
+        players, came_from = [], {}
         for pl in section.players:
-            own = pl.ratings.get(system)
-            rec, where = self.record(pl.id, system, label)
-            if rec is None:
-                records[pl.pair] = own
-                continue
-            records[pl.pair] = rec
-            pre_from[pl.pair] = where
-            if self.on_record is not None and own is not None:
-                self.on_record(pl.id, system, own, rec)
-        return records, pre_from
+            ratings = None
+            for system in SYSTEMS:
+                rec, where = self.record(pl.id, system, label)
+                if rec is None:
+                    continue
+                own = pl.ratings.get(system)
+                if own is not None and self.on_record is not None:
+                    self.on_record(pl.id, system, own, rec)
+                if ratings is None:
+                    ratings = dict(pl.ratings)
+                ratings[system] = rec
+                came_from[(pl.pair, system)] = where
+            players.append(pl if ratings is None else replace(pl, ratings=ratings))
+        if not came_from:
+            return section, came_from
+        return replace(section, players=players), came_from
 
     def rate_fide_update(self, update: FideUpdate, options: Optional[RatingOptions] = None,
                          book=None) -> FideUpdateResult:

@@ -37,7 +37,7 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
 
     est = p.established_games
     olm = p.olm
-    three = 1 if m >= 3 else 0
+    three = 1 if m >= p.event_rated_games else 0
     if rec is None:  # new to the system: every count is this event's
         games = m
         peak = value if games > est else None
@@ -127,7 +127,8 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
     after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
     floor_reads = Reads() if trace else NO_READS
     fl = floor_reads.calls(rules.call).uschess_personal_floor(
-        system=system, after=after, event=EventCounts.of_games(e.m, e.wins, e.draws, e.losses),
+        system=system, after=after, event=EventCounts.of_games(e.m, e.wins, e.draws, e.losses,
+                                                          p.event_rated_games),
         p=floor_reads.params(rules.p))
     floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
     if lowered is not None:

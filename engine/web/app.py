@@ -364,11 +364,12 @@ class WebApp:
 
     async def rules_page(self, request: Request) -> Response:
         from uschess.calendar.rulebook import RuleBook
+        from uschess.commands.rules import _plugin_titles  # the titles 'rules timeline' prints
         from uschess.commands.rules import conflicts_data, diff_data, selected_timelines
         query = _query_dict(request)
         book = RuleBook.load()
         context = {"form": query, "timelines": selected_timelines(), "conflicts": book.conflicts,
-                   "fmt": _fmt, "titles": {name: cls.title for name, cls in book.plugin_classes.items()}}
+                   "fmt": _fmt, "titles": _plugin_titles()}
         try:
             if query.get("on"):
                 context["shown"] = _rules_from_query(query, parse_date(query["on"], "on")).as_dict()

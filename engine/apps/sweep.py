@@ -1,0 +1,252 @@
+"""Sweep reform values: evaluate every combination on a Dask cluster.
+
+``--vary bonus_multiplier=6,8,10`` (repeatable) makes one reform per
+combination of values, each setting its parameters from ``--from`` onwards
+over the baseline (:mod:`uschess.calendar.reform` builds and validates every
+one before anything runs).  The baseline and each combination are evaluated
+(:func:`uschess.apps.evaluate.evaluate_side`) as independent tasks on Dask
+distributed: a local cluster of worker processes by default, or the
+cluster whose scheduler address is given.  The history is loaded once, here,
+and sent to every worker with the tasks, so workers need the ``uschess``
+package but not the files.
+
+Every finished task is written at once to the results file (all or
+nothing), keyed by its combination; a rerun with the same results file and
+history skips what is there.  The ranked table is the one ``evaluate``
+prints for the same versions in the same order (baseline first, then the
+combinations in the order of the values given): the numbers are the same,
+bit for bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import itertools
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import yaml
+
+from uschess.apps.compare import RuleSide, parse_rules_spec
+from uschess.apps.evaluate import Evaluation, VersionScores, evaluate_side
+from uschess.calendar.reform import reform_from_dict
+from uschess.calendar.rulebook import RuleBook
+from uschess.errors import InputError
+from uschess.io.eventfile import event_to_dict, parse_date
+from uschess.io.files import write_text_atomic
+from uschess.model import Event
+from uschess.rating.pipeline import RatingOptions
+
+RESULTS_FORMAT = "uschess-sweep-1"
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class Vary:
+    """One ``--vary PARAM=V1,V2,...``."""
+
+    param: str
+    values: tuple
+
+
+def parse_vary(text: str) -> Vary:
+    """``PARAM=V1,V2,...``; values read as YAML scalars (numbers stay numbers)."""
+    param, eq, raw = text.partition("=")
+    param = param.strip()
+    if not eq or not param or not raw.strip():
+        raise InputError(f"--vary {text!r}: write PARAM=V1,V2,...")
+    values = []
+    for item in raw.split(","):
+        item = item.strip()
+        if not item:
+            raise InputError(f"--vary {text!r}: an empty value")
+        try:
+            values.append(yaml.safe_load(item))
+        except yaml.YAMLError:
+            raise InputError(f"--vary {text!r}: {item!r} is not a value")
+    if len(set(map(repr, values))) < len(values):
+        raise InputError(f"--vary {text!r}: a value is given twice")
+    return Vary(param, tuple(values))
+
+
+@dataclass
+class Combination:
+    """One combination of values, as a reform over the baseline."""
+
+    key: str            # "bonus_multiplier=10,other=..." (or "baseline")
+    values: dict
+    side: RuleSide
+
+
+def combinations(varies: Sequence[Vary], start: Optional[_dt.date] = None, *,
+                 book: Optional[RuleBook] = None) -> list[Combination]:
+    """The baseline, then every combination of the values (the first
+    ``--vary`` changing slowest), each a reform validated as a reform file
+    would be.  ``start``: the reform's ``from`` (default: each parameter's
+    first dated value, so the whole history)."""
+    book = book or RuleBook.load()
+    if not varies:
+        raise InputError("give at least one --vary PARAM=V1,V2,...")
+    params = [v.param for v in varies]
+    if len(set(params)) < len(params):
+        raise InputError("--vary: a parameter is varied twice")
+    out = [Combination(BASELINE, {}, parse_rules_spec(BASELINE, book=book))]
+    for values in itertools.product(*(v.values for v in varies)):
+        chosen = dict(zip(params, values))
+        key = ",".join(f"{p}={json.dumps(x) if not isinstance(x, str) else x}"
+                       for p, x in chosen.items())
+        raw = {"name": key, "parameters": {}}
+        for p, x in chosen.items():
+            if p not in book.timelines:
+                raise InputError(f"--vary {p}: no such parameter (known: "
+                                 f"{', '.join(sorted(book.timelines))})")
+            since = start or book.timelines[p].entries[0].effective
+            raw["parameters"][p] = [{"from": since.isoformat(), "value": x}]
+        reform = reform_from_dict(raw, source=f"--vary {key}", book=book)
+        since = start.isoformat() if start else "each parameter's first date"
+        out.append(Combination(key, chosen, RuleSide(
+            key, f"reform {key} from {since}", RatingOptions(reform=reform))))
+    return out
+
+
+def history_fingerprint(events, truth: Optional[dict]) -> str:
+    """A digest of the events (as written to an event file) and the truth."""
+    h = hashlib.sha256()
+    for e in events:
+        data = event_to_dict(e) if isinstance(e, Event) else dataclasses.asdict(e)
+        h.update(json.dumps(data, sort_keys=True, default=str).encode())
+    if truth:
+        for k in sorted(truth):
+            h.update(repr((k, sorted(truth[k].items()))).encode())
+    return h.hexdigest()
+
+
+def run_task(history, side: RuleSide, drift_system: str) -> dict:
+    """One combination, on a worker: its scores (as a results-file state),
+    the worker's CPU time and the wall time of the task."""
+    events, truth = history
+    wall, cpu = time.perf_counter(), time.process_time()
+    vs, _ = evaluate_side(side, events, truth=truth, drift_system=drift_system)
+    return {"state": vs.to_state(), "cpu_seconds": time.process_time() - cpu,
+            "seconds": time.perf_counter() - wall}
+
+
+class ResultsFile:
+    """Finished combinations of a sweep, kept on disk (JSON, rewritten all
+    or nothing after every task)."""
+
+    def __init__(self, path, fingerprint: str, settings: dict):
+        self.path = Path(path) if path else None
+        self.fingerprint = fingerprint
+        self.settings = settings
+        self.done: dict = {}
+        if self.path and self.path.exists():
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError, UnicodeDecodeError) as err:
+                raise InputError(f"not a sweep results file: {err}", file=self.path)
+            if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+                raise InputError(f"not a sweep results file ({RESULTS_FORMAT})", file=self.path)
+            if data.get("history") != fingerprint:
+                raise InputError("holds results of another history: give another --results "
+                                 "file or remove it", file=self.path)
+            if data.get("settings") != settings:
+                raise InputError(f"holds results of other settings ({data.get('settings')}): "
+                                 "give another --results file or remove it", file=self.path)
+            self.done = data.get("results") or {}
+        elif self.path and not self.path.parent.is_dir():
+            raise InputError("the directory to write into does not exist", file=self.path)
+
+    def add(self, key: str, result: dict) -> None:
+        self.done[key] = result
+        if self.path:
+            write_text_atomic(self.path, json.dumps(
+                {"format": RESULTS_FORMAT, "history": self.fingerprint, "settings": self.settings,
+                 "results": self.done}, indent=1, allow_nan=False) + "\n")
+
+
+@dataclass
+class SweepResult:
+    combinations: list[Combination]
+    evaluation: Evaluation
+    cpu_seconds: dict
+    skipped: list
+
+    def as_dict(self) -> dict:
+        data = self.evaluation.as_dict()
+        data["combinations"] = [{"key": c.key, "values": c.values,
+                                 "cpu_seconds": self.cpu_seconds.get(c.key)}
+                                for c in self.combinations]
+        data["resumed"] = list(self.skipped)
+        return data
+
+
+def open_client(scheduler: Optional[str], workers: int, timeout: float = 20.0):
+    """A Dask client: of the cluster at ``scheduler``, or of a new local
+    cluster of ``workers`` single-threaded worker processes (returned too,
+    to be closed)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
+    import logging
+    if scheduler:
+        try:
+            return Client(scheduler, timeout=f"{timeout}s"), None
+        except (OSError, TimeoutError, ValueError) as err:
+            raise InputError(f"--scheduler {scheduler}: cannot connect ({err})")
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def sweep(events, truth, combos: Sequence[Combination], *, results: ResultsFile,
+          drift_system: str = "OTBR", scheduler: Optional[str] = None, workers: int = 2,
+          timeout: float = 20.0, started: Optional[Callable[[list, list], None]] = None,
+          progress: Optional[Callable[[int, int, str, dict], None]] = None) -> SweepResult:
+    """Evaluate every combination not yet in ``results`` on the cluster, as
+    one task each; the evaluation of all, in the order of ``combos``.
+    ``started(todo, skipped)`` is called once the cluster is reached,
+    ``progress(done, total, key, result)`` as each task finishes."""
+    todo = [c for c in combos if c.key not in results.done]
+    skipped = [c.key for c in combos if c.key in results.done]
+    if todo:
+        from dask.distributed import as_completed
+        client, cluster = open_client(scheduler, workers, timeout)
+        try:
+            if started:
+                started(todo, skipped)
+            history = client.scatter((events, truth), broadcast=True)
+            futures = {client.submit(run_task, history, c.side, drift_system, pure=False): c
+                       for c in todo}
+            done = len(skipped)
+            for fut in as_completed(futures):
+                combo = futures[fut]
+                try:
+                    out = fut.result()
+                except InputError:
+                    raise
+                results.add(combo.key, out)
+                done += 1
+                if progress:
+                    progress(done, len(combos), combo.key, out)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    versions = []
+    for c in combos:
+        vs = VersionScores.from_state(results.done[c.key]["state"])
+        vs.spec, vs.label = c.key, c.side.label
+        versions.append(vs)
+    return SweepResult(list(combos), Evaluation(versions, len(events), truth is not None),
+                       {k: v.get("cpu_seconds") for k, v in results.done.items()}, skipped)
+
+
+def parse_from(text: Optional[str]) -> Optional[_dt.date]:
+    return parse_date(text, "--from") if text else None

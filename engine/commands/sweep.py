@@ -1,0 +1,110 @@
+"""``uschess sweep HISTORY... --vary PARAM=V1,V2,...``: evaluate every
+combination of reform values on a Dask cluster (see :mod:`uschess.apps.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from uschess.apps.evaluate import format_ranking
+from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
+    parse_vary, sweep
+from uschess.calendar.rulebook import RuleBook
+from uschess.commands.common import Console, print_json
+from uschess.commands.evaluate import SYSTEMS, load_history
+from uschess.errors import InputError
+
+EPILOG = """\
+Each combination of values is a reform over the baseline from --from (by
+default each parameter's first dated value, so the whole history); the
+baseline and every combination are evaluated as 'uschess evaluate' would, one
+Dask task each.  Without --scheduler a local cluster of --workers processes
+runs on this machine; with --scheduler tcp://HOST:8786 the tasks go to that
+cluster (its workers need this package installed; the history is sent to
+them).  With --results FILE every finished combination is kept in FILE and a
+rerun skips it.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="evaluate every combination of reform values on a cluster",
+                       description="Evaluate the baseline and every combination of values of "
+                                   "the varied parameters, each as a reform over the baseline, "
+                                   "as independent tasks on Dask distributed.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("history", nargs="+", metavar="HISTORY",
+                   help="event files or directories of them (a directory's truth.csv is used)")
+    p.add_argument("--vary", action="append", required=True, metavar="PARAM=V1,V2,...",
+                   help="a parameter of the rule book and its values (repeatable: every "
+                        "combination is evaluated)")
+    p.add_argument("--from", dest="start", metavar="DATE",
+                   help="the reforms take effect on DATE (default: each parameter's first date)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="the scheduler of an existing Dask cluster (default: a local cluster)")
+    p.add_argument("--workers", type=int, default=2, metavar="N",
+                   help="worker processes of the local cluster (default 2)")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="how long to try to reach --scheduler (default 20)")
+    p.add_argument("--results", metavar="FILE",
+                   help="keep finished combinations in FILE (JSON) and skip them on a rerun")
+    p.add_argument("--truth", metavar="FILE", help="true strengths (default: a directory's truth.csv)")
+    p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
+                   help="the system whose drift to follow (default OTBR)")
+    p.add_argument("--json", action="store_true", help="print the evaluation as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    book = RuleBook.load()
+    # Every reform is built and validated before anything is read or run.
+    start = parse_from(args.start)
+    combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
+    if args.workers < 1:
+        raise InputError("--workers: at least 1")
+    if not args.timeout > 0:
+        raise InputError("--timeout: a number of seconds above 0")
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
+    events, truth = load_history(args.history, args.truth)
+    results = ResultsFile(args.results, history_fingerprint(events, truth),
+                          {"from": start.isoformat() if start else None,
+                           "drift_system": args.drift_system})
+    where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
+
+    console = Console.of(args)
+
+    def started(todo, kept):
+        if not console.quiet:
+            print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations)"
+                  + (f", {len(kept)} already in {args.results}" if kept else "")
+                  + f"; {len(todo)} to run on {where}", file=sys.stderr)
+
+    def progress(done, total, key, out):
+        if not console.quiet:
+            state = out["state"]["overall"]
+            loss = state["log_loss"] / state["n"] if state["n"] else float("nan")
+            print(f"[{done}/{total}] {key}: log-loss {loss:.5f}, {state['n']} player-games, "
+                  f"{out['seconds']:.1f} s ({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
+
+    try:
+        result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
+                       scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
+                       started=started, progress=progress)
+    except KeyboardInterrupt:
+        kept = sum(1 for c in combos if c.key in results.done)
+        raise KeyboardInterrupt(
+            f"{kept} of {len(combos)} versions finished and kept in {args.results}; run the "
+            "same command again to resume" if args.results else
+            f"{kept} of {len(combos)} versions had finished; give --results FILE to keep "
+            "finished versions for a rerun")
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        data = result.evaluation.as_dict()
+        for c in combos:
+            print(f"{c.key}: {c.side.label}")
+        print()
+        print("\n".join(format_ranking(data["ranking"], data["reference"])))
+    return 0
