@@ -95,6 +95,7 @@ def run_show(args) -> int:
 
 
 def run_timeline(args) -> int:
+    book = RuleBook.load()
     timelines = selected_timelines(args.name)
     if args.json:
         print_json(timeline_data(timelines))
