@@ -1,95 +1,268 @@
-"""Rate generated events and print player-updates per second and peak memory.
+"""Rating speed of the engine against the minimal implementation, in one run.
 
-    python benchmarks/rate_bench.py [--sections 200] [--players 40] [--rounds 5] [--profile]
+    python benchmarks/rate_bench.py                  # quick: about 20 s
+    python benchmarks/rate_bench.py --repeat 15 --whole-repeat 11 --profile   # the full figures
 
-A player-update is one player's new rating in one system.  Sections are Swiss
-events of established, provisional and unrated players at G/90;d30 (one
-system) dated 2025-03-21; results are drawn from the ratings with a fixed seed.
+(a) In process, tracing off, the rules already loaded: player-updates per
+CPU-second of ``rate_event`` and of ``benchmarks/minimal.py`` (its reading of
+the same in-memory event included) on one 400-player Swiss section and on
+200 sections of 40 players (G/90;d30, OTBR, 2025-03-21, 5 rounds).  A
+player-update is one player's new rating in one system.
+
+(b) Whole process: CPU seconds of ``uschess rate FILE`` and of
+``python benchmarks/minimal.py FILE`` (the child's own user + system time and
+peak RSS, from ``os.wait4``) on the 400-player section written as an event
+file and on ``fixtures/events/wfcc15.yaml``.  The minimal implementation runs
+twice: with ``--params`` (the rules' values read from a JSON file written
+beforehand from the rule book) and without (it loads the rule book itself).
+
+Every figure is the median of interleaved repetitions (engine, minimal,
+engine, ...), CPU time only: the machine is shared.  Before timing, the posts
+of both are checked equal (to 1e-12) on every input; a difference stops the
+benchmark.  ``--profile`` adds where the engine's time goes: the imports of
+``uschess rate`` (``python -X importtime``), the loading of the rule book and
+the rating of the 400-player section (cProfile).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime as dt
+import json
 import pstats
-import random
-import resource
+import subprocess
 import sys
+import tempfile
 import time
-import tracemalloc
+from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from uschess.model import Event, Player, Round, Section, SystemRecord  # noqa: E402
-from uschess.rating.pipeline import RatingOptions, rate_event  # noqa: E402
+import common as C  # noqa: E402
+import minimal  # noqa: E402
 
 
-def swiss_section(rng: random.Random, idx: int, n: int, rounds: int) -> Section:
-    strengths = [rng.gauss(1500, 350) for _ in range(n)]
-    players = []
-    for i in range(n):
-        ratings = {}
-        kind = rng.random()
-        if kind < 0.75:
-            ratings["OTBR"] = SystemRecord(strengths[i] + rng.gauss(0, 60), rng.randint(26, 900))
-        elif kind < 0.92:
-            ratings["OTBR"] = SystemRecord(strengths[i] + rng.gauss(0, 120), rng.randint(1, 25))
-        players.append(Player(pair=i + 1, id=f"{idx:05d}{i:03d}", name=f"P{idx}-{i}", rounds=[],
-                              ratings=ratings, adult=rng.random() < 0.6,
-                              birth_date=dt.date(rng.randint(1950, 2015), 6, 1)))
-    score = [0.0] * n
-    for _ in range(rounds):
-        order = sorted(range(n), key=lambda k: (-score[k], rng.random()))
-        if n % 2:
-            bye = order.pop()
-            players[bye].rounds.append(Round("B"))
-            score[bye] += 1
-        for a, b in zip(order[::2], order[1::2]):
-            e = 1 / (1 + 10 ** ((strengths[b] - strengths[a]) / 400))
-            x = rng.random()
-            ra, rb = ("W", "L") if x < e - 0.1 else (("D", "D") if x < e + 0.1 else ("L", "W"))
-            players[a].rounds.append(Round(ra, b + 1))
-            players[b].rounds.append(Round(rb, a + 1))
-            score[a] += {"W": 1, "D": 0.5, "L": 0}[ra]
-            score[b] += {"W": 1, "D": 0.5, "L": 0}[rb]
-    day = dt.date(2025, 3, 21)
-    return Section(f"S{idx}", "G/90;d30", players, day, day)
+def in_process(shapes, repeat: int, rounds: int) -> list:
+    from uschess.rating.pipeline import RatingOptions, rate_event
+
+    opts = RatingOptions(trace=False)
+    P = minimal.load_params(C.DAY)["p"]
+    rows = []
+    for sections, players in shapes:
+        event = C.swiss_event(sections, players, rounds)
+        eng = rate_event(event, opts)
+        mini = minimal.rate_event(minimal.sections_from_event(event), P)
+        n = C.check_posts(C.engine_posts(eng), C.minimal_posts(mini))
+
+        def engine_run():
+            c0 = time.process_time()
+            rate_event(event, opts)
+            return time.process_time() - c0
+
+        def minimal_run():
+            c0 = time.process_time()
+            minimal.rate_event(minimal.sections_from_event(event), P)
+            return time.process_time() - c0
+
+        got = C.interleaved({"engine": engine_run, "minimal": minimal_run}, repeat)
+        e, m = C.median(got["engine"]), C.median(got["minimal"])
+        rows.append((f"{sections} x {players} players", n, n / e, n / m, got))
+    return rows
+
+
+def whole_process(files, repeat: int, params: Path) -> list:
+    rows = []
+    for path in files:
+        eng = json.loads(C.run_child(C.uschess() + ["rate", path, "--json"]).out)
+        eng_posts = {(s["name"], s["system"], p["id"]): p["post"]
+                     for s in eng["sections"] for p in s["players"] if p.get("m")}
+        mini = json.loads(C.run_child([C.python(), C.MINIMAL, path, "--params", params, "--json"]).out)
+        n = C.check_posts(eng_posts, {(p["section"], p["system"], p["id"]): p["post"] for p in mini})
+        runs = {
+            "engine": [C.uschess() + ["rate", path]],
+            "minimal": [[C.python(), C.MINIMAL, path, "--params", params]],
+            "minimal+book": [[C.python(), C.MINIMAL, path]],
+        }
+        rss: dict = defaultdict(list)
+
+        def measure(name):
+            def go():
+                r = C.run_child(runs[name][0])
+                rss[name].append(r.rss_mb)
+                return r.cpu
+            return go
+
+        got = C.interleaved({name: measure(name) for name in runs}, repeat)
+        rows.append((Path(path).name, n, {k: C.median(v) for k, v in got.items()},
+                     {k: max(v) for k, v in rss.items()}, got))
+    return rows
+
+
+_PHASES = """
+import contextlib, io, json, sys, time
+c0 = time.process_time()
+from uschess.cli import build_parser
+args = build_parser("rate").parse_args(["rate", sys.argv[1]])  # as 'uschess rate' builds it
+c1 = time.process_time()
+from uschess.calendar.rulebook import RuleBook
+RuleBook.load()
+c2 = time.process_time()
+with contextlib.redirect_stdout(io.StringIO()):
+    code = args.func(args) or 0
+c3 = time.process_time()
+print(json.dumps([c0, c1 - c0, c2 - c1, c3 - c2]))
+sys.exit(code)
+"""
+PHASES = ("interpreter start", "imports and the command line", "loading the rule book",
+          "resolving, rating, printing", "exit")
+
+
+def phases(path: str, repeat: int) -> str:
+    """Where the CPU time of ``uschess rate FILE`` goes, without a profiler:
+    the phases timed inside the child (``time.process_time``), the rest of
+    its CPU (wait4) after the last; medians of ``repeat`` runs."""
+    runs = []
+    for _ in range(repeat):
+        r = C.run_child([C.python(), "-c", _PHASES, path])
+        parts = json.loads(r.out)
+        runs.append(parts + [r.cpu - sum(parts)] + [r.cpu])
+    med = [C.median([run[i] for run in runs]) for i in range(len(PHASES) + 1)]
+    total = med[-1]
+    out = [f"where the CPU time of 'uschess rate {Path(path).name}' goes (median of {repeat} runs, "
+           f"{total:.3f} s in all):"]
+    for name, t in zip(PHASES, med):
+        out.append(f"  {t:7.3f} s {100 * t / total:5.1f}%  {name}")
+    return "\n".join(out)
+
+
+def importtime(path: str, top: int) -> str:
+    """The imports of ``uschess rate FILE``: total, by top-level package, and
+    the slowest modules (self time), from ``python -X importtime``."""
+    proc = subprocess.run([C.python(), "-X", "importtime", "-c",
+                           "import sys; from uschess.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "rate", path], capture_output=True, text=True, check=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        self_us, cum_us, name = line[len("import time:"):].split("|")
+        rows.append((int(self_us), int(cum_us), name.rstrip()))
+    total = sum(r[0] for r in rows)
+    by_pkg: dict = defaultdict(int)
+    for self_us, _, name in rows:
+        by_pkg[name.strip().split(".")[0]] += self_us
+    out = [f"imports of 'uschess rate': {total / 1e6:.3f} s (one run, wall clock of the import "
+           f"machinery), {len(rows)} modules; by top-level package (self time):"]
+    for pkg, us in sorted(by_pkg.items(), key=lambda x: -x[1])[:top]:
+        out.append(f"  {us / 1e6:7.3f} s {100 * us / total:5.1f}%  {pkg}")
+    out.append("slowest modules (self time):")
+    for self_us, _, name in sorted(rows, reverse=True)[:top]:
+        out.append(f"  {self_us / 1e6:7.3f} s  {name.strip()}")
+    return "\n".join(out)
+
+
+def _where(filename: str) -> str:
+    """A profile entry's file as a short place: ``uschess/...``, a
+    site-packages package, or the standard library module."""
+    if filename == "~":
+        return "(built-in functions)"
+    path = Path(filename)
+    parts = path.parts
+    for root in ("engine", "rules", "rulesets"):
+        if root in parts and str(C.ROOT) in filename:
+            i = parts.index(root)
+            return "/".join(("uschess" if root == "engine" else f"uschess/{root}",) + parts[i + 1:])
+    if "site-packages" in parts:
+        return parts[parts.index("site-packages") + 1]
+    return path.name if filename.startswith(("/", "<frozen")) else filename
+
+
+def profile(fn, top: int) -> str:
+    """cProfile of ``fn()`` in CPU time: the total by file or package, then
+    the functions with the most time of their own."""
+    prof = cProfile.Profile(time.process_time)
+    prof.enable()
+    fn()
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = sum(v[2] for v in stats.stats.values()) or 1e-9
+    by_place: dict = defaultdict(float)
+    for (filename, _, _), (_, _, tt, _, callers) in stats.stats.items():
+        shares = {c: v[2] for c, v in callers.items()} if filename == "~" else {}
+        whole = sum(shares.values())
+        if whole <= 0:
+            by_place[_where(filename)] += tt
+            continue
+        for (cfile, _, _), t in shares.items():  # a built-in's time goes to its callers
+            by_place[_where(cfile)] += tt * t / whole
+    out = [f"{total:.3f} s CPU under the profiler; own time by file or package "
+           "(built-in functions charged to their callers):"]
+    for place, t in sorted(by_place.items(), key=lambda x: -x[1])[:top]:
+        out.append(f"  {t:7.3f} s {100 * t / total:5.1f}%  {place}")
+    out.append("functions with the most time of their own:")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (filename, line, name), (_, calls, tt, ct, _) in rows:
+        out.append(f"  {tt:7.3f} s own {ct:7.3f} s cum {calls:8d} calls  "
+                   f"{_where(filename)}:{line}({name})")
+    return "\n".join(out)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sections", type=int, default=200)
-    ap.add_argument("--players", type=int, default=40)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--profile", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n\n".join(__doc__.split("\n\n")[1:3]))
+    ap.add_argument("--players", type=int, default=400, help="players of the large section (400)")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of every section (5)")
+    ap.add_argument("--sections", type=int, default=200,
+                    help="sections of the many-sections shape (200, of 40 players)")
+    ap.add_argument("--repeat", type=int, default=7, help="in-process repetitions (7)")
+    ap.add_argument("--whole-repeat", type=int, default=5, help="whole-process repetitions (5)")
+    ap.add_argument("--profile", action="store_true",
+                    help="print where the engine's time goes (imports, rule loading, rating)")
+    ap.add_argument("--top", type=int, default=15, help="profile lines to show (15)")
     args = ap.parse_args(argv)
-    rng = random.Random(args.seed)
-    sections = [swiss_section(rng, i, args.players, args.rounds) for i in range(args.sections)]
-    event = Event("bench", sections[0].start, sections[0].end, sections)
-    opts = RatingOptions(trace=False)
-    rate_event(Event("warm", event.start, event.end, sections[:1]), opts)  # load rules once
-    prof = cProfile.Profile() if args.profile else None
-    t0 = time.perf_counter()
-    if prof:
-        prof.enable()
-    result = rate_event(event, opts)
-    if prof:
-        prof.disable()
-    elapsed = time.perf_counter() - t0
-    # memory in a second, traced run (tracing slows the first's clock)
-    tracemalloc.start()
-    rate_event(event, opts)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    updates = sum(1 for s in result.sections for p in s.players if p.m)
-    print(f"player-updates: {updates} in {elapsed:.3f} s = {updates / elapsed:,.0f} per second")
-    print(f"peak traced memory during rating: {peak / 2**20:.1f} MiB; "
-          f"max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MiB")
-    if prof:
-        pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
+
+    print(f"in process, tracing off, rules loaded; CPU time, median of {args.repeat} "
+          "interleaved runs; posts checked equal to 1e-12")
+    print(f"  {'shape':22} {'updates':>8} {'engine upd/s':>13} {'minimal upd/s':>14} "
+          f"{'time engine/minimal':>20}")
+    for shape, n, e, m, _ in in_process([(1, args.players), (args.sections, 40)], args.repeat,
+                                        args.rounds):
+        print(f"  {shape:22} {n:8d} {e:13,.0f} {m:14,.0f} {m / e:19.2f}x")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        from uschess.io.eventfile import write_event
+
+        big = Path(tmp) / f"swiss{args.players}.json"
+        write_event(C.swiss_event(1, args.players, args.rounds), big)
+        params = Path(tmp) / "params.json"
+        C.write_params(params)
+        files = [str(big), str(C.ROOT / "fixtures" / "events" / "wfcc15.yaml")]
+        print(f"\nwhole process, child CPU seconds (user + system), median of "
+              f"{args.whole_repeat} interleaved runs; posts checked equal to 1e-12")
+        print(f"  {'file':18} {'upd':>4} {'uschess rate':>13} {'minimal':>8} {'min+book':>9} "
+              f"{'engine/minimal':>15} {'peak RSS MB eng/min':>20}")
+        for name, n, med, rss, _ in whole_process(files, args.whole_repeat, params):
+            print(f"  {name:18} {n:4d} {med['engine']:12.3f}s {med['minimal']:7.3f}s "
+                  f"{med['minimal+book']:8.3f}s {med['engine'] / med['minimal']:14.2f}x "
+                  f"{rss['engine']:14.0f} / {rss['minimal']:.0f}")
+        if args.profile:
+            from uschess.calendar.rulebook import RuleBook
+            from uschess.rating.pipeline import RatingOptions, rate_event
+
+            print("\n" + phases(str(big), args.whole_repeat))
+            print("\n" + importtime(str(big), args.top))
+            import yaml
+
+            RuleBook.load.cache_clear()
+            print(f"\nloading the rule book and resolving one date, in process (libyaml "
+                  f"{'available' if getattr(yaml, '__with_libyaml__', False) else 'NOT available'}):\n"
+                  + profile(lambda: RuleBook.load().rules(C.DAY), args.top))
+            event = C.swiss_event(1, args.players, args.rounds)
+            opts = RatingOptions(trace=False)
+            print(f"\nrating the {args.players}-player section in process, tracing off:\n"
+                  + profile(lambda: rate_event(event, opts), args.top))
     return 0
 
 

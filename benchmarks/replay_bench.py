@@ -1,121 +1,136 @@
-"""Replay benchmark: a generated history into a temporary SQLite store.
+"""Replay speed and memory: ``uschess replay`` against a minimal replay, in one run.
 
-    python benchmarks/replay_bench.py                      # about 1,000,000 player-games
-    python benchmarks/replay_bench.py --player-games 100000 --profile
+    python benchmarks/replay_bench.py                      # quick: 50,000 player-games, about 40 s
+    python benchmarks/replay_bench.py --games 1000000 --repeat 3 --profile   # the full figures
 
-Prints player-games per second (rated games counted once per player per
-section: a game counts for both its players, a dual-rated game once) for the
-replay alone (the events are generated beforehand, outside the timing, unless
---stream), wall and CPU time, the peak memory (RSS; --tracemalloc for Python
-allocations), and with --profile the top cProfile entries.  Reading event
-files is not included: time 'uschess generate' + 'uschess replay DIR' for that.
+A generated history of one year (2025, so that one set of rules is in force
+throughout, which the minimal implementation needs; checked) is written as
+JSON event files to a temporary directory, named in replay order.  Then,
+interleaved and repeated, two child processes rate it into a new SQLite file:
+
+* ``uschess replay DIR --db FILE``: the engine, reading and validating the
+  files, rating, and writing whole events to its store;
+* ``python benchmarks/minimal.py --replay DIR --db FILE --params P``: the
+  five steps of ``minimal.py`` with every player's state in memory and a plain
+  ``sqlite3`` writer of the same rows (the changes, the players' new
+  records), one transaction per event.
+
+Printed: player-games (rated games counted once per player per section) per
+CPU-second of each child (its own user + system time, from ``os.wait4``),
+the ratio, and each child's peak RSS; the median of the repetitions.  Before
+the figures, the two stores of the first repetition are compared: the same
+ratings rows (rating, games, wins, draws, losses, events3, peak) and the same
+changes (pre and post), bit for bit; a difference stops the benchmark.
+``--profile`` adds where the engine's replay spends its time (cProfile of the
+same replay in this process).
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import gc
-import io
+import json
 import os
-import pstats
-import resource
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from uschess.apps.generate import generate_history, player_games  # noqa: E402
-from uschess.rating.pipeline import RatingOptions  # noqa: E402
-from uschess.apps.replay import replay  # noqa: E402
-from uschess.calendar.rulebook import RuleBook  # noqa: E402
-from uschess.io.store import Store  # noqa: E402
-
-#: Player-games per generated event at the sizes used here (measured).
-PER_EVENT = 150.0
+import common as C  # noqa: E402
 
 
-def sizes(target: int) -> tuple[int, int]:
-    events = max(10, int(target / PER_EVENT))
-    players = max(200, int(events * 2.2))
-    return players, events
+def dates_of(paths) -> list:
+    import datetime as dt
+
+    out = []
+    for p in paths:
+        ev = json.loads(Path(p).read_text(encoding="utf-8"))["event"]
+        out.append(dt.date.fromisoformat(ev["start"]))
+    return out
 
 
-def rss_mb() -> float:
-    """Peak resident set size of this process in MB (Linux reports KB)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 1024.0 if sys.platform != "darwin" else peak / 2**20
+def profile_replay(directory: Path, top: int) -> str:
+    from rate_bench import profile
+
+    from uschess.apps.replay import replay
+    from uschess.io.store import Store
+    from uschess.rating.options import RatingOptions
+
+    paths = sorted(str(p) for p in directory.glob("*.json"))
+    with tempfile.TemporaryDirectory() as tmp:
+        with Store.open(os.path.join(tmp, "profile.db")) as store:
+            return profile(lambda: replay(paths, store, RatingOptions(trace=False)), top)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--player-games", type=int, default=1_000_000,
-                    help="size of the history (default 1,000,000)")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n")[1])
+    ap.add_argument("--games", type=int, default=50_000,
+                    help="size of the history in player-games (50,000; the full figure: 1,000,000)")
     ap.add_argument("--seed", type=int, default=2025)
-    ap.add_argument("--stream", action="store_true",
-                    help="generate while replaying (bounded memory; generation is timed too)")
-    ap.add_argument("--tracemalloc", action="store_true",
-                    help="trace Python allocations for the peak (slows the run)")
-    ap.add_argument("--profile", action="store_true", help="print the top cProfile entries")
-    ap.add_argument("--top", type=int, default=25, help="profile entries to show")
-    ap.add_argument("--db", help="keep the store in this file instead of a temporary one")
+    ap.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (3)")
+    ap.add_argument("--profile", action="store_true",
+                    help="print where the engine's replay spends its time")
+    ap.add_argument("--top", type=int, default=20, help="profile lines to show (20)")
+    ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     args = ap.parse_args(argv)
 
-    players, n_events = sizes(args.player_games)
-    print(f"history: seed {args.seed}, {players} players, {n_events} events "
-          f"(target {args.player_games:,} player-games)")
-    RuleBook.load()  # the rules are read once per process: not part of the rate
     tmp = tempfile.TemporaryDirectory()
-    db = args.db or os.path.join(tmp.name, "bench.db")
-    if args.stream:
-        events = generate_history(args.seed, players, n_events)
-        gen_s = 0.0
-    else:
-        t0 = time.perf_counter()
-        events = list(generate_history(args.seed, players, n_events))
-        gen_s = time.perf_counter() - t0
-        total = sum(player_games(e) for e in events)
-        print(f"generated {len(events)} events, {total:,} player-games in {gen_s:.1f} s")
-        # The history is held in memory only to keep generation out of the
-        # timing: move it out of the cyclic collector's way (a replay of files
-        # holds one event at a time).
-        gc.collect()
-        gc.freeze()
-    if args.tracemalloc:
-        tracemalloc.start()
-    prof = cProfile.Profile() if args.profile else None
-    with Store.open(db) as store:
-        t0 = time.perf_counter()
-        c0 = time.process_time()
-        if prof:
-            prof.enable()
-        summary = replay(events, store, RatingOptions(trace=False), ordered=True)
-        if prof:
-            prof.disable()
-        seconds = time.perf_counter() - t0
-        cpu = time.process_time() - c0
-        counts = store.counts()
-    size_mb = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s)) / 2**20
-    print(f"replayed {len(summary.applied)} events: {summary.player_games:,} player-games, "
-          f"{summary.player_updates:,} rating updates of {summary.players:,} players "
-          f"in {seconds:.1f} s wall, {cpu:.1f} s CPU")
-    print(f"rate: {summary.player_games / seconds:,.0f} player-games/s wall, "
-          f"{summary.player_games / cpu:,.0f} per CPU second; "
-          f"{summary.player_updates / cpu:,.0f} rating updates per CPU second "
-          f"({'generation included, ' if args.stream else ''}{'profiled: slower, ' if prof else ''}"
-          f"one core)")
-    if args.tracemalloc:
-        _, peak = tracemalloc.get_traced_memory()
-        print(f"peak traced Python memory: {peak / 2**20:.1f} MB")
-    print(f"peak RSS: {rss_mb():.0f} MB; store {size_mb:.1f} MB "
-          f"({counts['changes']:,} changes, {counts['ratings']:,} ratings rows)")
-    if prof:
-        out = io.StringIO()
-        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
-        print(out.getvalue())
+    work = Path(args.keep or tmp.name)
+    work.mkdir(parents=True, exist_ok=True)
+    history = work / "history"
+    players, events = C.history_size(args.games, args.seed)
+    t0 = time.perf_counter()
+    paths, games = C.write_year(history, args.seed, players, events)
+    print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "
+          f"{games:,} player-games, written in {time.perf_counter() - t0:.0f} s")
+    fingerprint = C.one_rule_set(dates_of(paths))
+    params = work / "params.json"
+    C.write_params(params)
+    print(f"one set of rules throughout (fingerprint {fingerprint})")
+
+    rss: dict = {"engine": [], "minimal": []}
+    dbs: dict = {"engine": [], "minimal": []}
+    counts: dict = {}
+
+    def run(name: str):
+        def go():
+            db = work / f"{name}{len(dbs[name])}.db"
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            if name == "engine":
+                r = C.run_child(C.uschess() + ["replay", history, "--db", db, "--json"])
+                counts[name] = json.loads(r.out)["player_games"]
+            else:
+                r = C.run_child([C.python(), C.MINIMAL, "--replay", history, "--db", db,
+                                 "--params", params])
+                counts[name] = int(r.out.split(",")[1].split()[0])
+            rss[name].append(r.rss_mb)
+            dbs[name].append(db)
+            if len(dbs[name]) > 1:  # only the first pair is kept for the check
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{db}{suffix}").unlink(missing_ok=True)
+            return r.cpu
+        return go
+
+    got = C.interleaved({"engine": run("engine"), "minimal": run("minimal")}, args.repeat)
+    if counts["engine"] != counts["minimal"] or counts["engine"] != games:
+        raise SystemExit(f"player-games differ: generated {games}, engine {counts['engine']}, "
+                         f"minimal {counts['minimal']}")
+    n_ratings, n_changes = C.check_stores(str(dbs["engine"][0]), str(dbs["minimal"][0]))
+    print(f"stores checked equal: {n_ratings:,} ratings rows, {n_changes:,} changes, bit for bit")
+    e, m = C.median(got["engine"]), C.median(got["minimal"])
+    print(f"\nchild CPU seconds (user + system), median of {args.repeat} interleaved runs:")
+    print(f"  {'':28} {'CPU s':>8} {'player-games/CPU s':>19} {'peak RSS MB':>12}")
+    print(f"  {'uschess replay':28} {e:8.2f} {games / e:19,.0f} {max(rss['engine']):12.0f}")
+    print(f"  {'minimal.py --replay':28} {m:8.2f} {games / m:19,.0f} {max(rss['minimal']):12.0f}")
+    print(f"  time engine/minimal: {e / m:.2f}x   (runs: engine {C.spread(got['engine'])} s, "
+          f"minimal {C.spread(got['minimal'])} s)")
+    if args.profile:
+        print("\nthe engine's replay in this process (cProfile, CPU time):")
+        print(profile_replay(history, args.top))
     tmp.cleanup()
     return 0
 

@@ -274,10 +274,18 @@ class Comparison:
     chain: bool = True
     names: dict = field(default_factory=dict)
 
+    def rows_by_event(self) -> dict[str, list[Row]]:
+        """The rows of each event (in chain order), grouped once."""
+        out: dict[str, list[Row]] = {key: [] for key, _ in self.events}
+        for r in self.rows:
+            out[r.event].append(r)
+        return out
+
     def summary(self) -> dict:
         events = []
+        by_event = self.rows_by_event()
         for key, ev in self.events:
-            rows = [r for r in self.rows if r.event == key]
+            rows = by_event[key]
             events.append({"event": key, "name": ev.name, "start": ev.start.isoformat(),
                            "end": ev.end.isoformat(), **_stats(rows)})
         systems = {}
@@ -400,10 +408,11 @@ def format_text(cmp: Comparison, *, changed_only: bool = False) -> str:
     swidth = max([len(r.section) for r in cmp.rows] + [7])
     head = (f"  {'Section':<{swidth}} {'Pair':>4}  {'ID':<10} {'Player':<{width}} {'System':<6} "
             f"{'A':>8} {'B':>8} {'B - A':>8}")
+    by_event = cmp.rows_by_event()
     for ev_summary, (key, ev) in zip(summary["events"], cmp.events):
         when = ev.start.isoformat() + (f"..{ev.end.isoformat()}" if ev.end != ev.start else "")
         lines.append(f"{ev.name} [{key}] {when}")
-        rows = [r for r in cmp.rows if r.event == key and (r.changed or not changed_only)]
+        rows = [r for r in by_event[key] if r.changed or not changed_only]
         if rows:
             lines.append(head)
             lines.append("  " + "-" * (len(head) - 2))

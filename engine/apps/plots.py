@@ -255,8 +255,9 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
     require_matplotlib()
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8.5, 4.8))
+    fig = Figure(figsize=(8.5, 6.0))
     ax = fig.add_subplot()
+    fig.subplots_adjust(bottom=0.27, top=0.88)  # room for the legend below the axis label
     drawn = 0
 
     def line(points, key, **style):
@@ -284,7 +285,7 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
         ax.text(0.5, 0.5, "no ratings in the drift system", ha="center", va="center",
                 transform=ax.transAxes)
     else:
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
                   frameon=False)
     cohort_n = next((p["cohort_n"] for v in versions[:1] for p in v["drift"] if p["cohort_n"]), 0)
     system = versions[0]["drift_system"] if versions else ""

@@ -67,6 +67,8 @@ def run(args) -> int:
     # Everything the user gave is checked before anything is rated or written.
     side_a = parse_rules_spec(args.a, book=book, what="--a")
     side_b = parse_rules_spec(args.b, book=book, what="--b")
+    for side in (side_a, side_b):  # the command prints numbers only: no step-by-step trace
+        side.options.trace = False
     csv = output_file(args.csv, what="CSV file", force=args.force, option="--csv") if args.csv else None
     one_stdout(("--csv -", csv is not None and csv.stdout), ("--json", args.json))
     if args.plot_dir:
