@@ -162,6 +162,7 @@ class Section:
     half_k: bool = False
     kind: str = "swiss"
     systems: Optional[list[str]] = None  # explicit override of classification
+    notes: list[str] = field(default_factory=list)  # what a reader changed (a merged re-entry)
 
     def player(self, pair: int) -> Player:
         for p in self.players:
@@ -179,3 +180,6 @@ class Event:
     online: bool = False
     id: Optional[str] = None
     source: Optional[str] = None
+    #: what a published page printed, for an event imported from one:
+    #: (player id, system, published post) rows, kept by a replay in the store
+    published: list = field(default_factory=list)

@@ -42,12 +42,22 @@ LISTS_2020_06 = {
 
 def fide_us(rating: float, p) -> float:
     """FIDE converted to the US Chess scale (004 sec. 2.6; 000 sec. 2.1)."""
-    return piecewise(rating, p.fide_conversion)
+    return above_floor(piecewise(rating, p.fide_conversion), rating, "FIDE", p)
 
 
 def cfc_us(rating: float, p) -> float:
     """CFC converted to the US Chess scale (004 sec. 2.6; 000 sec. 2.2)."""
-    return piecewise(rating, p.cfc_conversion)
+    return above_floor(piecewise(rating, p.cfc_conversion), rating, "CFC", p)
+
+
+def above_floor(converted: float, rating: float, name: str, p) -> float:
+    """A converted rating, refused when it falls below the absolute floor
+    (sec. 5): no real foreign rating does, so the input is wrong."""
+    if converted < p.absolute_floor:
+        raise InputError(f"{name} rating {rating:g} converts to {converted:g} on the US Chess "
+                         f"scale, below the absolute floor {p.absolute_floor:g}: no real "
+                         f"{name} rating does")
+    return converted
 
 
 class _Converting(RulePlugin):

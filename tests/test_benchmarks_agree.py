@@ -134,7 +134,7 @@ def test_child_measured_on_its_own():
 
 
 @pytest.mark.parametrize("script", ["rate_bench.py", "replay_bench.py", "compare_bench.py",
-                                    "minimal.py"])
+                                    "read_bench.py", "minimal.py"])
 def test_benchmarks_have_help(script):
     run = subprocess.run([sys.executable, str(C.BENCH / script), "--help"],
                          capture_output=True, text=True)

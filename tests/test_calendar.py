@@ -337,7 +337,9 @@ def _every_kind_of_player(on: dt.date):
         elif pair == 6:
             extra = {"cfc": {"rating": 1700, "date": before, "canadian": True}}
         elif pair == 7:
-            extra = {"birth_date": "2010-05-01", "adult": False}
+            # a twelve-year-old on every date (a birth after the event is refused)
+            extra = {"birth_date": on.replace(year=on.year - 12, day=1).isoformat(),
+                     "adult": False}
         elif pair == 8:
             extra = {"adult": True}
         if pair in recs:
@@ -432,6 +434,7 @@ def _conversion_row(raw):
 
 def _conversion_data(raw):
     raw["cfc_quadratic"] = {"description": "CFC to US Chess: a + b C + c C^2",
+                            "domain": {"type": "table", "min": -10000, "max": 10000},
                             "values": {dt.date(2027, 3, 1): {"value": QUADRATIC,
                                                              "source": {"doc": "000", "section": "2.2"}}}}
 

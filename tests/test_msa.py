@@ -219,7 +219,7 @@ def test_error_names_player():
 def test_arguments_and_files(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         load_msa(tmp_path / "missing.txt", start=START)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="is a directory, not a crosstable"):
         load_msa(tmp_path, start=START)
     with pytest.raises(InputError, match="no players"):
         parse("")

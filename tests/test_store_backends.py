@@ -521,3 +521,98 @@ def test_killed_replay_resumes_to_the_same_store(history, pg_url, when):
     resumed = cli("replay", events, "--db", pg_url, "--skip-applied")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_rows(snapshot(pg_url), whole)
+
+
+# ------------------------------------------------------------- two writers
+def _replay_proc(events: Path, target: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "uschess", "replay", str(events), "--db", target],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _broken_chains(target: str) -> list:
+    """Every player-system whose changes do not chain: a change's pre must
+    be the post of the same player's previous event in that system, and the
+    stored state the last post."""
+    broken = []
+    with Store.open(target, create=False) as store:
+        pairs = {(r[0], r[1]) for r in store.dump("ratings")}
+        states = {(r[0], r[1]): r for r in store.dump("ratings")}
+        for pid, system in sorted(pairs):
+            rows = store.history(pid, system)
+            for before, after in zip(rows, rows[1:]):
+                if after["pre"] != before["post"]:
+                    broken.append((pid, system, before["event"], after["event"],
+                                   before["post"], after["pre"]))
+            if rows and store.ratings_of(pid)[system].rating != rows[-1]["post"]:
+                broken.append((pid, system, "state", rows[-1]["post"], states[(pid, system)]))
+    return broken
+
+
+@pytest.fixture(scope="module")
+def two_histories(tmp_path_factory):
+    """Two generated histories with the same players (seeds 5 and 1005 share
+    the id base) and different events (``*.json``, beside generate's other
+    files)."""
+    base = tmp_path_factory.mktemp("two-writers")
+    write_history(base / "a", seed=5, players=60, events=40)
+    write_history(base / "b", seed=1005, players=60, events=40)
+    return base / "a", base / "b"
+
+
+def test_two_replays_at_once_keep_every_chain(two_histories, target):
+    """Two replay processes into one store with histories that share players:
+    both finish, every event is applied once, and every player's changes
+    chain (the second replay rated from what the first wrote)."""
+    a, b = two_histories
+    Store.open(target).close()
+    procs = [_replay_proc(a, target), _replay_proc(b, target)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    with Store.open(target, create=False) as store:
+        ids = [e["id"] for e in store.events()]
+        shared = {r[0] for r in store.dump("changes") if r[0].startswith("S5-")} and \
+            {r[4] for r in store.dump("changes") if r[0].startswith("S5-")} & \
+            {r[4] for r in store.dump("changes") if r[0].startswith("S1005-")}
+    assert len(ids) == len(set(ids)) == len(list(a.glob("*.json"))) + len(list(b.glob("*.json")))
+    assert shared, "the histories must share players for this test to mean anything"
+    assert _broken_chains(target) == []
+
+
+def test_second_writer_waits_and_says_so(two_histories, target):
+    """While the writer lock is held, a replay says it is waiting, then runs
+    when the lock is released."""
+    a, _ = two_histories
+    with Store.open(target) as holder:
+        with holder.writer(wait=0):
+            proc = _replay_proc(a, target)
+            line = proc.stderr.readline()
+            assert "another replay is writing" in line and "waiting for it to finish" in line
+            time.sleep(0.5)
+            assert proc.poll() is None  # still waiting
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    with Store.open(target, create=False) as store:
+        assert len(store.events()) == len(list(a.glob("*.json")))
+
+
+def test_writer_that_may_not_wait_is_refused(two_histories, target):
+    a, _ = two_histories
+    with Store.open(target) as holder, holder.writer(wait=0):
+        with Store.open(target) as other:
+            with pytest.raises(InputError, match="another replay is writing .*one replay at a "
+                                                 "time may write a store"):
+                replay(sorted(a.glob("*.json")), other, wait=0)
+            assert other.counts()["events"] == 0
+    with Store.open(target) as other:  # released with the block
+        assert replay(sorted(a.glob("*.json"))[:2], other, wait=0).applied
+
+
+@pytest.mark.parametrize("value", ["two", "", "1e3", "9" * 400])
+def test_schema_version_not_a_number_is_refused(target, value, capsys):
+    Store.open(target).close()
+    raw_execute(target, f"UPDATE meta SET value = '{value}' WHERE key = 'schema_version'")
+    with pytest.raises(InputError, match="is not a number: not a store this program wrote"):
+        Store.open(target)
+    assert main(["player", "1", "--db", target]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "schema version" in err

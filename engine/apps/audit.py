@@ -2,12 +2,13 @@
 
 Input is a published result in one of two forms.
 
-**An MSA crosstable** (:mod:`uschess.io.formats.msa`, detected with
-``looks_like_msa``).  The layout prints no dates, so the section's start date
-must be given (``start``); the time control defaults to ``G/120`` for
-Regular (``R:``) ratings and must be given for the others; the system is
-read from the rating label (``R:``, ``Q:``, ``B:``).  Every printed post-event
-rating is a published value.
+**A published crosstable page** in any layout :mod:`uschess.io.formats.pages`
+reads (the MSA page saved as HTML or copied to text, a bare MSA table, the TD
+crosstable, ``uschess export crosstable`` output), turned into an event by
+:mod:`uschess.io.formats.page_event`: what the page states is used, options fill
+only what it does not state, and every printed post-event rating is a
+published value.  A bare MSA table of one system prints no dates: the
+section's start date must be given (``start``).
 
 **A published-results file** (JSON, or YAML with the same structure): the
 event file's structure (``event`` and ``sections``, exactly as
@@ -37,6 +38,14 @@ step (:func:`uschess.apps.report.explain_player`) and the likely causes it can t
 by re-rating variants; a cause is reported only when its variant reproduces
 the published value within the tolerance:
 
+``initialization``
+    an unrated player's initial rating, which no page shows: as an adult
+    (1300) or as a player not known to be adult, else solved from the
+    published posts (:mod:`uschess.apps.audit_infer`); also for the
+    opponents it moves;
+``chaining``
+    section chaining: sections rated apart, or each from the earlier
+    sections' computed results (:mod:`uschess.apps.page_chain`);
 ``floor``
     the computed post is below the published one and the published value is
     a floor the file cannot show: a 100-point level (an established floor
@@ -60,8 +69,9 @@ the published value within the tolerance:
     another reading of a recorded conflict that changes the rules of the
     player's section;
 ``known_on``
-    the rules as known when the event ended (a later retroactive correction
-    not yet applied), when no ``known_on`` was given.
+    the rules as known on the page's Rated (or Re-Rated) date, else when the
+    event ended (a later retroactive correction not yet applied), when no
+    ``known_on`` was given.
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in
@@ -80,14 +90,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import yaml
-
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict, parse_date
+from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
+from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import MAX_DATA_BYTES, parse_data
 from uschess.model import SYSTEMS, Event
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 from uschess.calendar.reform import reform_from_dict
+from uschess.apps.audit_infer import initialization_causes
+from uschess.apps.audit_model import Cause
+from uschess.apps.page_chain import PageChain, SectionsApart, rate_published
+from uschess.rating.chain import Chain
 from uschess.apps.report import explain_player
 from uschess.calendar.rulebook import RuleBook
 
@@ -95,8 +109,8 @@ from uschess.calendar.rulebook import RuleBook
 MSA_LABELS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB"}
 _MSA_LABEL = re.compile(r"\|\s*[0-9]+\s*/\s*([A-Z]{1,3})\s*:", re.ASCII)
 PUBLISHED_KEYS = {"id", "system", "post", "pre", "section", "name"}
-CAUSE_ORDER = ("floor", "bonus_multiplier", "effective_games", "rounding", "history", "reading",
-               "known_on")
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "bonus_multiplier",
+               "effective_games", "rounding", "history", "reading")
 _EPS = 1e-9
 
 
@@ -111,17 +125,29 @@ class PublishedEntry:
     section: Optional[str] = None
     name: Optional[str] = None
     pair: Optional[int] = None
+    #: the printed P<n> of the post (None: established or not printed)
+    post_games: Optional[int] = None
 
 
 @dataclass
 class PublishedResults:
-    """An event and its published post-event ratings."""
+    """An event and its published post-event ratings.  ``kind`` is ``json``
+    or the page layout (:data:`uschess.io.formats.pages.LAYOUTS`); ``facts``
+    what a page states per section beyond the event (Rated dates, K factor,
+    the TD layout's initial ratings)."""
 
     event: Event
     entries: list[PublishedEntry]
     source: Optional[str] = None
-    kind: str = "json"  # json | msa
+    kind: str = "json"
     notes: list[str] = field(default_factory=list)
+    facts: list = field(default_factory=list)
+
+    @property
+    def rated_on(self) -> Optional[_dt.date]:
+        """The latest date the page says its sections were rated (or re-rated)."""
+        dates = [d for f in self.facts for d in (f.rated, f.rerated) if d is not None]
+        return max(dates) if dates else None
 
 
 # ------------------------------------------------------------------ reading
@@ -131,8 +157,8 @@ def _number(value, what: str, *, allow_none=False) -> Optional[float]:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise InputError(f"{what} must be a number, not {value!r}")
-    if not 0 <= value <= 4000:
-        raise InputError(f"{what} = {value!r} is impossible (allowed 0..4000)")
+    if not 0 <= value <= MAX_RATING:
+        raise InputError(f"{what} = {value!r} is impossible (allowed 0..{MAX_RATING:g})")
     return float(value)
 
 
@@ -144,7 +170,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                          "and 'published'", file=source)
     unknown = set(raw) - {"event", "sections", "published"}
     if unknown:
-        raise InputError(f"unknown key(s) {sorted(unknown)} (allowed: event, sections, published)",
+        raise InputError(f"unknown key(s) {sorted(map(str, unknown))} (allowed: event, sections, published)",
                          file=source)
     event = event_from_dict({k: raw[k] for k in ("event", "sections") if k in raw}, source=source)
     items = raw.get("published")
@@ -204,7 +230,8 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                                           str(item.get("name") or pl.name), pl.pair))
         except InputError as err:
             raise err.located(file=source, field=what)
-    return PublishedResults(event, entries, source, "json")
+    return PublishedResults(event, entries, source, "json",
+                            [n for sec in event.sections for n in sec.notes])
 
 
 def _msa_system(text: str, system: Optional[str], source) -> str:
@@ -219,23 +246,54 @@ def _msa_system(text: str, system: Optional[str], source) -> str:
     return MSA_LABELS[label]
 
 
+def published_from_page(page, options=None) -> PublishedResults:
+    """The published results a page (:class:`uschess.io.formats.pages.Page`)
+    states, with ``options`` (:class:`uschess.io.formats.page_event.PageOptions`)
+    filling what it does not."""
+    from uschess.io.formats.page_event import event_from_page
+
+    event, published, notes, facts = event_from_page(page, options)
+    entries = []
+    for section, pp, system in published:
+        printed = pp.ratings[system]
+        entries.append(PublishedEntry(pp.id, system, printed.post, printed.pre, section,
+                                      pp.name, pp.pair, printed.post_games))
+    if not entries:
+        raise InputError("the page publishes no post-event rating", file=page.source)
+    return PublishedResults(event, entries, page.source, page.layout, notes, facts)
+
+
 def load_published(path, *, start=None, end=None, time_control: Optional[str] = None,
-                   system: Optional[str] = None) -> PublishedResults:
-    """Published results from an MSA crosstable (``start`` required) or a
-    published-results file (JSON, or YAML by its suffix)."""
+                   system: Optional[str] = None, adult=(), section=None,
+                   name: Optional[str] = None) -> PublishedResults:
+    """Published results from a crosstable page in any layout
+    (:mod:`uschess.io.formats.pages`; the options fill what the page does not
+    state) or a published-results file (JSON, or YAML by its suffix)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except (OSError, IsADirectoryError) as err:
-        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
+    from uschess.io.formats.msa import MAX_FILE_BYTES
+    raw = read_bounded(path, MAX_FILE_BYTES, "published-results file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     from uschess.io.formats.msa import looks_like_msa, parse_msa
+    from uschess.io.formats.pages import looks_like_page, parse_page
 
+    if path.suffix.lower() not in (".json", ".yaml", ".yml") and looks_like_page(text) \
+            and not (looks_like_msa(text) and _bare_single_system(text)):
+        from uschess.io.formats.page_event import PageOptions
+
+        page = parse_page(text, str(path))
+        if page.layout == "msa-table" and page.sections:
+            page.sections[0].name = path.stem
+        opts = PageOptions(start=parse_date(start, "start") if start is not None else None,
+                           end=parse_date(end, "end") if end is not None else None,
+                           time_control=time_control, system=system, adult=set(adult),
+                           section=section, name=name or (None if page.event_name else path.stem))
+        try:
+            return published_from_page(page, opts)
+        except InputError as err:
+            raise err.located(file=path)
     if looks_like_msa(text):
         if start is None:
             raise InputError("an MSA crosstable prints no dates: give the section's start "
@@ -265,38 +323,37 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     if given:
         raise InputError(f"{', '.join(given)}: only for an MSA crosstable; a published-results "
                          "file gives each section's dates, time control and systems", file=path)
+    if len(raw) > MAX_DATA_BYTES:
+        raise InputError(f"published-results file is over {MAX_DATA_BYTES:,} bytes: refused (no "
+                         "real one comes near)", file=path)
+    json_format = path.suffix.lower() not in (".yaml", ".yml")
     try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"neither an MSA crosstable nor a published-results JSON file "
-                         f"(line {err.lineno} column {err.colno}: {err.msg})", file=path)
-    except yaml.YAMLError as err:
-        raise InputError(f"malformed YAML: {getattr(err, 'problem', None) or err}", file=path)
+        data = parse_data(text, json_format=json_format, source=path)
+    except InputError as err:
+        if json_format and err.message.startswith("malformed JSON"):
+            err.message = f"neither an MSA crosstable nor a published-results file ({err.message})"
+            err.args = (str(err),)
+        raise
     return published_from_dict(data, str(path))
 
 
+def _bare_single_system(text: str) -> bool:
+    """A bare MSA table of R:, Q: or B: ratings only, no further rating lines
+    and nothing a page adds: read by :func:`uschess.io.formats.msa.parse_msa`
+    (with ``--start``), as before pages were read."""
+    from uschess.io.formats.msa import read_table
+    try:
+        rows = read_table(text)
+    except InputError:
+        return False
+    labels = {label for r in rows for label in r.ratings}
+    return bool(rows) and all(len(r.ratings) == 1 for r in rows) and len(labels) == 1 \
+        and labels <= set(MSA_LABELS) and all(
+            p.post is not None for r in rows for p in r.ratings.values()) \
+        and len({r.id for r in rows}) == len(rows)
+
+
 # ------------------------------------------------------------------ auditing
-
-@dataclass
-class Cause:
-    """A variant that reproduces a published rating."""
-
-    cause: str
-    detail: str
-    computed: float
-    published: float
-
-    @property
-    def diff(self) -> float:
-        return self.computed - self.published
-
-    def as_dict(self) -> dict:
-        return {"cause": self.cause, "detail": self.detail, "computed": self.computed,
-                "diff": self.diff}
-
 
 @dataclass
 class AuditRow:
@@ -338,6 +395,24 @@ class Audit:
     #: whole-event variants tried that reproduce more published ratings than
     #: the rules in force: (what, how many reproduced), best first
     variants: list = field(default_factory=list)
+    #: initial ratings the page cannot show, solved from its published posts
+    inferred: list = field(default_factory=list)
+    #: how many are reproduced with them
+    reproduced_inferred: Optional[int] = None
+    #: section chaining: printed pre-event ratings kept over the earlier
+    #: section's result (page_chain.Overruled), and (section, system, id)
+    #: whose pre came from an earlier section
+    overruled: list = field(default_factory=list)
+    chained: list = field(default_factory=list)
+
+    def by_section(self) -> list[tuple[str, str, int, int]]:
+        """(section, system, reproduced, total) in page order."""
+        out: dict = {}
+        for r in self.rows:
+            key = (r.entry.section, r.entry.system)
+            n, m = out.get(key, (0, 0))
+            out[key] = (n + r.reproduced, m + 1)
+        return [(sec, system, n, m) for (sec, system), (n, m) in out.items()]
 
     @property
     def total(self) -> int:
@@ -382,6 +457,15 @@ class Audit:
                 "readings": dict(self.readings), "notes": list(self.published.notes),
                 "sections": self.sections(),
                 "variants": [{"variant": v, "reproduced": n} for v, n in self.variants],
+                "by_section": [{"section": sec, "system": system, "reproduced": n, "total": m}
+                               for sec, system, n, m in self.by_section()],
+                "inferred": [i.as_dict() for i in self.inferred],
+                "chaining": {"chained": [{"section": a, "system": b, "id": c}
+                                         for a, b, c in self.chained],
+                             "overruled": [dataclasses.asdict(o) for o in self.overruled]},
+                "reproduced_inferred": self.reproduced_inferred,
+                "rated_on": (self.published.rated_on.isoformat()
+                             if self.published.rated_on else None),
                 "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
                              for w, rows in self.warning_groups()]}
 
@@ -413,13 +497,17 @@ def _history_values(book: RuleBook, name: str) -> list:
 class _Variants:
     """Re-ratings of the event under variants, each computed once."""
 
-    def __init__(self, event: Event, options: RatingOptions, book: RuleBook):
+    def __init__(self, event: Event, options: RatingOptions, book: RuleBook,
+                 rated_on: Optional[_dt.date] = None):
         self.event, self.options, self.book = event, options, book
+        self.rated_on = rated_on
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
     def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
-             **changes) -> Optional[EventResult]:
+             chain=None, **changes) -> Optional[EventResult]:
+        """The event (or ``event``) re-rated with ``changes`` to the options;
+        ``chain`` is the chain to rate it through (default: a PageChain)."""
         if label is not None and event is None:
             self.labels[key] = label
         if key not in self._cache:
@@ -429,7 +517,10 @@ class _Variants:
             for name, value in changes.items():
                 setattr(opts, name, value)
             try:
-                self._cache[key] = rate_event(event or self.event, opts, book=self.book)
+                if chain is not None:
+                    self._cache[key] = chain.rate_event(event or self.event, opts, self.book)
+                else:
+                    self._cache[key] = rate_published(event or self.event, opts, book=self.book)
             except InputError:
                 self._cache[key] = None  # a variant that cannot be rated reproduces nothing
         return self._cache[key]
@@ -480,9 +571,24 @@ def floor_kinds(level: float, system: str, params, personal_floors: bool,
     if (personal_floors and pf and system in (params.get("personal_floor_systems") or [])
             and pf["base"] < level <= pf["cap"] and (af is None or af == level)):
         kinds.append(f"the personal absolute floor (AF = {level:g})" if af == level else
-                     f"a personal absolute floor of {level:g} (100 + 4 wins + 2 draws + events "
-                     "with 3+ games, a record the file does not give)")
+                     f"a personal absolute floor of {level:g} ({_af_counts(level, pf)}, a record "
+                     "the file does not give)")
     return kinds
+
+
+def _af_counts(level: float, pf: dict) -> str:
+    """The rated-game counts that give a personal absolute floor of ``level``
+    (000 sec. 5: AF = base + win N_W + draw N_D + event N_R, at most cap)."""
+    need = int(level - pf["base"])
+    w, d, e = pf["win"], pf["draw"], pf["event"]
+    wins = need // w
+    rest = need - wins * w
+    draws = rest // d
+    events = rest - draws * d
+    example = f"for example {wins} wins, {draws} draws and {events // e} events"
+    return (f"AF = {pf['base']:g} + {w:g} x wins + {d:g} x draws + {e:g} x events with 3+ rated "
+            f"games, so {w:g}N_W + {d:g}N_D + {e:g}N_R = {need} ({example}, or any other "
+            "counts that add up so)")
 
 
 def _floor_detail(level: float, computed: float, kinds: list[str]) -> str:
@@ -498,7 +604,8 @@ def _floor_cause(row: AuditRow, tol: float) -> Optional[Cause]:
         return None
     rec = pr.record_after
     af = None
-    pf = getattr(sr.rules.p, "personal_floor", None)
+    pf_res = sr.rules.params.get("personal_floor")  # not in force before 2008
+    pf = pf_res.value if pf_res is not None else None
     if (pf and rec is not None and rec.wins is not None and rec.draws is not None
             and rec.events3 is not None):
         af = min(pf["base"] + pf["win"] * rec.wins + pf["draw"] * rec.draws
@@ -559,6 +666,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
 
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
+    out.extend(_chaining(row, variants, tol))
 
     for cid, conflict in book.conflicts.items():
         current = variants.options.readings.get(cid, conflict.default)
@@ -578,7 +686,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                                  f"({conflict.readings[reading]}) gives {_fmt(value)}", value, e.post))
 
     if variants.options.known_on is None:
-        when = variants.event.end
+        when = variants.rated_on or variants.event.end
         alt = book.rules(sr.rules.on, known_on=when, readings=variants.options.readings,
                          edition=variants.options.edition, reform=variants.options.reform)
         if alt.fingerprint != sr.rules.fingerprint:
@@ -586,10 +694,27 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                                         label=f"as known on {when.isoformat()}") or _empty(),
                           e.section, e.system, e.id)
             if _within(value, e.post, tol):
-                out.append(Cause("known_on", f"the rules as known when the event ended "
-                                 f"({when.isoformat()}), before a later retroactive decision, "
-                                 f"give {_fmt(value)}", value, e.post))
+                changed = _changed_rules(sr.rules, alt)
+                what = ("the page's Rated (or Re-Rated) date" if variants.rated_on
+                        else "the event's end")
+                out.append(Cause("known_on", f"the rules as known on {what} "
+                                 f"({when.isoformat()}) give {_fmt(value)}: the rules in force "
+                                 f"were changed after that date by a retroactive decision"
+                                 + (f" ({changed})" if changed else ""), value, e.post))
     return out
+
+
+def _changed_rules(now, then) -> str:
+    """What differs between two resolved rule sets: 'B = 12 -> 10 (decided
+    2025-06-03)' and the like."""
+    parts = []
+    for name, res in now.params.items():
+        old = then.params.get(name)
+        if old is not None and old.value != res.value:
+            decided = getattr(res.entry, "decided_on", None)
+            parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
+                         + (f", decided {decided}" if decided else ""))
+    return "; ".join(parts)
 
 
 def _empty() -> EventResult:
@@ -645,6 +770,29 @@ def _rounding(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
                   f"the post is {_fmt(value)}", value, e.post)]
 
 
+def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """Section chaining: a player in an earlier section of the event starts a
+    later one from its result (US Chess rates sections in sequence).  Tried
+    both ways: the later section from the page's own pre-event ratings, and
+    from the earlier sections' computed results."""
+    e = row.entry
+    if sum(1 for s in variants.event.sections if any(p.id == e.id for p in s.players)) < 2 \
+            and row.result.pre_from is None:
+        return []
+    out = []
+    for chain, key, what in (
+            (SectionsApart(), "apart", "each section rated from its own pre-event ratings (no "
+                                       "chaining)"),
+            (Chain(), "chained", "every pre-event rating in a later section taken from the "
+                                 "earlier section's computed result (section chaining)")):
+        value = _post(variants.rate(("chaining", key), chain=chain, label=what) or _empty(),
+                      e.section, e.system, e.id)
+        if _within(value, e.post, tol):
+            out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
+                             e.post))
+    return out
+
+
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     e, pr = row.entry, row.result
     rec = row.section.section.player(pr.pair).ratings.get(e.system)
@@ -684,9 +832,10 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     book.check_readings(readings)
     options = (RatingOptions(known_on=known_on, readings=readings, trace=True) if options is None
                else dataclasses.replace(options, readings=readings, trace=True))
-    result = rate_event(published.event, options, book=book)
+    chain = PageChain()
+    result = rate_published(published.event, options, book=book, chain=chain)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
-    variants = _Variants(published.event, options, book)
+    variants = _Variants(published.event, options, book, published.rated_on)
     rows = []
     for entry in published.entries:
         sr = index.get((entry.section, entry.system))
@@ -709,6 +858,10 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 causes = _causes(row, variants, book, tolerance)
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
         rows.append(row)
+    inferred, with_inferred = initialization_causes(published, rows, result, options, book,
+                                                    tolerance)
+    for r in rows:
+        r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []
     base_count = sum(1 for r in rows if r.reproduced)
     for label, res in variants.whole_event():
@@ -717,7 +870,11 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         if n > base_count:
             better.append((label, n))
     better.sort(key=lambda x: -x[1])
-    return Audit(published, result, rows, float(tolerance), known_on, readings, better)
+    a = Audit(published, result, rows, float(tolerance), known_on, readings, better,
+              inferred, with_inferred)
+    a.overruled = chain.overruled
+    a.chained = chain.chained
+    return a
 
 
 # ------------------------------------------------------------------ output
@@ -746,14 +903,29 @@ def _row_head(r: AuditRow) -> str:
 
 def format_text(a: Audit, *, show_all: bool = False) -> str:
     pub = a.published
-    kind = "MSA crosstable" if pub.kind == "msa" else "published results"
+    kind = {"msa": "MSA crosstable", "json": "published results", "msa-html": "MSA page, HTML",
+            "msa-text": "MSA page, text", "msa-table": "MSA crosstable", "td": "TD crosstable",
+            "export": "uschess export crosstable"}.get(pub.kind, pub.kind)
     L = [f"audit of {pub.source or '(input)'} ({kind}): {pub.event.name}, "
          f"{pub.event.start.isoformat()}" + (f"..{pub.event.end.isoformat()}" if pub.event.end != pub.event.start else ""),
          f"{_describe_rules(a)}; tolerance {a.tolerance:g}"]
     L.extend(f"note: {n}" for n in pub.notes)
     L.append(a.summary_line())
+    if len(a.by_section()) > 1:
+        for sec, system, n, m in a.by_section():
+            L.append(f"  section {sec}, {system}: {n} of {m} reproduced")
+    if a.inferred:
+        L.append(f"  with the inputs the page cannot show inferred from it: "
+                 f"{a.reproduced_inferred} of {a.total} reproduced")
+        for i in a.inferred:
+            L.append(f"    inferred: {i.describe()}")
     for label, n in a.variants:
         L.append(f"  with {label} over the whole event: {n} of {a.total} reproduced")
+    for sec, system, pid in a.chained:
+        L.append(f"  section chaining: {pid}'s {system} pre-event rating in section {sec} is "
+                 "the earlier section's result (agrees with the page)")
+    for o in a.overruled:
+        L.append(f"  section chaining: {o.describe()}")
     if a.mismatches:
         L.append("")
         L.append("not reproduced:")
@@ -822,20 +994,14 @@ def format_html(a: Audit) -> str:
             f"<li>{esc(label)}: {n} of {a.total}</li>" for label, n in a.variants) + "</ul>")
     for n in pub.notes:
         out.append(f"<p>Note: {esc(n)}</p>")
-    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
-               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
-               "</tr></thead><tbody>")
-    for r in a.rows:
-        e = r.entry
-        status = "reproduced" if r.reproduced else (
-            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
-        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
-                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
-                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
-                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
-                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
-                   f"<td>{esc(status)}</td></tr>")
-    out.append("</tbody></table>")
+    if len(a.by_section()) > 1:
+        out.append("<ul>" + "".join(f"<li>section {esc(str(sec))}, {esc(system)}: {n} of {m} "
+                                    "reproduced</li>" for sec, system, n, m in a.by_section())
+                   + "</ul>")
+    if a.inferred:
+        out.append(f"<p>With the inputs the page cannot show inferred from it: "
+                   f"{a.reproduced_inferred} of {a.total} reproduced.</p><ul>" + "".join(
+                       f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
     if a.mismatches:
         out.append("<h2>Not reproduced</h2>")
         for r in a.mismatches:
@@ -850,6 +1016,21 @@ def format_html(a: Audit) -> str:
                 out.append("<p>No cause found among the variants tried.</p>")
             if r.explain:
                 out.append(f"<pre>{esc(r.explain)}</pre>")
+    out.append("<h2>All published ratings</h2>")
+    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
+               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
+               "</tr></thead><tbody>")
+    for r in a.rows:
+        e = r.entry
+        status = "reproduced" if r.reproduced else (
+            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
+        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
+                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
+                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
+                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
+                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
+                   f"<td>{esc(status)}</td></tr>")
+    out.append("</tbody></table>")
     groups = a.warning_groups()
     if groups:
         out.append("<h2>Conflicted or undocumented rules the computed ratings depended on</h2><ul>")

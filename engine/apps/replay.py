@@ -49,6 +49,7 @@ An event or FIDE update already in the store is refused (an
 from __future__ import annotations
 
 import datetime as _dt
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -507,10 +508,11 @@ def apply_fide_update(update: FideUpdate, store: Store, options: Optional[Rating
                       book: Optional[RuleBook] = None) -> FideUpdateResult:
     """Rate ``update`` from the player's OTBR state in a ratings store (the
     store's record wins over the file's) and write it there as one event:
-    the same write a replay makes of it."""
-    replayer = _Replayer(store, options or RatingOptions(), book or RuleBook.load())
-    prepared = replayer.prepare_fide(update, store_event_id(update))
-    store.apply_event(prepared.write)
+    the same write a replay makes of it, holding the store's writer lock."""
+    with store.writer(on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
+        replayer = _Replayer(store, options or RatingOptions(), book or RuleBook.load())
+        prepared = replayer.prepare_fide(update, store_event_id(update))
+        store.apply_event(prepared.write)
     return prepared.result
 
 
@@ -518,7 +520,21 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
            *, skip_applied: bool = False, ordered: bool = False,
            progress: Optional[Callable[[int, int, int, float], None]] = None,
            book: Optional[RuleBook] = None,
-           loader: Optional[Callable[[str], Event]] = None) -> ReplaySummary:
+           loader: Optional[Callable[[str], Event]] = None,
+           wait: Optional[float] = None) -> ReplaySummary:
+    """:func:`_replay` holding the store's writer lock throughout: another
+    replay into the same store waits (``wait`` seconds at most; None: as
+    long as it takes) and says so on stderr, or is refused."""
+    with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
+        return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
+                       progress=progress, book=book, loader=loader)
+
+
+def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,
+            *, skip_applied: bool = False, ordered: bool = False,
+            progress: Optional[Callable[[int, int, int, float], None]] = None,
+            book: Optional[RuleBook] = None,
+            loader: Optional[Callable[[str], Event]] = None) -> ReplaySummary:
     """Rate ``events`` (events and FIDE updates, or their paths) into
     ``store`` in replay order; see the module text.
 
@@ -588,6 +604,8 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
                                 "before it are applied: fix it and rerun with --skip-applied)")
                 err.args = (err.message,)
             raise err.located(file=event.source or path)
+        if not is_fide and event.published:  # an imported page: kept with the event
+            write.published = list(event.published)
         store.apply_event(write)
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key

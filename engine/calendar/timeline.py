@@ -115,12 +115,19 @@ class Selection:
     readings: Mapping[str, str] = field(default_factory=dict)
 
 
+#: The kinds of value a parameter's ``domain`` may declare.
+DOMAIN_TYPES = {"number", "integer", "boolean", "choice", "systems", "table"}
+
+
 @dataclass
 class Timeline:
     name: str
     description: str
     entries: list[Entry]
     kind: str = "parameter"
+    #: The values a reform may give (``rulesets/*.yaml`` ``domain:``): the
+    #: project's bounds on what the formulas can take, not a document's value.
+    domain: Optional[Mapping[str, Any]] = None
 
     def conflicts(self) -> set[str]:
         return {e.conflict for e in self.entries if e.conflict}
@@ -217,13 +224,49 @@ def entries_from_raw(values: Any, where: str) -> list[Entry]:
     return out
 
 
+def domain_from_raw(raw: Any, where: str, *, field: bool = False) -> dict:
+    """A parameter's ``domain``: ``{type, min?, max?, of?, fields?}``.
+
+    ``type`` is number, integer, boolean, choice (one of ``of``), systems (a
+    list of rating systems) or table (a mapping or list shaped like the
+    baseline's values, every number finite); ``min``/``max`` bound numbers
+    (for a table, every number in it), and a table's ``fields`` give other
+    bounds to the numbers under a key.  A field's domain has bounds only."""
+    if not isinstance(raw, Mapping):
+        raise RuleError(f"{where}: 'domain' must be a mapping like {{type: number, min: 0}}")
+    allowed = {"min", "max"} if field else {"type", "min", "max", "of", "fields"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise RuleError(f"{where}: domain has unknown key(s) {sorted(map(str, unknown))}")
+    out = dict(raw)
+    if not field and out.get("type") not in DOMAIN_TYPES:
+        raise RuleError(f"{where}: domain type {out.get('type')!r} is not one of "
+                        f"{', '.join(sorted(DOMAIN_TYPES))}")
+    for bound in ("min", "max"):
+        value = out.get(bound)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise RuleError(f"{where}: domain {bound} {value!r} is not a number")
+    if out.get("type") == "choice" and not isinstance(out.get("of"), list):
+        raise RuleError(f"{where}: a choice domain lists its values in 'of'")
+    if "fields" in out:
+        if out.get("type") != "table" or not isinstance(out["fields"], Mapping):
+            raise RuleError(f"{where}: 'fields' maps a table's keys to {{min, max}}")
+        out["fields"] = {str(k): domain_from_raw(v, f"{where} field {k}", field=True)
+                         for k, v in out["fields"].items()}
+    return out
+
+
 def timelines_from_raw(raw: Mapping, where: str) -> dict[str, Timeline]:
     out = {}
     for name, spec in raw.items():
         if not isinstance(spec, Mapping) or "values" not in spec:
             raise RuleError(f"{where}: parameter {name} needs 'description' and 'values'")
+        if "domain" not in spec:
+            raise RuleError(f"{where}: parameter {name} needs a 'domain' (the values a reform "
+                            "may give)")
         out[name] = Timeline(name=name, description=str(spec.get("description", "")),
-                             entries=entries_from_raw(spec["values"], f"{where}: {name}"))
+                             entries=entries_from_raw(spec["values"], f"{where}: {name}"),
+                             domain=domain_from_raw(spec["domain"], f"{where}: {name}"))
     return out
 
 

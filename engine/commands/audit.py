@@ -14,9 +14,14 @@ from uschess.commands.common import (Console, add_db_option, add_force_option,
                                      one_stdout, output_file, print_json, rating_options)
 
 EPILOG = """\
-PUBLISHED is an MSA crosstable (it prints no dates: --start is required) or a
-JSON file: the event file's "event" and "sections" plus
-"published": [{"id", "system", "post", "pre"?, "section"?}].  A published post
+PUBLISHED is a published crosstable page in any layout: the MSA page saved as
+HTML (one section or all sections) or copied to text, a bare MSA table, the
+crosstable US Chess prepares for the TD, or 'uschess export crosstable' output;
+or a JSON file: the event file's "event" and "sections" plus
+"published": [{"id", "system", "post", "pre"?, "section"?}].  What the page
+states (dates, time control, rating systems, K factor, type) is used; the
+options below fill only what it does not state, and a page value wins over a
+different option, with a note.  A published post
 is reproduced when the computed one is within --tolerance; for the others the
 audit shows the calculation and the causes whose variants reproduce it: a
 floor, another bonus multiplier, the other effective-games formula, rounded
@@ -45,14 +50,21 @@ def register(sub) -> None:
                                    "report every published rating that is not reproduced.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("published", nargs="?",
-                   help="MSA crosstable (.txt) or published-results file (.json/.yaml); - for "
-                        "standard input")
-    g = p.add_argument_group("MSA crosstable (the layout prints none of these)")
-    g.add_argument("--start", type=date_arg, metavar="DATE", help="the section's start date (required)")
+                   help="a published crosstable page (HTML or text, any layout) or a "
+                        "published-results file (.json/.yaml); - for standard input")
+    g = p.add_argument_group("a page (used only where the page does not state them)")
+    g.add_argument("--start", type=date_arg, metavar="DATE",
+                   help="the section's start date (a bare table prints none)")
     g.add_argument("--end", type=date_arg, metavar="DATE", help="the section's end date (default: start)")
     g.add_argument("--time-control", metavar="TC",
-                   help="the section's time control (default G/120 for R: ratings)")
+                   help="the section's time control (default: one rated in the systems shown)")
     g.add_argument("--system", metavar="SYSTEM", help="the system shown (default: from the R:/Q:/B: label)")
+    g.add_argument("--adult", action="append", default=[], metavar="ID[,ID...]",
+                   help="an unrated player known to be an adult (initialized at 1300, sec. 2.3)")
+    g.add_argument("--section", metavar="N|NAME", help="audit only this section of the page")
+    g.add_argument("--name", metavar="NAME", help="the event's name, when the page prints none")
+    g.add_argument("--as-rated", action="store_true",
+                   help="rate with the rules as known on the page's Rated (or Re-Rated) date")
     p.add_argument("--tolerance", type=tolerance_arg, default=1.0, metavar="POINTS",
                    help="largest difference still counted as reproduced (default 1: published "
                         "pre-event ratings are rounded)")
@@ -96,8 +108,20 @@ def run(args) -> int:
         raise InputError("give the published results (an MSA crosstable or a JSON file), or --db FILE")
     options = rating_options(args)
     html = _outputs(args)
+    adult = {pid.strip() for item in args.adult for pid in item.split(",") if pid.strip()}
+    bad = sorted(pid for pid in adult if not pid.isdigit())
+    if bad:
+        raise InputError(f"--adult {bad[0]!r} is not a member id")
     published = load_published(input_path(args.published), start=args.start, end=args.end,
-                               time_control=args.time_control, system=args.system)
+                               time_control=args.time_control, system=args.system,
+                               adult=adult, section=args.section, name=args.name)
+    if args.as_rated:
+        if options.known_on is not None:
+            raise InputError("--as-rated and --known-on both name a knowledge date: give one")
+        options.known_on = published.rated_on
+        if options.known_on is None:
+            raise InputError("the page states no Rated date: give --known-on DATE",
+                             file=args.published)
     result = audit(published, tolerance=args.tolerance, options=options)
     if html is not None:
         html.write(format_html(result), console)
@@ -114,6 +138,8 @@ def _run_store(args, console: Console) -> int:
                                  ("--system", args.system), ("--rules-on", args.rules_on),
                                  ("--known-on", args.known_on), ("--edition", args.edition),
                                  ("--reading", args.reading), ("--reform", args.reform),
+                                 ("--adult", args.adult), ("--section", args.section),
+                                 ("--name", args.name), ("--as-rated", args.as_rated),
                                  ("--all", args.all)) if val]
     if used:
         raise InputError(f"--db audits what the store computed: {', '.join(used)} cannot be used with it")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import yaml
 
@@ -32,12 +33,15 @@ SUFFIX_FORMATS = {".csv": "csv", ".json": "json"}
 
 IMPORT_EPILOG = """\
 SOURCE is an event file (.yaml/.yml/.json), a directory holding a DBF rating
-report (THEXPORT/TSEXPORT/TDEXPORT.DBF) or one of its files, or a TRF
-(.trf/.txt), or - for standard input.  --players merges member data
-(ratings with game counts, birth dates, FIDE/CFC ratings) that reports do
-not carry; the players it does not describe are named on standard error.
-OUT ends in .yaml, .yml or .json, which decides how it is written; -o -
-writes to standard output (YAML, or JSON with --format json).
+report (THEXPORT/TSEXPORT/TDEXPORT.DBF) or one of its files, a TRF
+(.trf/.txt), a published crosstable page (MSA HTML or text page, bare MSA
+table, TD crosstable, 'export crosstable' output), or - for standard input.
+A page becomes an event file plus its "published:" list, which 'uschess
+audit' and 'uschess replay' read.  --players merges member data (ratings with
+game counts, birth dates, FIDE/CFC ratings) that reports do not carry; the
+players it does not describe are named on standard error.  OUT ends in .yaml,
+.yml or .json, which decides how it is written; -o - writes to standard
+output (YAML, or JSON with --format json).
 """
 
 EXPORT_EPILOG = """\
@@ -66,7 +70,8 @@ def register(sub) -> None:
                                    "event file (YAML or JSON).",
                        epilog=IMPORT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", metavar="SOURCE",
-                   help="event file, DBF report directory or file, or .trf; - for standard input")
+                   help="event file, DBF report directory or file, .trf, or a published "
+                        "crosstable page; - for standard input")
     add_member_data_options(p, rates=False)
     p.add_argument("-o", "--output", metavar="OUT",
                    help="event file to write (.yaml/.yml/.json), or - for standard output")
@@ -75,6 +80,12 @@ def register(sub) -> None:
     add_force_option(p)
     p.add_argument("--json", action="store_true",
                    help='print {"wrote", "sections", "players", "member_data"} as JSON')
+    g = p.add_argument_group("a published crosstable page (used where the page states none)")
+    g.add_argument("--start", metavar="DATE", help="the section's start date")
+    g.add_argument("--time-control", metavar="TC", help="the section's time control")
+    g.add_argument("--adult", action="append", default=[], metavar="ID[,ID...]",
+                   help="an unrated player known to be an adult")
+    g.add_argument("--section", metavar="N|NAME", help="only this section of the page")
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="write an event as a DBF report, a TRF or a rated crosstable",
@@ -133,19 +144,69 @@ def _summary(written, loaded) -> dict:
 
 # ---------------------------------------------------------------- commands
 
+def _page_source(path: str) -> bool:
+    """A published crosstable page (HTML, MSA text, TD layout, export)."""
+    p = Path(path)
+    if p.is_dir() or p.suffix.lower() in EVENT_SUFFIXES or not p.is_file():
+        return False
+    from uschess.io.formats.pages import looks_like_page
+    from uschess.io.formats.trf import looks_like_trf
+    try:
+        head = p.read_bytes()[:200000].decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return not looks_like_trf(head) and looks_like_page(head)
+
+
+def _event_text(data: dict, args, out) -> str:
+    """An event file's text, JSON or YAML as ``--format`` or OUT's suffix says."""
+    fmt = args.format or ("json" if out.path is not None and out.path.suffix.lower() == ".json"
+                          else "yaml")
+    return (json.dumps(data, indent=2) + "\n" if fmt == "json"
+            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+def _import_page(args, out, console) -> int:
+    """A page as an event file plus its ``published:`` list (what ``uschess
+    audit`` and a replay into a store read)."""
+    from uschess.apps.audit import load_published
+
+    if args.players:
+        raise InputError("--players: a page's players are read from the page")
+    adult = {pid.strip() for item in args.adult for pid in item.split(",") if pid.strip()}
+    pub = load_published(args.source, start=args.start, time_control=args.time_control,
+                         adult=adult, section=args.section)
+    data = event_to_dict(pub.event)
+    data["published"] = [
+        {"id": e.id, "system": e.system, "post": e.post, "pre": e.pre, "section": e.section}
+        for e in pub.entries]
+    for note in pub.notes:
+        console.note(note)
+    out.write(_event_text(data, args, out), console,
+              f"{len(pub.event.sections)} section(s), {len(pub.entries)} published ratings")
+    if args.json:
+        print_json({"wrote": [str(out.path)] if out.path else [], "sections":
+                    len(pub.event.sections), "published": len(pub.entries)})
+    return 0
+
+
 def run_import(args) -> int:
     console = Console.of(args)
     out = output_file(args.output, what="event file",
                       suffixes=() if args.output == STDIO else EVENT_SUFFIXES, force=args.force)
     one_stdout(("-o -", out.stdout), ("--json", args.json))
+    if _page_source(args.source):
+        return _import_page(args, out, console)
+    page_only = [o for o, v in (("--start", args.start), ("--time-control", args.time_control),
+                                ("--adult", args.adult), ("--section", args.section)) if v]
+    if page_only:
+        raise InputError(f"{', '.join(page_only)}: only for a published crosstable page",
+                         file=args.source)
     loaded = load_event_input(args.source, args, console, rates=False)
     console.member_data(loaded.member_data)
     event = loaded.event
-    fmt = args.format or ("json" if out.path is not None and out.path.suffix.lower() == ".json"
-                          else "yaml")
     data = event_to_dict(event)
-    text = (json.dumps(data, indent=2) + "\n" if fmt == "json"
-            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    text = _event_text(data, args, out)
     players = sum(len(s.players) for s in event.sections)
     out.write(text, console, f"{len(event.sections)} section(s), {players} player entries")
     if args.json:

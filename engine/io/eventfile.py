@@ -3,8 +3,9 @@
 The structure is published as JSON Schema in ``engine/event.schema.json`` and
 documented field by field in the README.  Everything here validates as it
 reads and raises :class:`~uschess.errors.InputError` naming the file, section,
-player and round of the first problem.  YAML is only ever read with
-``yaml.safe_load``.
+player and round of the first problem.  Files are read by the one YAML/JSON
+reader, :mod:`uschess.io.textdata` (safe loading only; duplicate keys,
+aliases beyond a budget, control characters and over-long numbers refused).
 """
 
 from __future__ import annotations
@@ -14,38 +15,70 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
-import pendulum
 import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
+from uschess.io.reentry import merge_reentries
+from uschess.io.textdata import MAX_DATA_BYTES, check_field, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
-ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d+)?\s*$", re.IGNORECASE)
+ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE)
+#: The one bound on ratings, read and written alike: no rating, converted
+#: rating or published post in a real record is near it, and a rating
+#: computed above it is refused too (so whatever is written can be read).
 MAX_RATING = 4000.0
+#: The largest event (or FIDE update) file read (see textdata.MAX_DATA_BYTES).
+MAX_FILE_BYTES = MAX_DATA_BYTES
+#: The dates any record may hold.  Nobody rated was born before 1900, and no
+#: event is dated after 2099; outside these, a date is a typing error (and
+#: the staleness weights of blended initialization would underflow).
+EARLIEST_DATE = _dt.date(1900, 1, 1)
+LATEST_DATE = _dt.date(2099, 12, 31)
+_ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
                "state", "match_history"}
 
 
 def parse_date(value: Any, what: str) -> _dt.date:
-    """A calendar date from YAML (already a date) or an ISO string."""
+    """A calendar date: a YAML date, or text ``YYYY-MM-DD`` (nothing
+    shorter, no week or ordinal dates, no times), between
+    :data:`EARLIEST_DATE` and :data:`LATEST_DATE`."""
     if isinstance(value, _dt.datetime):
-        return value.date()
+        raise InputError(f"{what}: {value.isoformat()!r} is a time, not a date (use YYYY-MM-DD)")
     if isinstance(value, _dt.date):
-        return value
+        return check_date(value, what)
     if isinstance(value, str):
-        try:
-            parsed = pendulum.parse(value.strip(), exact=True)
-        except Exception:
-            parsed = None
-        if isinstance(parsed, _dt.datetime):
-            return parsed.date()
-        if isinstance(parsed, _dt.date):
-            return _dt.date(parsed.year, parsed.month, parsed.day)
+        match = _ISO_DATE_RE.match(value.strip())
+        if match:
+            try:
+                day = _dt.date(*map(int, match.groups()))
+            except ValueError as err:
+                raise InputError(f"{what}: {value!r} is not a date ({err})")
+            return check_date(day, what)
     raise InputError(f"{what}: {value!r} is not a date (use YYYY-MM-DD)")
+
+
+def check_date(day: _dt.date, what: str) -> _dt.date:
+    """``day`` if it lies between EARLIEST_DATE and LATEST_DATE."""
+    if not EARLIEST_DATE <= day <= LATEST_DATE:
+        raise InputError(f"{what}: {day.isoformat()} is impossible (dates are read from "
+                         f"{EARLIEST_DATE.isoformat()} to {LATEST_DATE.isoformat()})")
+    return day
+
+
+def flag(raw: dict, key: str, what: str, default: Optional[bool] = False) -> Optional[bool]:
+    """A yes/no field: ``true`` or ``false`` only (``"no"`` or ``0`` are
+    refused rather than read as true)."""
+    value = raw.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InputError(f"{what}: '{key}' must be true or false, not {value!r}")
+    return value
 
 
 def parse_round(cell: Any) -> Round:
@@ -117,7 +150,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
         losses=_number(raw, "losses", what, integer=True, lo=0, hi=10**6),
         events3=_number(raw, "events3", what, integer=True, lo=0, hi=10**6),
         peak=_number(raw, "peak", what, lo=0, hi=MAX_RATING),
-        olm=bool(raw.get("olm") or False),
+        olm=flag(raw, "olm", what),
         prize_floor=_number(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
         games_above_2200=_number(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
@@ -137,12 +170,16 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     return rec
 
 
-def _foreign(raw: Any, what: str) -> ForeignRating:
+def parse_foreign(raw: Any, what: str) -> ForeignRating:
+    """A FIDE or CFC rating ``{rating, date?, canadian?}``."""
     raw = mapping(raw, what)
+    unknown = set(map(str, raw)) - {"rating", "date", "canadian"}
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
     return ForeignRating(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
-        canadian=bool(raw.get("canadian", False)),
+        canadian=flag(raw, "canadian", what),
     )
 
 
@@ -157,6 +194,12 @@ def parse_player(raw: Any) -> Player:
         for key in ("id", "name", "rounds"):
             if key not in raw or raw[key] is None:
                 raise InputError(f"missing '{key}'")
+        for key in ("id", "name", "state"):
+            value = raw.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+                raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+            if isinstance(value, str):
+                check_field(value, f"'{key}'")
         rounds_raw = raw["rounds"]
         if not isinstance(rounds_raw, list):
             raise InputError("'rounds' must be a list of cells like 'W12'")
@@ -183,13 +226,15 @@ def parse_player(raw: Any) -> Player:
             rounds=rounds,
             ratings=ratings,
             birth_date=parse_date(raw["birth_date"], "birth_date") if raw.get("birth_date") else None,
-            adult=raw.get("adult"),
-            fide=_foreign(raw["fide"], "fide") if raw.get("fide") else None,
-            cfc=_foreign(raw["cfc"], "cfc") if raw.get("cfc") else None,
-            state=raw.get("state"),
+            adult=flag(raw, "adult", "player", default=None),
+            fide=parse_foreign(raw["fide"], "fide") if raw.get("fide") else None,
+            cfc=parse_foreign(raw["cfc"], "cfc") if raw.get("cfc") else None,
+            state=str(raw["state"]) if raw.get("state") is not None else None,
         )
     except InputError as err:
-        raise err.located(player=f"{pair} ({raw.get('name', '?')})")
+        name = raw.get("name", "?")
+        shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
+        raise err.located(player=f"{pair} ({shown})")
 
 
 def parse_section(raw: Any, event: dict) -> Section:
@@ -198,6 +243,7 @@ def parse_section(raw: Any, event: dict) -> Section:
     try:
         if not name:
             raise InputError("missing 'name'")
+        check_field(name, "the section's 'name'")
         if not raw.get("time_control"):
             raise InputError("missing 'time_control'")
         players_raw = raw.get("players")
@@ -217,17 +263,28 @@ def parse_section(raw: Any, event: dict) -> Section:
             players=[parse_player(p) for p in players_raw],
             start=start,
             end=end,
-            online=bool(raw.get("online", event["online"])),
-            half_k=bool(raw.get("half_k", False)),
+            online=flag(raw, "online", "section", default=event["online"]),
+            half_k=flag(raw, "half_k", "section"),
             kind=str(raw.get("type", "swiss")),
             systems=systems,
         )
+        check_birth_dates(section)
         if section.kind not in ("swiss", "round-robin", "match"):
             raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        section, notes = merge_reentries(section)
+        section.notes.extend(notes)
         validate_section(section)
         return section
     except InputError as err:
         raise err.located(section=name or "?")
+
+
+def check_birth_dates(section: Section) -> None:
+    """Refuse a player born after the section starts."""
+    for p in section.players:
+        if p.birth_date is not None and p.birth_date > section.start:
+            raise InputError(f"birth date {p.birth_date} is after the section's start "
+                             f"{section.start}", section=section.name, player=p.label)
 
 
 def validate_section(section: Section) -> None:
@@ -281,7 +338,7 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:
             raise InputError("'sections' must be a non-empty list")
-        ctx = {"start": start, "end": end, "online": bool(ev.get("online", False))}
+        ctx = {"start": start, "end": end, "online": flag(ev, "online", "event")}
         sections = [parse_section(s, ctx) for s in sections_raw]
         names = [s.name for s in sections]
         for n in names:
@@ -293,37 +350,66 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
                                  f"{start}..{end}", section=s.name)
         return Event(name=str(ev.get("name") or "(unnamed event)"), start=start, end=end,
                      sections=sections, online=ctx["online"],
-                     id=str(ev["id"]) if ev.get("id") is not None else None, source=source)
+                     id=str(ev["id"]) if ev.get("id") is not None else None, source=source,
+                     published=parse_published(raw.get("published")))
     except InputError as err:
         raise err.located(file=source)
 
 
-def read_data(path: str | Path) -> Any:
-    """The data of a YAML (safe loading only) or JSON file, with every failure
-    an :class:`InputError` of one located line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", file=path)
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", file=path)
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}", file=path)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or 'not YAML'}", file=path)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as err:
-        # PyYAML raises plain exceptions for values such as 2024-02-30 or
-        # '!!int ""'; Python refuses JSON integers of over 4,300 digits
-        raise InputError(f"unreadable value: {type(err).__name__}: {str(err)[:120]}", file=path)
+PUBLISHED_KEYS = {"id", "system", "post", "pre", "section"}
+
+
+def parse_published(raw: Any) -> list[tuple[str, str, float]]:
+    """The ``published:`` list an event imported from a page carries: each
+    entry's (player id, system, published post); ``pre`` and ``section`` are
+    what the page printed beside it (the audit reads them)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError("'published' must be a list of {id, system, post} entries")
+    out = []
+    for i, entry in enumerate(raw, start=1):
+        what = f"published entry {i}"
+        entry = mapping(entry, what)
+        unknown = set(entry) - PUBLISHED_KEYS
+        if unknown:
+            raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
+        pid = entry.get("id")
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool) or str(pid).strip() == "":
+            raise InputError(f"{what}: 'id' must be a member id")
+        system = entry.get("system")
+        if system not in SYSTEMS:
+            raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+        post = _number(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
+        _number(entry, "pre", what, lo=0, hi=MAX_RATING)
+        out.append((str(pid), system, float(post)))
+    return out
+
+
+#: How far a rating report's header dates may reach beyond its sections'
+#: (a registration day, an unrated side event, a league's first meeting):
+#: up to a year; a header dated years away from every section is a typing
+#: error that would move the event in replay order.
+MAX_HEADER_REACH = _dt.timedelta(days=366)
+
+
+def check_header_dates(event: Event, what: str, **where) -> Event:
+    """Refuse a rating report (DBF, TRF) whose header dates reach more than
+    :data:`MAX_HEADER_REACH` beyond its sections' first start or last end."""
+    first = min(s.start for s in event.sections)
+    last = max(s.end for s in event.sections)
+    if first - event.start > MAX_HEADER_REACH or event.end - last > MAX_HEADER_REACH:
+        raise InputError(f"{what} dates {event.start}..{event.end} lie over a year beyond its "
+                         f"sections' dates {first}..{last}", **where)
+    return event
+
+
+def read_data(path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "file") -> Any:
+    """The data of a YAML (safe loading only) or JSON file of at most
+    ``limit`` bytes, checked by :func:`uschess.io.textdata.parse_data`
+    (duplicate keys, aliases, control characters, numbers), with every
+    failure an :class:`InputError` of one located line."""
+    return read_data_file(path, limit, what)
 
 
 # ------------------------------------------------------ earlier match changes

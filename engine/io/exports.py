@@ -125,7 +125,10 @@ def crosstable_msa(result: EventResult) -> str:
         + (f"..{e.end.isoformat()}" if e.end != e.start else "")
     blocks = [title + "\n"]
     for res in result.sections:
-        blocks.append(_heading(res) + "\n" + msa_section(res))
+        try:
+            blocks.append(_heading(res) + "\n" + msa_section(res))
+        except InputError as err:
+            raise err.located(file=e.source)
     return "\n".join(blocks)
 
 

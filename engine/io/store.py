@@ -21,6 +21,15 @@ On PostgreSQL a transaction that writes (creating the schema, applying an
 event) first takes a transaction-scoped advisory lock, so that concurrent
 writers take their turns instead of colliding on the event sequence.
 
+A replay reads players' states and writes their changes event after event,
+so two replays into one store would rate from states the other is about to
+change.  :meth:`Store.writer` is the store's writer lock, held for a whole
+replay: a second replay waits for the first to finish (saying so), or is
+refused when it may not wait.  On SQLite it is an exclusive ``flock`` on
+the file ``STORE-writer`` beside the store (created once, left in place;
+the kernel releases it when the process ends, however it ends); on
+PostgreSQL a session advisory lock (released when the connection closes).
+
 Tables (schema version in ``meta``):
 
 ``players``   identity: name, birth date, adult flag, state, FIDE and CFC
@@ -52,11 +61,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 from urllib.parse import unquote
 
 from uschess.errors import InputError
@@ -162,6 +173,8 @@ _UPSERT_PLAYER = (
     f"VALUES ({', '.join('?' * len(PLAYER_COLUMNS))}) "
     "ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in PLAYER_COLUMNS[1:]))
+_UPSERT_PUBLISHED = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
 _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
                   f"VALUES ({', '.join('?' * len(CHANGE_COLUMNS))})")
 
@@ -262,11 +275,16 @@ class EventWrite:
     ratings: dict = field(default_factory=dict)     # (player_id, system) -> SystemRecord
     players: list = field(default_factory=list)     # PlayerInfo to insert or update
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
+    published: list = field(default_factory=list)   # (player_id, system, post) a page printed
 
 
 #: The key of the PostgreSQL advisory lock a writing transaction takes
 #: (advisory locks are per database: stores in other databases never wait).
 PG_LOCK_KEY = 0x7573636865737321
+#: The key of the PostgreSQL session advisory lock a replay holds throughout.
+PG_WRITER_KEY = 0x7573636865737322
+#: How often a waiting writer tries the lock again (seconds).
+WRITER_POLL = 0.1
 
 
 class _Connection:
@@ -430,7 +448,7 @@ class Store:
                 have_meta = self._has_table("meta")
             if have_meta:
                 rows = c.fetchall("SELECT value FROM meta WHERE key = ?", ("schema_version",))
-                version = int(rows[0][0]) if rows else None
+                version = _version(rows[0][0], self.name) if rows else None
                 if version != SCHEMA_VERSION:
                     c.rollback()
                     if version is None or not 1 <= version < SCHEMA_VERSION:
@@ -451,6 +469,7 @@ class Store:
             c.commit()
             self._fingerprints = {r[0] for r in c.fetchall("SELECT fingerprint FROM rulesets")}
         except InputError:
+            c.rollback()
             raise
         except c.errors as err:
             c.rollback()
@@ -469,8 +488,8 @@ class Store:
             c.begin(write=True)
             lock = " FOR UPDATE"
         try:
-            version = int(c.fetchall("SELECT value FROM meta WHERE key = ?" + lock,
-                                     ("schema_version",))[0][0])
+            version = _version(c.fetchall("SELECT value FROM meta WHERE key = ?" + lock,
+                                          ("schema_version",))[0][0], self.name)
             for step in range(version, SCHEMA_VERSION):
                 for ddl in MIGRATIONS[step]:
                     c.execute(ddl)
@@ -508,8 +527,8 @@ class Store:
 
     # ------------------------------------------------------------ reading
     def schema_version(self) -> int:
-        return int(self.conn.fetchall("SELECT value FROM meta WHERE key = ?",
-                                      ("schema_version",))[0][0])
+        return _version(self.conn.fetchall("SELECT value FROM meta WHERE key = ?",
+                                           ("schema_version",))[0][0], self.name)
 
     def _chunked(self, query: str, keys: list, extra=()) -> Iterator[tuple]:
         """Run ``query`` (with one ``{marks}`` IN list) over ``keys`` in chunks."""
@@ -600,6 +619,94 @@ class Store:
 
     # ------------------------------------------------------------ writing
     @contextmanager
+    def writer(self, *, wait: Optional[float] = None,
+               on_wait: Optional[Callable[[str], None]] = None):
+        """Hold the store's writer lock (see the module text) for the block.
+
+        If another program holds it, ``on_wait`` is called once with a
+        message and the lock is tried again every :data:`WRITER_POLL`
+        seconds for ``wait`` seconds (None: until it is free; 0: not at
+        all), then refused with an InputError."""
+        release = self._try_writer()
+        if release is None:
+            message = f"another replay is writing {self.name}{self._holder()}"
+            if on_wait is not None and wait != 0:
+                on_wait(f"{message}; waiting for it to finish")
+            deadline = None if wait is None else time.monotonic() + wait
+            while release is None:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise InputError(f"{message}: one replay at a time may write a store "
+                                     "(run this one when it has finished)")
+                time.sleep(WRITER_POLL)
+                release = self._try_writer()
+        try:
+            yield self
+        finally:
+            release()
+
+    def _writer_path(self) -> Path:
+        return Path(self.target + "-writer")
+
+    def _holder(self) -> str:
+        """" (pid N)" of the program holding a SQLite store's writer lock."""
+        if self.conn.kind != "sqlite":
+            return ""
+        try:
+            pid = self._writer_path().read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return f" (pid {pid})" if pid.isdigit() else ""
+
+    def _try_writer(self) -> Optional[Callable[[], None]]:
+        """Take the writer lock if it is free: its release, or None."""
+        c = self.conn
+        if c.kind == "postgresql":
+            try:
+                got = c.fetchall("SELECT pg_try_advisory_lock(?)", (PG_WRITER_KEY,))[0][0]
+            except c.errors as err:
+                raise InputError(f"cannot lock the store: {_one_line(err)}", file=self.name)
+            if not got:
+                return None
+
+            def release_pg() -> None:
+                try:
+                    c.fetchall("SELECT pg_advisory_unlock(?)", (PG_WRITER_KEY,))
+                except c.errors:
+                    pass  # a closed connection has released it already
+            return release_pg
+        try:
+            import fcntl  # noqa: PLC0415 - POSIX only
+        except ImportError:  # no flock: a SQLite store elsewhere takes no writer lock
+            return lambda: None
+
+        path = self._writer_path()
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as err:
+            raise InputError(f"cannot create the writer lock {path}: {err.strerror or err}",
+                             file=self.name)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except OSError as err:
+            os.close(fd)
+            raise InputError(f"cannot lock {path}: {err.strerror or err}", file=self.name)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError:
+            pass  # the pid is only for messages
+
+        def release_file() -> None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        return release_file
+
+    @contextmanager
     def transaction(self):
         """One writing transaction (on PostgreSQL, holding the store's lock)."""
         self.conn.begin(write=True)
@@ -635,6 +742,8 @@ class Store:
                               "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
                 c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
                 c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+                c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
+                                                  for pid, system, post in write.published])
                 c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
                                                for (pid, system), rec in write.ratings.items()])
                 if during is not None:
@@ -647,11 +756,9 @@ class Store:
     def record_published(self, event_id: str, rows: Iterable[tuple[str, str, float]]) -> int:
         """Record published post ratings (player_id, system, post) of an event."""
         rows = [(event_id, pid, system, float(post)) for pid, system, post in rows]
-        q = ("INSERT INTO published (event_id, player_id, system, post) VALUES (?, ?, ?, ?) "
-             "ON CONFLICT (event_id, player_id, system) DO UPDATE SET post = excluded.post")
         try:
             with self.transaction() as c:
-                c.executemany(q, rows)
+                c.executemany(_UPSERT_PUBLISHED, rows)
         except self.conn.write_errors as err:
             raise InputError(f"cannot record the published ratings of {event_id}: "
                              f"{_one_line(err)}", file=self.name)
@@ -675,6 +782,16 @@ class Store:
                 out.append({"event": ev, "player": pid, "system": system,
                             "published": published, "computed": computed})
         return out
+
+
+def _version(value, name: str) -> int:
+    """The schema version of a ``meta`` row, which must be a whole number."""
+    text = str(value).strip()
+    if not text.isdigit() or len(text) > 9:
+        raise InputError(f"store schema version {str(value)[:40]!r} is not a number: not a "
+                         f"store this program wrote (it writes version {SCHEMA_VERSION})",
+                         file=name)
+    return int(text)
 
 
 def _is_integrity(err: Exception) -> bool:

@@ -138,6 +138,7 @@ class Chain:
                         sr = rate_section(rated, system, rules, tc, trace=options.trace,
                                           pre_from=pre_from)
                     sr.warnings.extend(declared)
+                    sr.warnings.extend(section.notes)  # what the reader noted (a re-entry)
                     out.append(sr)
                     self._keep(sr, (label, section.name))
             except InputError as err:

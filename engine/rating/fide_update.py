@@ -188,10 +188,14 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
     conversion = "fide_youth_conversion" if update.youth else "fide_conversion"
     pieces = getattr(p, conversion)
     opponents = []
-    for g in update.games:
+    for i, g in enumerate(update.games, start=1):
         if g.result not in GAME_CODES:
             raise InputError(f"result {g.result!r} is not W, D or L", **where)
         us = piecewise(g.fide, pieces) if g.fide is not None else None
+        if us is not None and us < p.absolute_floor:
+            raise InputError(f"game {i}: FIDE rating {g.fide:g} converts to {us:g} on the US "
+                             f"Chess scale, below the absolute floor {p.absolute_floor:g}: no "
+                             "real FIDE rating does", **where)
         opponents.append(FideOpponent(g.opponent, g.fide, us, g.result, g.fide is None))
     counted = [o for o in opponents if not o.ignored]
     conv = rules.params[conversion]

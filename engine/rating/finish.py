@@ -18,6 +18,8 @@ import datetime as _dt
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from uschess.errors import InputError
+from uschess.io.eventfile import MAX_RATING
 from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
@@ -67,8 +69,14 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
     return after
 
 
-def settle_record(after: SystemRecord, post: float, p) -> None:
-    """Set the stored post-event rating on the record (and the peak)."""
+def settle_record(after: SystemRecord, post: float, p, who=None) -> None:
+    """Set the stored post-event rating on the record (and the peak).  A
+    rating above MAX_RATING, the bound every rating is read with, is refused:
+    what is written must read back, and no real rating comes near it."""
+    if post > MAX_RATING:
+        raise InputError(f"the post-event rating {post:.2f} is above {MAX_RATING:g}, the bound "
+                         "of every rating read or written: the pre-event ratings cannot be "
+                         "real", player=who)
     after.rating = post
     if after.games > p.established_games:
         after.peak = max(after.peak, post) if after.peak is not None else post
@@ -156,7 +164,7 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
         else:
             post, floor_applied = float(floor), True
     post = call.uschess_store_rating(pre=pre, value=post, p=p)
-    settle_record(after, post, p)
+    settle_record(after, post, p, who=e.pl.label)
 
     # A floor is part of what the rating depended on when it bound, when a
     # lowered floor stood in for it, or in a match (where it decides a request).

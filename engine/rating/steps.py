@@ -214,7 +214,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         if not e.special:
             otbr = e.pl.ratings.get("OTBR")
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
-                                        half_k=section.half_k,
+                                        half_k=section.half_k or (
+                                            section.online and bool(p.online_half_k)),
                                         otbr=otbr.rating if otbr is not None else None,
                                         systems=rated_in, p=p)
             if kind.bonus:

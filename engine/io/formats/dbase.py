@@ -106,7 +106,8 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     try:
         size = path.stat().st_size
         if size > limit:
-            raise InputError(f"{what} is {size} bytes; more than {limit} is refused", file=path)
+            raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
+                             "refused (no real one comes near)", file=path)
         with path.open("rb") as fh:
             data = fh.read(limit + 1)
     except FileNotFoundError:
@@ -116,7 +117,8 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=path)
     if len(data) > limit:
-        raise InputError(f"{what} is larger than {limit} bytes", file=path)
+        raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
+                         file=path)
     return data
 
 

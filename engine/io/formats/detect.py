@@ -6,6 +6,10 @@
   those ``.dbf`` files -> the rating report reader;
 * ``.trf`` or ``.txt`` whose first line is a TRF tag -> the TRF reader;
 * ``.yaml``, ``.yml``, ``.json`` -> the event file reader;
+* a published crosstable page (``.html``/``.htm``, or ``.txt`` holding an MSA
+  page, the TD crosstable or ``export crosstable`` output) -> the page
+  reader (:mod:`uschess.io.formats.pages`), its printed pre-event ratings as
+  the players' records;
 
 and then merges the players file, if one is given.  Anything else is an
 :class:`~uschess.errors.InputError` naming the path.
@@ -26,6 +30,7 @@ from uschess.io.formats.uscf_dbf import FILE_NAMES, read_uscf_dbf
 
 EVENT_SUFFIXES = (".yaml", ".yml", ".json")
 TRF_SUFFIXES = (".trf", ".txt")
+PAGE_SUFFIXES = (".html", ".htm", ".txt")
 #: Bytes sniffed to recognise a TRF.
 SNIFF_BYTES = 4096
 
@@ -42,6 +47,8 @@ def detect_format(path) -> str:
         return "dbf"
     if suffix in EVENT_SUFFIXES:
         return "event"
+    if suffix in (".html", ".htm"):
+        return "page"
     if suffix in TRF_SUFFIXES:
         try:
             with path.open("rb") as fh:
@@ -51,11 +58,9 @@ def detect_format(path) -> str:
         text = head.decode("utf-8", errors="replace")
         if looks_like_trf(text):
             return "trf"
-        from uschess.io.formats.msa import looks_like_msa
-        if looks_like_msa(text):
-            raise InputError("an MSA crosstable prints no dates or member data, so it cannot be "
-                             "rated as an event: audit it with 'uschess audit FILE --start DATE'",
-                             file=path)
+        from uschess.io.formats.pages import looks_like_page
+        if looks_like_page(text):
+            return "page"
         raise InputError("does not start with a TRF record (like '012 ' or '001 '); "
                          "not a format this program reads", file=path)
     raise InputError("unknown event format (expected a directory of rating report DBFs, "
@@ -75,6 +80,8 @@ def load_event_any(path, players_file=None, *, member_data: Optional[list] = Non
         event = read_uscf_dbf(path if path.is_dir() else path.parent, shown=shown)
     elif kind == "trf":
         event = read_trf(path)
+    elif kind == "page":
+        event = _page_event(path)
     else:
         event = load_event(path)
     members = load_players(players_file) if players_file is not None else None
@@ -83,4 +90,19 @@ def load_event_any(path, players_file=None, *, member_data: Optional[list] = Non
     if member_data is not None and kind in ("dbf", "trf"):
         member_data.append(member_data_report(event, kind, members, players_file=players_file,
                                               shown=shown))
+    return event
+
+
+def _page_event(path: Path) -> Event:
+    """The event a published page states (its printed pre-event ratings as
+    the players' records); a page without dates is refused with a pointer
+    to ``uschess audit``, which takes them."""
+    from uschess.io.formats.page_event import event_from_page
+    from uschess.io.formats.pages import read_page
+
+    page = read_page(path)
+    if not any(s.start for s in page.sections) and page.start is None:
+        raise InputError("the crosstable prints no dates, so it cannot be rated as an event: "
+                         "audit it with 'uschess audit FILE --start DATE'", file=path)
+    event, _, _, _ = event_from_page(page)
     return event

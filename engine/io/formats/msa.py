@@ -29,6 +29,8 @@ from typing import Optional, Sequence, Union
 
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, parse_date, validate_section
+from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import check_text
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event,
                      Player, Round, Section, SystemRecord)
 
@@ -40,6 +42,8 @@ ESTABLISHED_GAMES = 50
 #: prints P only up to the established_games of rulesets/systems.yaml (25 in
 #: every period, 002 and sec. 1), checked against it in tests/test_msa.py.
 MAX_PROVISIONAL = 25
+#: The largest crosstable read: a 3,000-player page is under 2 MB.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Printed rating label of the systems that have one.  A label is checked
 #: against the requested system only for these.
 SYSTEM_LABELS = {"OTBR": "R", "OTBQ": "Q", "OTBB": "B"}
@@ -55,6 +59,11 @@ _STATE = re.compile(r"^[A-Za-z]{1,4}$", re.ASCII)
 _ID_RATINGS = re.compile(
     r"^(?P<id>[0-9]+)\s*/\s*(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
 _RATING = re.compile(r"^([0-9]{1,4})(?:P([0-9]{1,4}))?$", re.ASCII)
+#: A further rating line of a player in a multi-rated section: ``| Q: pre->post |``.
+_MORE_RATINGS = re.compile(
+    r"^(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
+#: The system of each printed rating label (``OR``, ``OQ``, ``OB`` online).
+LABEL_SYSTEMS = {"R": "OTBR", "Q": "OTBQ", "B": "OTBB", "OR": "OLR", "OQ": "OLQ", "OB": "OLB"}
 _MAX_PAIR = 99999
 
 
@@ -150,6 +159,34 @@ def parse_cell(cell: str) -> Round:
     return Round(code, opp)
 
 
+#: Cells real MSA pages print that the bare layout does not: ``*`` (a
+#: round-robin player's own column) is an unplayed round; ``N`` and ``R``
+#: against an opponent are results worth 1 and 1/2 point that are not rated
+#: games (the page's totals count them so; both sides never mirror as a game
+#: does), read as a full and a half-point bye.
+PAGE_CELLS = {"N": "B", "R": "H"}
+_STARS = re.compile(r"^\*+$")
+
+
+def _page_cell(cell: str) -> Round:
+    """:func:`parse_cell` with what real pages add (:data:`PAGE_CELLS`,
+    ``*``, and a bye or forfeit printed with opponent 0)."""
+    text = cell.strip()
+    if _STARS.match(text):
+        return Round("U")
+    if text.replace(" ", "") == "BYE":
+        return Round("B")
+    match = _CELL.match(text)
+    if match and match.group(1) in BYE_CODES and match.group(2) is not None:
+        return Round(match.group(1))  # a bye printed with a number: still a bye
+    if match and match.group(2) is not None and int(match.group(2)) == 0 \
+            and match.group(1) in {**BYE_CODES, **FORFEIT_CODES}:
+        return Round(match.group(1))
+    if match and match.group(1) in PAGE_CELLS and match.group(2) is not None:
+        return Round(PAGE_CELLS[match.group(1)])
+    return parse_cell(text)
+
+
 def _cells(line: str, what: str) -> list[str]:
     """The ``|``-separated cells of a line that must end with ``|``."""
     parts = line.split("|")
@@ -158,7 +195,7 @@ def _cells(line: str, what: str) -> list[str]:
     return parts[:-1]
 
 
-def _rating(token: str, when: str, *, allow_unrated: bool
+def _rating(token: str, when: str, *, allow_unrated: bool, max_games: int = MAX_PROVISIONAL
             ) -> tuple[Optional[float], Optional[int]]:
     """A printed rating (``1794``, ``1641P17``, ``Unrated``) as (rating, P count)."""
     text = token.strip()
@@ -174,14 +211,62 @@ def _rating(token: str, when: str, *, allow_unrated: bool
         raise InputError(f"{when} rating {rating} is impossible (allowed 100..{MAX_RATING:.0f})",
                          field="rating")
     games = int(match.group(2)) if match.group(2) is not None else None
-    if games is not None and not 1 <= games <= MAX_PROVISIONAL:
+    if games is not None and not (0 if max_games > MAX_PROVISIONAL else 1) <= games <= max_games:
         raise InputError(f"{when} rating {text!r}: a provisional rating is based on "
-                         f"1 to {MAX_PROVISIONAL} games", field="rating")
+                         f"1 to {max_games} games", field="rating")
     return float(rating), games
 
 
-def _parse_player(line1: str, line2: str, number: int, rounds: Optional[int],
-                  system: str) -> tuple[Player, Published]:
+@dataclass
+class PrintedRating:
+    """One ``X: pre->post`` of a player: the label (``R``, ``Q``, ``OR`` ...),
+    the ratings (None for ``Unrated``) and their ``P<n>`` counts."""
+
+    label: str
+    pre: Optional[float]
+    pre_games: Optional[int]
+    post: Optional[float]
+    post_games: Optional[int]
+    line: int
+
+
+@dataclass
+class TableRow:
+    """One player of an MSA table as printed: two lines, and one more line
+    per further rating system (``| Q: 1857 ->1875 |`` under a dual-rated
+    player's ``R:`` line).  ``line`` is the number of the first line."""
+
+    pair: int
+    name: str
+    total: float
+    rounds: list[Round]
+    state: Optional[str]
+    id: str
+    ratings: dict[str, PrintedRating]
+    norm: str
+    colours: list[str]
+    line: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.pair} ({self.name})"
+
+
+#: Most ``P<n>`` games a real page prints (online pages print counts above 25).
+PAGE_MAX_GAMES = 999
+_BARE_ID = re.compile(r"^(?P<id>[0-9]+)\s*/\s*$", re.ASCII)
+
+
+def _printed(label: str, pre_text: str, post_text: str, line: int, page: bool = False
+             ) -> PrintedRating:
+    most = PAGE_MAX_GAMES if page else MAX_PROVISIONAL
+    pre, pre_games = _rating(pre_text, "pre-event", allow_unrated=True, max_games=most)
+    post, post_games = _rating(post_text, "post-event", allow_unrated=True, max_games=most)
+    return PrintedRating(label, pre, pre_games, post, post_games, line)
+
+
+def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
+              page: bool = False) -> TableRow:
     """The player on lines ``number`` and ``number + 1``."""
     pair = int(line1.split("|", 1)[0].strip())
     label = str(pair)
@@ -207,7 +292,7 @@ def _parse_player(line1: str, line2: str, number: int, rounds: Optional[int],
         played = []
         for k, cell in enumerate(cells[3:], start=1):
             try:
-                played.append(parse_cell(cell))
+                played.append(_page_cell(cell) if page else parse_cell(cell))
             except InputError as err:
                 raise err.located(round=k)
         points = sum(r.points for r in played)
@@ -219,24 +304,28 @@ def _parse_player(line1: str, line2: str, number: int, rounds: Optional[int],
 
     number += 1
     try:
-        if _DIGITS.match(line2.split("|", 1)[0].strip()):
+        parts2 = line2.split("|")
+        if _DIGITS.match(parts2[0].strip()) and not (
+                page and len(parts2) > 2 and re.match(r"^\s*[0-9]+\s*/", parts2[1])):
             raise InputError("found a player line where the second line "
                              "(state | ID / R: pre->post | ...) should be")
         cells2 = _cells(line2, "the player's second line (state | ID / R: pre->post | ...)")
         if len(cells2) != len(cells):
             raise InputError(f"the second line has {len(cells2)} cells, the first {len(cells)}")
         state = cells2[0].strip() or None
-        if state is not None and not _STATE.match(state):
+        if state is not None and not (_STATE.match(state) or (page and state.isalnum()
+                                                               and len(state) <= 4)):
             raise InputError(f"state {state!r} is not a state or province code", field="state")
         match = _ID_RATINGS.match(cells2[1].strip())
-        if not match:
+        bare = _BARE_ID.match(cells2[1].strip()) if page and not match else None
+        if not match and not bare:
             raise InputError(f"expected 'ID / R: pre->post', found {cells2[1].strip()!r}")
-        wanted = SYSTEM_LABELS.get(system)
-        if wanted is not None and match.group("label") != wanted:
-            raise InputError(f"ratings labelled '{match.group('label')}:' but system {system} "
-                             f"is printed as '{wanted}:'", field="rating")
-        pre, pre_games = _rating(match.group("pre"), "pre-event", allow_unrated=True)
-        post, post_games = _rating(match.group("post"), "post-event", allow_unrated=False)
+        if bare:  # a page prints no ratings for an entrant who played no game
+            match = bare
+            first = None
+        else:
+            first = _printed(match.group("label"), match.group("pre"), match.group("post"),
+                             number, page)
         norm = cells2[2].strip()
         if not norm.isprintable():
             raise InputError(f"norm cell {norm!r} contains control characters")
@@ -248,38 +337,52 @@ def _parse_player(line1: str, line2: str, number: int, rounds: Optional[int],
             colours.append(colour)
     except InputError as err:
         raise err.located(record=number, player=label)
-
-    ratings = {}
-    if pre is not None:
-        games = pre_games if pre_games is not None else ESTABLISHED_GAMES
-        ratings[system] = SystemRecord(rating=pre, games=games)
-    player = Player(pair=pair, id=match.group("id"), name=name, rounds=played,
-                    ratings=ratings, state=state)
-    pub = Published(pair=pair, id=player.id, name=name, state=state, system=system,
-                    pre=pre, pre_games=pre_games, post=post, post_games=post_games,
-                    total=total, norm=norm, colours=colours)
-    return player, pub
+    return TableRow(pair=pair, name=name, total=total, rounds=played, state=state,
+                    id=match.group("id"), ratings={first.label: first} if first else {},
+                    norm=norm,
+                    colours=colours, line=number - 1)
 
 
-def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstable:
+def _annotation(line: str) -> bool:
+    """A line under a player with text in the ID column only (a page's note
+    on the entry), which is not a rating line."""
+    parts = line.split("|")
+    return (len(parts) >= 4 and not parts[0].strip() and bool(parts[1].strip())
+            and not any(c.strip() for c in parts[2:]) and not _DIGITS.match(parts[1].strip()))
+
+
+def _more_ratings(line: str) -> Optional[re.Match]:
+    """The ``X: pre->post`` of a further rating line (first cell blank), or None."""
+    parts = line.split("|")
+    if len(parts) < 3 or parts[0].strip():
+        return None
+    return _MORE_RATINGS.match(parts[1].strip())
+
+
+def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[TableRow]:
+    """Every player of an MSA table, as printed, in file order.
+
+    ``first_line`` is the number of the text's first line in its file (for
+    error locations).  Header, blank and dashed lines are skipped; a further
+    rating line (``| Q: pre->post |``) belongs to the player above it.  Any
+    other line is an error.  ``page`` accepts what real MSA pages print
+    beyond the bare layout: :data:`PAGE_CELLS`, ``*`` cells, byes printed
+    with a number or as ``B  YE``, ``P<n>`` counts of 0 or above 25, a state
+    cell of digits, an ``ID /`` with no ratings, and a note line under a
+    player (``| Orig. rated using ID: 12536864 |``).  Raises InputError with ``record`` = line number;
+    results are not checked against each other here (see
+    :func:`~uschess.io.eventfile.validate_section`).
+    """
     if not isinstance(text, str):
         raise InputError(f"crosstable text must be a string, not {type(text).__name__}")
-    if system not in SYSTEMS:
-        raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
-    start = parse_date(start, "start")
-    end = parse_date(end, "end") if end is not None else start
-    if end < start:
-        raise InputError(f"end {end} is before start {start}")
-
     lines = [line.rstrip("\r") for line in text.split("\n")]
     rounds: Optional[int] = None
-    players: list[Player] = []
-    published: dict[int, Published] = {}
+    rows: list[TableRow] = []
     line_of_pair: dict[int, int] = {}
-    line_of_label: dict[str, int] = {}
+    off = first_line - 1
     i = 0
     while i < len(lines):
-        line, number = lines[i], i + 1
+        line, number = lines[i], i + 1 + off
         i += 1
         if not line.strip() or _SEPARATOR.match(line):
             continue
@@ -304,17 +407,73 @@ def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstabl
         if i >= len(lines) or not lines[i].strip() or _SEPARATOR.match(lines[i]):
             raise InputError("the player's second line (state | ID / R: pre->post | ...) "
                              "is missing", record=number, player=first)
-        player, pub = _parse_player(line, lines[i], number, rounds, system)
+        row = _read_row(line, lines[i], number, rounds, page)
         i += 1
-        if player.pair in published:
-            raise InputError(f"pair {player.pair} listed twice (also on line "
-                             f"{line_of_pair[player.pair]})",
-                             record=number, player=player.label)
-        rounds = len(player.rounds)
-        players.append(player)
-        published[player.pair] = pub
-        line_of_pair[player.pair] = number
-        line_of_label[player.label] = number
+        while i < len(lines):
+            more = _more_ratings(lines[i])
+            if more is None and page and _annotation(lines[i]):
+                i += 1  # e.g. "| Orig. rated using ID: 12536864 |": not a rating
+                continue
+            if more is None:
+                break
+            where = i + 1 + off
+            try:
+                _cells(lines[i], "a further rating line")
+                printed = _printed(more.group("label"), more.group("pre"), more.group("post"),
+                                   where, page)
+                if printed.label in row.ratings:
+                    raise InputError(f"a second '{printed.label}:' line for the same player")
+            except InputError as err:
+                raise err.located(record=where, player=row.label)
+            row.ratings[printed.label] = printed
+            i += 1
+        if row.pair in line_of_pair:
+            raise InputError(f"pair {row.pair} listed twice (also on line "
+                             f"{line_of_pair[row.pair]})", record=number, player=row.label)
+        rounds = len(row.rounds)
+        rows.append(row)
+        line_of_pair[row.pair] = number
+    return rows
+
+
+def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstable:
+    if not isinstance(text, str):
+        raise InputError(f"crosstable text must be a string, not {type(text).__name__}")
+    if system not in SYSTEMS:
+        raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
+    start = parse_date(start, "start")
+    end = parse_date(end, "end") if end is not None else start
+    if end < start:
+        raise InputError(f"end {end} is before start {start}")
+    players: list[Player] = []
+    published: dict[int, Published] = {}
+    line_of_label: dict[str, int] = {}
+    wanted = SYSTEM_LABELS.get(system)
+    for row in read_table(text):
+        printed = next(iter(row.ratings.values()))
+        if len(row.ratings) != 1:
+            extra = list(row.ratings.values())[1]
+            raise InputError(f"ratings in {len(row.ratings)} systems: this reader reads one "
+                             "(read the page with uschess.io.formats.pages)",
+                             record=extra.line, player=row.label)
+        if wanted is not None and printed.label != wanted:
+            raise InputError(f"ratings labelled '{printed.label}:' but system {system} "
+                             f"is printed as '{wanted}:'", field="rating",
+                             record=printed.line, player=row.label)
+        if printed.post is None:
+            raise InputError("post-event rating 'Unrated': a published rating is needed",
+                             field="rating", record=printed.line, player=row.label)
+        ratings = {}
+        if printed.pre is not None:
+            games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
+            ratings[system] = SystemRecord(rating=printed.pre, games=games)
+        players.append(Player(pair=row.pair, id=row.id, name=row.name, rounds=row.rounds,
+                              ratings=ratings, state=row.state))
+        published[row.pair] = Published(
+            pair=row.pair, id=row.id, name=row.name, state=row.state, system=system,
+            pre=printed.pre, pre_games=printed.pre_games, post=printed.post,
+            post_games=printed.post_games, total=row.total, norm=row.norm, colours=row.colours)
+        line_of_label[row.label] = row.line
     if not players:
         raise InputError("no players found: not an MSA crosstable")
 
@@ -340,6 +499,7 @@ def parse_msa(text: str, *, source: Optional[str] = None, name: str = "MSA cross
     problem, including results the two players' lines disagree on.
     """
     try:
+        check_text(text.lstrip("\ufeff"), source)
         return _parse(text, source, name, start, end, time_control, system)
     except InputError as err:
         raise err.located(file=source)
@@ -352,12 +512,7 @@ def load_msa(path: Union[str, Path], **kw) -> MsaCrosstable:
     """:func:`parse_msa` on a file (UTF-8, else Latin-1); ``source`` defaults
     to the path."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path)
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+    raw = read_bounded(path, MAX_FILE_BYTES, "crosstable")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -17,7 +17,7 @@ date, FIDE/CFC ratings).  The players file supplies it, keyed by member id::
 
 The ``players:`` key may be left out (the file is then the mapping of ids to
 entries itself), and an entry may repeat its own id (``id: "12873461"``).
-YAML (read with ``yaml.safe_load``) or JSON (``.json``).  Each entry takes the
+YAML or JSON (``.json``), read by :mod:`uschess.io.textdata`.  Each entry takes the
 player fields of the event file; ratings are parsed with
 :func:`uschess.io.eventfile.parse_record`.  :func:`merge_players` copies the
 entries into an Event by member id: a value given in the file replaces the
@@ -28,21 +28,19 @@ the report said (from a DBF: unrated).
 from __future__ import annotations
 
 import copy
-import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
-
 from uschess.errors import InputError
-from uschess.io.eventfile import MAX_RATING, parse_date, parse_record, record_to_dict
+from uschess.io.eventfile import (check_birth_dates, parse_date, parse_foreign, parse_record,
+                                  record_to_dict)
+from uschess.io.textdata import MAX_DATA_BYTES, decode_utf8, parse_data
 from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
 from uschess.io.formats.dbase import read_bounded
 
 #: Largest players file read.
-MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FILE_BYTES = MAX_DATA_BYTES
 _KEYS = {"name", "birth_date", "adult", "fide", "cfc", "state", "ratings"}
 
 
@@ -69,33 +67,8 @@ def load_players(path) -> dict[str, MemberData]:
 def parse_players_text(data, *, json_format: bool = False, source=None) -> dict[str, MemberData]:
     """Parse the text (str or UTF-8 bytes) of a players file."""
     if isinstance(data, (bytes, bytearray)):
-        try:
-            data = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError as err:
-            raise InputError(f"not UTF-8 text (byte {err.start})", file=source)
-    try:
-        if json_format:
-            raw = json.loads(data)
-        else:
-            raw = yaml.safe_load(data)
-    except json.JSONDecodeError as err:
-        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
-                         file=source)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"malformed YAML{at}: {getattr(err, 'problem', None) or err}",
-                         file=source)
-    except RecursionError:
-        raise InputError("nested too deeply", file=source)
-    except Exception as err:  # noqa: BLE001 - the parsers' own failures on bad input
-        # PyYAML builds dates, numbers and tagged values with bare
-        # constructors that raise anything: ValueError (2024-02-30, a
-        # 5000-digit integer), AttributeError (!!timestamp null), KeyError
-        # (!!bool abc).  None of them is a bug here: the text is malformed.
-        kind = "JSON" if json_format else "YAML"
-        raise InputError(f"malformed {kind}: {type(err).__name__}: {err}", file=source)
-    return parse_players(raw, source=source)
+        data = decode_utf8(data, source)
+    return parse_players(parse_data(data, json_format=json_format, source=source), source=source)
 
 
 def parse_players(raw: Any, source=None) -> dict[str, MemberData]:
@@ -146,7 +119,7 @@ def _entry(raw: Any) -> MemberData:
         raise InputError(f"entry must be a mapping, not {type(raw).__name__}")
     unknown = set(map(str, raw)) - _KEYS
     if unknown:
-        raise InputError(f"unknown field(s) {sorted(unknown)}")
+        raise InputError(f"unknown field(s) {sorted(map(str, unknown))}")
     m = MemberData()
     if raw.get("name") is not None:
         if not isinstance(raw["name"], str):
@@ -183,21 +156,10 @@ def _entry(raw: Any) -> MemberData:
 
 
 def _foreign(raw: Any, key: str) -> ForeignRating:
-    if not isinstance(raw, dict):
-        raise InputError(f"'{key}' must be a mapping with 'rating'", field=key)
-    unknown = set(map(str, raw)) - {"rating", "date", "canadian"}
-    if unknown:
-        raise InputError(f"{key}: unknown field(s) {sorted(unknown)}", field=key)
-    rating = raw.get("rating")
-    if isinstance(rating, bool) or not isinstance(rating, (int, float)) \
-            or not math.isfinite(rating) or not 0 <= rating <= MAX_RATING:
-        raise InputError(f"{key}: 'rating' must be a number 0..{MAX_RATING:g}, not {rating!r}",
-                         field=key)
-    date = parse_date(raw["date"], f"{key}: date") if raw.get("date") is not None else None
-    canadian = raw.get("canadian", False)
-    if not isinstance(canadian, bool):
-        raise InputError(f"{key}: 'canadian' must be true or false", field=key)
-    return ForeignRating(rating=float(rating), date=date, canadian=canadian)
+    try:
+        return parse_foreign(raw, key)
+    except InputError as err:
+        raise err.located(field=key)
 
 
 def merge_players(event: Event, players: Mapping[str, MemberData]) -> Event:
@@ -217,6 +179,7 @@ def merge_players(event: Event, players: Mapping[str, MemberData]) -> Event:
                     setattr(p, key, copy.deepcopy(value))
             if m.ratings is not None:
                 p.ratings = copy.deepcopy(m.ratings)
+        check_birth_dates(section)
     return out
 
 

@@ -62,10 +62,11 @@ from pathlib import Path
 from typing import Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict, validate_section
+from uschess.io.eventfile import check_header_dates, event_from_dict, validate_section
 from uschess.model import SYSTEMS, Event, Round
 from uschess.io.files import atomic_write
 from uschess.io.formats.dbase import read_bounded
+from uschess.io.textdata import check_text
 
 #: Largest TRF read.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -143,7 +144,9 @@ def parse_trf(data, *, source=None, details: Optional[dict] = None) -> Event:
     """
     text = _decode(data)
     if len(text) > MAX_FILE_BYTES:
-        raise InputError("TRF text is too large", file=source)
+        raise InputError(f"TRF text is over {MAX_FILE_BYTES:,} characters: refused (no real "
+                         "one comes near)", file=source)
+    check_text(text.lstrip("\ufeff"), source)
     blocks: list[_Block] = []
     for number, line in enumerate(re.split(r"\r\n|\r|\n", text.lstrip("\ufeff")), start=1):
         where = dict(file=source, record=number)
@@ -454,7 +457,8 @@ def _assemble(blocks: list[_Block], source, details) -> Event:
             "start": ev_start, "end": ev_end, "online": ev_online}
     if "event-id" in first.meta and first.meta["event-id"][1]:
         head["id"] = first.meta["event-id"][1]
-    return event_from_dict({"event": head, "sections": raw_sections}, source=source)
+    event = event_from_dict({"event": head, "sections": raw_sections}, source=source)
+    return check_header_dates(event, "event-start/event-end: the event's", file=source)
 
 
 def _double_forfeits(players: list[dict]) -> None:
@@ -476,7 +480,15 @@ def _double_forfeits(players: list[dict]) -> None:
 def write_trf(event: Event, *, details: Optional[dict] = None) -> str:
     """The TRF text of ``event`` (lines ended by ``\\n``), one block per
     section.  ``details`` (as filled by :func:`parse_trf`) supplies sex,
-    title, federation, FIDE id and colours; without it colours are ``-``."""
+    title, federation, FIDE id and colours; without it colours are ``-``.
+    What cannot be written is an InputError naming the event's file."""
+    try:
+        return _write_trf(event, details)
+    except InputError as err:
+        raise err.located(file=event.source)
+
+
+def _write_trf(event: Event, details: Optional[dict]) -> str:
     details = details or {}
     lines: list[str] = []
     starts = [s.start for s in event.sections]

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict, validate_section
+from uschess.io.eventfile import check_header_dates, event_from_dict, validate_section
 from uschess.model import BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEMS, Event, Round
 from uschess.io.files import atomic_write
 from uschess.io.formats.dbase import (MAX_FILE_BYTES, DbfField, DbfRecord, build_dbf,
@@ -223,7 +223,9 @@ def parse_uscf_dbf(header: bytes, sections: bytes, details: bytes, *, source=Non
     raw = {"event": {"name": _text(head, "H_NAME") or "(unnamed event)", "start": start,
                      "end": end, "online": online, **({"id": ev_id} if ev_id else {})},
            "sections": raw_sections}
-    return event_from_dict(raw, source=str(source) if source is not None else names["header"])
+    event = event_from_dict(raw, source=str(source) if source is not None else names["header"])
+    return check_header_dates(event, "H_BEG_DATE/H_END_DATE: the event's", file=h_table.source,
+                              record=head.number)
 
 
 def _pick_header(table, event_id) -> DbfRecord:
@@ -622,7 +624,10 @@ def write_uscf_dbf(event: Event, directory, *, header: Optional[Mapping[str, str
     then staged as temporary files and renamed into place, so a failure
     leaves no half-written report.  Returns the paths by role."""
     directory = Path(directory)
-    blobs = build_uscf_dbf(event, header=header, last_update=last_update)
+    try:
+        blobs = build_uscf_dbf(event, header=header, last_update=last_update)
+    except InputError as err:  # what the event holds and a report cannot
+        raise err.located(file=event.source)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         existing = {p.name.upper(): p for p in directory.iterdir() if p.is_file()}

@@ -1,0 +1,110 @@
+"""Audit the PACL corpus of real MSA pages, page by page, with no options.
+
+    python benchmarks/pacl_audit.py [--limit N] [--every K] [--json FILE]
+
+Reads ``../shared/data/real/pacl-2001-2021/sections`` in place (1,469 MSA
+section pages, 2001-2021).  Each page is audited as ``uschess audit PAGE``
+would (the section its file name names; a saved "all sections" page holds the
+others too), and the script prints, per era and overall, how many published
+ratings are reproduced within 1 point under the rules as known on the page's
+Rated or Re-Rated date (``uschess audit PAGE --as-rated``: what the page was
+computed with; nothing else is given), and with the unrated players' initial
+ratings inferred from the page; then the pages it could not read and why, and
+the best explanation of every miss by count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "data" / "real" / "pacl-2001-2021" / "sections"
+NAME = re.compile(r"XtblMain_([0-9]+)_([0-9]+)\.html$")
+
+#: Eras of the rules (000 sec. 8): integer ratings before 2014-09-01, the
+#: float era to the 2017 B = 14, that to the 2020 revision, and after.
+ERAS = (("2001-2014-08", "2014-09-01"), ("2014-09..2017-05", "2017-06-01"),
+        ("2017-06..2020-05", "2020-06-01"), ("2020-06..2021", "9999-12-31"))
+
+
+def era(date) -> str:
+    text = date.isoformat()
+    for name, before in ERAS:
+        if text < before:
+            return name
+    return ERAS[-1][0]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, help="only the first N pages")
+    ap.add_argument("--every", type=int, default=1, help="only every K-th page (a sample)")
+    ap.add_argument("--json", metavar="FILE", help="also write every miss as JSON")
+    args = ap.parse_args(argv)
+    if not CORPUS.is_dir():
+        print(f"{CORPUS} is not beside the checkout", file=sys.stderr)
+        return 2
+    from uschess.apps.audit import audit, load_published
+    from uschess.calendar.rulebook import RuleBook
+    from uschess.errors import InputError
+
+    book = RuleBook.load()
+    files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
+    if args.limit:
+        files = files[:args.limit]
+    totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
+    causes = collections.Counter()
+    unread = collections.Counter()
+    misses = []
+    started = time.perf_counter()
+    for k, f in enumerate(files, 1):
+        m = NAME.search(f.name)
+        section = m.group(2) if m else None
+        try:
+            pub = load_published(f, section=section)
+            a = audit(pub, book=book, known_on=pub.rated_on)
+        except InputError as err:
+            unread[err.message.split(":")[0][:70]] += 1
+            continue
+        sec = pub.event.sections[0]
+        kind = "online" if sec.online else "OTB"
+        for key in (f"{era(sec.start)} {kind}", "all"):
+            t = totals[key]
+            t[0] += a.reproduced
+            t[1] += a.reproduced_inferred if a.reproduced_inferred is not None else a.reproduced
+            t[2] += a.total
+        for r in a.mismatches:
+            best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
+            causes[best] += 1
+            misses.append({"page": f.name, "id": r.entry.id, "system": r.entry.system,
+                           "published": r.entry.post, "computed": r.computed, "cause": best,
+                           "start": sec.start.isoformat()})
+        if k % 100 == 0:
+            print(f"  {k} pages, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s; "
+          f"{sum(unread.values())} could not be read")
+    print(f"  {'era':<24} {'total':>6}   {'reproduced':>14}   {'with inferred':>14}")
+    for key in sorted(totals):
+        n, ni, m = totals[key]
+        if m:
+            print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
+    print("misses by best explanation:")
+    for cause, n in causes.most_common():
+        print(f"  {cause:<20} {n}")
+    if unread:
+        print("pages not read:")
+        for why, n in unread.most_common():
+            print(f"  {n:>4}  {why}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(misses, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""A published page (:mod:`uschess.io.formats.pages`) as an event to re-rate
+and the published ratings to compare.
+
+What the page states is used; command-line values (:class:`PageOptions`) fill
+only what it does not state, and a value the page states wins over a
+different command-line value, with a note.  What neither gives:
+
+* the time control, when the page prints none (the TD layout, a bare table):
+  one rated in exactly the systems the page names (:data:`DEFAULT_TC`);
+* an established player's game count (never printed):
+  :data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`;
+* an unrated player's age: unknown (the rules' default initialization)
+  unless ``--adult ID`` is given or the TD layout prints the initial rating
+  (``1300/00`` is the adult's 1300).
+
+A member listed twice in one section (a re-entry or a double entry) is rated
+as US Chess rates it: one player with the games of both entries (the second
+entry's games are moved to extra rounds after the last one, since the order
+of games within an event does not change a rating), with a note.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Optional
+
+from uschess.errors import InputError
+from uschess.io.eventfile import validate_section
+from uschess.io.reentry import merge_reentries
+from uschess.io.formats.msa import ESTABLISHED_GAMES
+from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
+from uschess.timecontrol import parse_time_control
+from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord
+
+#: A time control for a section whose page prints none, rated in exactly the
+#: systems the page names (the K exception of dual-rated sections depends on
+#: it, so a page without it is noted).
+DEFAULT_TC = {("OTBR",): "G/120", ("OTBQ",): "G/30", ("OTBR", "OTBQ"): "G/60;d5",
+              ("OTBB",): "G/5", ("OLR",): "G/60", ("OLQ",): "G/15", ("OLB",): "G/3"}
+
+
+@dataclass
+class PageOptions:
+    """What the command line may add to a page."""
+
+    start: Optional[_dt.date] = None
+    end: Optional[_dt.date] = None
+    time_control: Optional[str] = None
+    system: Optional[str] = None
+    name: Optional[str] = None
+    adult: set = field(default_factory=set)
+    section: Optional[str] = None  # only this section (number or name)
+
+
+@dataclass
+class SectionFacts:
+    """Per section, what the page says beyond the event model (for reports)."""
+
+    name: str
+    number: Optional[int]
+    systems: list[str]
+    rated: Optional[_dt.date]
+    rerated: Optional[_dt.date]
+    k_factor: Optional[str]
+    rating_sys: Optional[str]
+    tnmt_type: Optional[str]
+    initial: dict = field(default_factory=dict)  # id -> the TD layout's initial rating
+
+
+def _pick(page_value, option, what: str, where: str, notes: list):
+    if page_value is not None:
+        if option is not None and option != page_value:
+            notes.append(f"{where}: the page states {what} {page_value}; the command line's "
+                         f"{option} is not used")
+        return page_value
+    return option
+
+
+def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: list
+                      ) -> tuple[Section, list[tuple[PagePlayer, str]], SectionFacts]:
+    """The :class:`Section` to rate and the published (player, system) pairs."""
+    where = f"section {sec.name or sec.number}"
+    systems = sec.systems
+    if opts.system is not None:
+        if opts.system not in SYSTEMS:
+            raise InputError(f"--system {opts.system!r} is not one of {', '.join(SYSTEMS)}")
+        if sec.rating_sys is None and systems == [opts.system]:
+            pass
+        elif opts.system not in systems:
+            notes.append(f"{where}: the page shows {', '.join(systems)}; --system "
+                         f"{opts.system} is not used")
+    start = _pick(sec.start, opts.start, "start date", where, notes) or page.start
+    if start is None:
+        raise InputError("the page states no dates: give the section's start date with "
+                         "--start DATE", section=sec.name)
+    end = sec.end if sec.start is not None else (opts.end or page.end if opts.start is None
+                                                 else opts.end) or start
+    if sec.end is not None and opts.end is not None and opts.end != sec.end:
+        notes.append(f"{where}: the page states end date {sec.end}; the command line's "
+                     f"{opts.end} is not used")
+    if end < start:
+        raise InputError(f"end {end} is before start {start}", section=sec.name)
+    tc = _pick(sec.time_control, opts.time_control, "time control", where, notes)
+    if tc is not None:
+        try:
+            parse_time_control(tc)
+        except InputError as err:
+            fallback = opts.time_control or DEFAULT_TC.get(tuple(systems))
+            if fallback is None or fallback == tc:
+                raise
+            notes.append(f"{where}: the time control {tc!r} cannot be read ({err.message}): "
+                         f"taken as {fallback} (rated in {', '.join(systems)} as the page says)")
+            tc = fallback
+    if tc is None:
+        tc = DEFAULT_TC.get(tuple(systems))
+        if tc is None:
+            raise InputError(f"the page prints no time control: give it with --time-control",
+                             section=sec.name)
+        notes.append(f"{where}: the page prints no time control: taken as {tc} (rated in "
+                     f"{', '.join(systems)} as the page says)")
+    players = sec.players
+    if sec.player_count is not None and sec.player_count != len(players):
+        notes.append(f"{where}: the header says {sec.player_count} players, the table lists "
+                     f"{len(players)}")
+    out_players, published, seen = [], [], set()
+    facts = SectionFacts(sec.name, sec.number, systems, sec.rated, sec.rerated, sec.k_factor,
+                         sec.rating_sys, sec.tnmt_type)
+    assumed = False
+    for p in players:
+        ratings = {}
+        for system, printed in p.ratings.items():
+            if printed.pre is not None and (printed.pre_games is None or printed.pre_games > 0):
+                games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
+                assumed = assumed or printed.pre_games is None
+                ratings[system] = SystemRecord(rating=printed.pre, games=games, date=start)
+            if printed.post is not None and system in systems and (p.id, system) not in seen:
+                seen.add((p.id, system))  # a re-entry's entries print one post
+                published.append((p, system))
+        adult = True if p.id in opts.adult else None
+        if p.initial is not None:
+            facts.initial[p.id] = p.initial
+            if p.initial == 1300:
+                adult = True
+        out_players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
+                                  ratings=ratings, state=p.state, adult=adult))
+    for pid in sorted(facts.initial):
+        value = facts.initial[pid]
+        notes.append(f"{where}: the page prints the initial rating {value:g} (no games) of "
+                     f"unrated player {pid}"
+                     + (": an adult's initialization (1300)" if value == 1300 else
+                        ": not an adult's 1300; the rules' own initialization is used"))
+    if assumed:
+        notes.append(f"{where}: established players' game counts are not printed: taken as "
+                     f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
+    section = Section(name=sec.name or (opts.name or "section"), time_control=tc,
+                      players=out_players, start=start, end=end,
+                      online=bool(sec.online), half_k=sec.k_factor == "H",
+                      kind=TNMT_TYPES.get(sec.tnmt_type or "S", "swiss"), systems=list(systems))
+    if sec.k_factor == "Q":
+        notes.append(f"{where}: K Factor Q (an older page's quick-rating K) is rated with the "
+                     "full K of the rules in force")
+    section, merged = merge_reentries(section)
+    section.notes.extend(merged)
+    notes.extend(merged)
+    try:
+        validate_section(section)
+    except InputError as err:
+        regrouped = regroup_games(section)
+        if regrouped is None:
+            raise
+        section = regrouped
+        notes.append(f"{where}: the two sides of some games are printed in different rounds "
+                     f"({err.message}; a round robin's columns, say): every game matched from "
+                     "both sides and rated once (a rating does not depend on the round order)")
+        validate_section(section)
+    return section, published, facts
+
+
+def regroup_games(section: Section) -> Optional[Section]:
+    """``section`` with its games matched from both sides whatever round each
+    side prints them in, laid out again so that both sides share a round (a
+    game in the first round free for both players), or None when the two
+    sides of the games do not agree as sets.  A forfeit both sides lose (a
+    double forfeit) is no game: each keeps a forfeit loss without opponent."""
+    by_pair = {p.pair: p for p in section.players}
+    both_forfeited = {(p.pair, r.opponent) for p in section.players for r in p.rounds
+                      if r.code == "F" and r.opponent in by_pair
+                      and any(x.code == "F" and x.opponent == p.pair
+                              for x in by_pair[r.opponent].rounds)}
+    told: dict = {}
+    for p in section.players:
+        for r in p.rounds:
+            if (p.pair, r.opponent) in both_forfeited:
+                continue  # a double forfeit: no game, kept below as a forfeit loss
+            if r.opponent is not None:
+                if r.opponent not in by_pair or r.opponent == p.pair:
+                    return None
+                told.setdefault((p.pair, r.opponent), []).append(r.code)
+    games = []
+    for (a, b), codes in told.items():
+        if a > b:
+            continue
+        back = sorted(MIRROR[c] for c in told.get((b, a), []))
+        if sorted(codes) != back:
+            return None
+        games.extend((a, b, c) for c in codes)
+    if any((b, a) not in told for (a, b) in told):
+        return None
+    cells: dict = {p.pair: {} for p in section.players}
+    for a, b, code in games:
+        k = 0
+        while k in cells[a] or k in cells[b]:
+            k += 1
+        cells[a][k], cells[b][k] = Round(code, b), Round(MIRROR[code], a)
+    for p in section.players:
+        for r in p.rounds:
+            if (p.pair, r.opponent) in both_forfeited:
+                r = Round("F")
+            if r.opponent is None and r.code != "U":
+                k = 0
+                while k in cells[p.pair]:
+                    k += 1
+                cells[p.pair][k] = r
+    rounds = max((max(c) + 1 for c in cells.values() if c), default=0)
+    players = [dataclasses.replace(p, rounds=[cells[p.pair].get(k, Round("U"))
+                                              for k in range(rounds)])
+               for p in section.players]
+    return dataclasses.replace(section, players=players)
+
+
+def event_from_page(page: Page, opts: Optional[PageOptions] = None):
+    """(Event, [(section name, PagePlayer, system)], notes, facts per section)."""
+    opts = opts or PageOptions()
+    notes: list[str] = list(page.warnings)
+    sections, published, facts = [], [], []
+    chosen = page.sections
+    if opts.section is not None:
+        chosen = [s for s in page.sections
+                  if str(s.number) == str(opts.section) or s.name == opts.section]
+        if not chosen:
+            raise InputError(f"the page has no section {opts.section!r}", file=page.source)
+    names = set()
+    for sec in chosen:
+        try:
+            section, pubs, fact = section_from_page(sec, page, opts, notes)
+        except InputError as err:
+            raise err.located(file=page.source, section=sec.name, record=sec.line)
+        if section.name in names:
+            section.name = f"{section.name} ({sec.number})"
+            fact.name = section.name
+        names.add(section.name)
+        sections.append(section)
+        published.extend((section.name, p, s) for p, s in pubs)
+        facts.append(fact)
+    name = _pick(page.event_name, opts.name, "event name", "event", notes) or (
+        chosen[0].name if chosen else "event")
+    event = Event(name=name, start=min(s.start for s in sections),
+                  end=max(s.end for s in sections), sections=sections,
+                  online=all(s.online for s in sections), id=page.event_id, source=page.source)
+    return event, published, notes, facts

@@ -1,0 +1,382 @@
+"""The one reader of YAML and JSON input: event, players, published-results,
+FIDE-update and reform files.
+
+Every failure is an :class:`~uschess.errors.InputError` of one line naming
+the file and, where there is one, the position.  Beyond what the parsers
+check, the data must be what a person could have written on purpose:
+
+* a file no larger than the caller's limit (no real file comes near it);
+* no control character (other than tab and line ends) in the text or,
+  escaped, in a value: ``control character U+0007 at line L column C`` (or
+  ``at KEY PATH`` for an escaped one), the same words for YAML and JSON;
+* no lone surrogate (``"\\ud83d"``): text is Unicode characters;
+* no key given twice in one mapping (YAML and JSON alike: the parsers
+  would keep the last one silently);
+* YAML aliases (``*name``) that together stand for at most
+  :data:`ALIAS_BUDGET` nodes more than the document holds, and never for a
+  node that contains itself (an "alias bomb" of a kilobyte otherwise
+  expands to gigabytes in whatever walks the data);
+* numbers that are finite and, for integers, of at most
+  :data:`MAX_INTEGER_DIGITS` digits (no value of these files needs more;
+  Python refuses to convert integers of over 4,300 digits at all);
+* mapping keys that are text or integers, and nesting at most
+  :data:`MAX_DEPTH` deep.
+
+YAML is read with the safe loader only (no Python objects).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from uschess.errors import InputError
+
+#: The largest YAML or JSON file read (event, players, published-results and
+#: FIDE-update files): the largest real event, 3,000 players, is 0.7 MB of
+#: YAML; 4 MB keeps the slowest input (YAML) within seconds.
+MAX_DATA_BYTES = 4 * 1024 * 1024
+#: Aliases may stand for this many YAML nodes in all, counted as expanded.
+ALIAS_BUDGET = 10_000
+#: The most digits an integer may have (ids are 8 digits, ratings 4).
+MAX_INTEGER_DIGITS = 15
+#: The deepest nesting of lists and mappings (an event file is six deep).
+MAX_DEPTH = 32
+#: Characters refused in text: C0 controls but tab, LF and CR; DEL; C1.
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def control_message(char: str, where: str) -> str:
+    """The one wording of a control character, wherever it is found."""
+    return f"control character U+{ord(char):04X} {where}"
+
+
+def _position(text: str, i: int) -> str:
+    line = text.count("\n", 0, i) + 1
+    col = i - (text.rfind("\n", 0, i) + 1) + 1
+    return f"at line {line} column {col}"
+
+
+def find_control(text: str) -> Optional[tuple[str, str]]:
+    """(character, "at line L column C") of the first control character
+    in ``text``, or None."""
+    found = _CONTROL_RE.search(text)
+    return (found.group(), _position(text, found.start())) if found else None
+
+
+def check_field(text: str, what: str) -> None:
+    """Refuse a control character or lone surrogate in one field's text
+    (a DBF cell, a name), saying the field and the column in it."""
+    found = _CONTROL_RE.search(text) or _SURROGATE_RE.search(text)
+    if found:
+        ch = found.group()
+        where = f"in {what} at column {found.start() + 1}"
+        raise InputError(control_message(ch, where) if _CONTROL_RE.match(ch)
+                         else f"lone surrogate U+{ord(ch):04X} {where}")
+
+
+def check_text(text: str, source=None) -> None:
+    """Refuse control characters and lone surrogates in raw text."""
+    found = find_control(text)
+    if found:
+        raise InputError(control_message(*found), file=source)
+    found = _SURROGATE_RE.search(text)
+    if found:
+        raise InputError(f"lone surrogate U+{ord(found.group()):04X} "
+                         f"{_position(text, found.start())}", file=source)
+
+
+def read_limited_text(path, limit: int, what: str) -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark is dropped), refusing
+    a file larger than ``limit`` bytes with the limit in the message."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
+                             "refused (no real one comes near)", file=path)
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", file=path)
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", file=path)
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+    if len(data) > limit:
+        raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
+                         file=path)
+    return decode_utf8(data, path)
+
+
+def decode_utf8(data: bytes, source=None) -> str:
+    try:
+        return bytes(data).decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start})", file=source)
+
+
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
+
+
+class _Loader(_BASE_LOADER):
+    """The safe loader (libyaml's when installed), with a budget for
+    aliases and no duplicate keys."""
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _check_aliases(node)
+        return node
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep=deep)
+        except (_Refused, yaml.YAMLError, RecursionError):
+            raise
+        except Exception as err:  # noqa: BLE001 - PyYAML's constructors raise anything
+            # ValueError (2024-02-30), AttributeError (!!timestamp null),
+            # KeyError (!!bool abc), OverflowError: the value is unreadable
+            raise _Refused(f"unreadable value: {type(err).__name__}: "
+                           f"{' '.join(str(err).split())[:120]}", node.start_mark)
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # '<<': merged keys may be overridden, by the rules of YAML
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise _Refused("a mapping key must be text or a number", key_node.start_mark)
+                if key in seen:
+                    raise _Refused(f"key {key!r} given twice in one mapping (also line "
+                                   f"{seen[key].line + 1})", key_node.start_mark)
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+def _check_aliases(root) -> None:
+    """Refuse a node graph whose aliases (shared nodes) expand to more than
+    ALIAS_BUDGET nodes beyond the document's own, or that contains itself."""
+    sizes: dict[int, int] = {}
+    distinct = 0
+    first_shared = None
+    # iterative post-order walk: (node, children pushed?)
+    stack: list = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if expanded:
+            on_path.discard(key)
+            if isinstance(node, yaml.ScalarNode):
+                size = 1
+            elif isinstance(node, yaml.SequenceNode):
+                size = 1 + sum(sizes[id(n)] for n in node.value)
+            else:
+                size = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
+            sizes[key] = size
+            continue
+        if key in on_path:
+            raise _Refused("an alias refers to a node that contains it", node.start_mark)
+        if key in sizes:
+            if first_shared is None:
+                first_shared = node
+            continue
+        distinct += 1
+        on_path.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        for child in reversed(children):
+            stack.append((child, False))
+    if sizes[id(root)] - distinct > ALIAS_BUDGET:
+        mark = first_shared.start_mark if first_shared is not None else root.start_mark
+        raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values (write the data "
+                       "out); the first aliased node is", mark)
+
+
+def _construct_int(loader, node):
+    text = str(node.value).replace("_", "").lstrip("+-")
+    if len(text) > MAX_INTEGER_DIGITS + 2:  # room for 0x, 0o, 0b prefixes
+        raise _Refused(f"a number of {len(text)} digits (no value needs more than "
+                       f"{MAX_INTEGER_DIGITS})", node.start_mark)
+    return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, mark):
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key, at=None):
+        super().__init__(key)
+        self.key = key
+        self.at = at
+
+
+def _json_pairs(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _duplicate_position(text: str) -> Optional[str]:
+    """Where the first object with a key given twice begins: JSON read
+    again with the Python scanner, which knows positions (only after the
+    fast reader found a duplicate)."""
+    from json import decoder as _decoder, scanner as _scanner  # noqa: PLC0415
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
+                     memo=None, *rest):
+        s, start = s_and_end
+        pairs, end = _decoder.JSONObject(s_and_end, strict, scan_once, None, list, memo)
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key, _position(s, start - 1))
+            seen.add(key)
+        return dict(pairs), end
+
+    reader = json.JSONDecoder(parse_constant=_json_constant)
+    reader.parse_object = parse_object
+    reader.scan_once = _scanner.py_make_scanner(reader)
+    try:
+        reader.decode(text)
+    except _DuplicateKey as dup:
+        return dup.at
+    except Exception:  # noqa: BLE001 - the fast reader's verdict stands
+        return None
+    return None
+
+
+def _json_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise InputError(f"a number of {digits} digits (no value needs more than "
+                         f"{MAX_INTEGER_DIGITS})")
+    return int(text)
+
+
+def _json_constant(name: str):
+    raise InputError(f"{name} is not a number these files accept (finite numbers only)")
+
+
+def parse_data(text: str, *, json_format: bool, source=None) -> Any:
+    """The data of YAML or JSON ``text``, checked as the module says."""
+    check_text(text, source)
+    kind = "JSON" if json_format else "YAML"
+    try:
+        if json_format:
+            data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
+                              parse_constant=_json_constant)
+        else:
+            data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except InputError as err:
+        raise err.located(file=source)
+    except _DuplicateKey as dup:
+        at = _duplicate_position(text)
+        raise InputError(f"key {dup.key!r} given twice in "
+                         + (f"the object {at}" if at else "one object"), file=source)
+    except json.JSONDecodeError as err:
+        raise InputError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
+                         file=source)
+    except _Refused as err:
+        raise InputError(f"{err.message} at line {err.mark.line + 1} column "
+                         f"{err.mark.column + 1}", file=source)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or "not YAML"
+        raise InputError(f"malformed YAML{at}: {' '.join(str(problem).split())}", file=source)
+    except RecursionError:
+        raise InputError(f"malformed {kind}: nested too deeply", file=source)
+    except Exception as err:  # noqa: BLE001 - the parsers' own failures on bad input
+        # PyYAML builds dates, numbers and tagged values with bare
+        # constructors that raise anything: ValueError (2024-02-30, a
+        # 5000-digit integer), AttributeError (!!timestamp null), KeyError
+        # (!!bool abc), OverflowError.  None of them is a bug here: the
+        # text is malformed.
+        raise InputError(f"malformed {kind}: {type(err).__name__}: "
+                         f"{' '.join(str(err).split())[:120]}", file=source)
+    check_values(data, source)
+    return data
+
+
+def check_values(data: Any, source=None) -> None:
+    """Refuse escaped control characters and lone surrogates, numbers that
+    are not finite or too long, odd keys and deep nesting, naming the path
+    of the value (``sections[0].players[2].name``)."""
+    stack = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        where = f"at {path}" if path else "at the top level"
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested over {MAX_DEPTH} deep {where}", file=source)
+        if isinstance(value, str):
+            _check_string(value, where, source)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int):
+            if abs(value) >= 10 ** MAX_INTEGER_DIGITS:
+                raise InputError(f"a number of {len(str(abs(value)))} digits {where} (no value "
+                                 f"needs more than {MAX_INTEGER_DIGITS})", file=source)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise InputError(f"{value!r} {where} is not a finite number", file=source)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, bool) or not isinstance(key, (str, int, _dt.date)):
+                    raise InputError(f"key {key!r} {where} is not text or a number", file=source)
+                if isinstance(key, str):
+                    _check_string(key, where, source)
+                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                stack.append((item, f"{path}[{i}]", depth + 1))
+        elif isinstance(value, (_dt.date, bytes)):
+            continue
+        else:  # the safe loader makes nothing else; sets (!!set) and the like
+            raise InputError(f"a {type(value).__name__} {where} is not data these files hold",
+                             file=source)
+
+
+def _check_string(text: str, where: str, source) -> None:
+    found = _CONTROL_RE.search(text)
+    if found:
+        raise InputError(control_message(found.group(), where), file=source)
+    found = _SURROGATE_RE.search(text)
+    if found:
+        raise InputError(f"lone surrogate U+{ord(found.group()):04X} {where} (write the "
+                         "character itself)", file=source)
+
+
+def read_data_file(path, limit: int, what: str) -> Any:
+    """The data of a YAML (``.yaml``/``.yml``/other) or JSON (``.json``)
+    file of at most ``limit`` bytes."""
+    path = Path(path)
+    text = read_limited_text(path, limit, what)
+    return parse_data(text, json_format=path.suffix.lower() == ".json", source=path)
