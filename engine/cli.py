@@ -18,7 +18,7 @@ from uschess.errors import InputError
 COMMANDS = {"rate": "rate", "rules": "rules", "compare": "compare", "audit": "audit",
             "fide-update": "fide_update", "replay": "replay", "player": "player",
             "generate": "generate", "import": "io", "export": "io", "evaluate": "evaluate",
-            "sweep": "sweep"}
+            "sweep": "sweep", "serve": "serve"}
 
 EPILOG = """\
 conventions of every command:

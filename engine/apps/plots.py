@@ -38,20 +38,54 @@ def require_matplotlib():
 def _save(fig, out_dir: Path, stem: str) -> list[Path]:
     """``stem.png`` and ``stem.svg`` in ``out_dir``, rendered in memory and
     written together all or nothing (:func:`uschess.io.files.atomic_write`)."""
-    matplotlib = require_matplotlib()
+    require_matplotlib()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"cannot create the directory: {err.strerror or err}", file=out_dir)
-    rendered = {}
-    for fmt in FORMATS:
-        buf = io.BytesIO()
-        meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        with matplotlib.rc_context({"svg.hashsalt": "uschess", "svg.fonttype": "none"}):
-            fig.savefig(buf, format=fmt, metadata=meta, dpi=DPI)
-        rendered[out_dir / f"{stem}.{fmt}"] = buf.getvalue()
+    rendered = {out_dir / f"{stem}.{fmt}": render(fig, fmt) for fmt in FORMATS}
     atomic_write(rendered)
     return list(rendered)
+
+
+def render(fig, fmt: str) -> bytes:
+    """``fig`` as PNG or SVG bytes, reproducibly (no date, fixed id salt)."""
+    matplotlib = require_matplotlib()
+    buf = io.BytesIO()
+    meta = {"Date": None} if fmt == "svg" else {"Software": None}
+    with matplotlib.rc_context({"svg.hashsalt": "uschess", "svg.fonttype": "none"}):
+        fig.savefig(buf, format=fmt, metadata=meta, dpi=DPI)
+    return buf.getvalue()
+
+
+def history_figure(pid: str, systems: Mapping[str, Sequence[Mapping]], *, name: str = ""):
+    """A player's rating history from a store, one line per system:
+    ``systems`` is ``{system: [{"event", "end", "pre", "post"}, ...]}`` as
+    ``uschess player --json`` prints it; each event is a point at its end
+    date (the rating after it)."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    plotted = 0
+    for system, history in systems.items():
+        points = [(_dt.date.fromisoformat(str(h["end"])), h["post"]) for h in history
+                  if h.get("post") is not None]
+        if not points:
+            continue
+        ax.plot([d for d, _ in points], [r for _, r in points], marker="o", markersize=3,
+                label=system)
+        plotted += 1
+    if plotted:
+        ax.legend(fontsize=8, loc="best")
+        fig.autofmt_xdate()
+    else:
+        ax.text(0.5, 0.5, "no rated event in the store", ha="center", va="center",
+                transform=ax.transAxes)
+    ax.set_ylabel("rating after the event")
+    ax.set_title(f"{name + ' ' if name else ''}({pid})", fontsize=10)
+    return fig
 
 
 def _bin_edges(values: Sequence[float]) -> list[float]:

@@ -43,10 +43,16 @@ def run(args) -> int:
         return 0
     if args.json:
         console.member_data(loaded.member_data)
-        data = result.as_dict()
-        if loaded.member_data is not None:
-            data["member_data"] = loaded.member_data_dict()
-        print_json(data)
+        print_json(rate_data(result, loaded))
     else:
         print(format_event(result, loaded.member_data), end="")
     return 0
+
+
+def rate_data(result, loaded) -> dict:
+    """What ``rate --json`` prints: the results and, for a DBF report or TRF,
+    which players had no member data."""
+    data = result.as_dict()
+    if loaded.member_data is not None:
+        data["member_data"] = loaded.member_data_dict()
+    return data

@@ -96,16 +96,9 @@ def run_show(args) -> int:
 
 def run_timeline(args) -> int:
     book = RuleBook.load()
-    timelines = {**book.timelines, **book.slots}
-    if args.name:
-        if args.name not in timelines:
-            raise RuleError(f"no parameter or plugin slot {args.name!r} "
-                            f"(known: {', '.join(sorted(timelines))})")
-        timelines = {args.name: timelines[args.name]}
+    timelines = selected_timelines(args.name)
     if args.json:
-        print_json({name: {"description": t.description, "kind": t.kind,
-                           **({"hook": book.slot_hooks[name]} if t.kind == "plugin" else {}),
-                           "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()})
+        print_json(timeline_data(timelines))
         return 0
     titles = _plugin_titles()
     for name, t in timelines.items():
@@ -129,16 +122,10 @@ def run_timeline(args) -> int:
 
 def run_diff(args) -> int:
     a, b = _rules(args, args.date1), _rules(args, args.date2)
-    changes = []
-    for group_a, group_b, kind in ((a.params, b.params, "parameter"), (a.plugins, b.plugins, "plugin")):
-        for name in sorted(set(group_a) | set(group_b)):
-            va = group_a[name].value if name in group_a else None
-            vb = group_b[name].value if name in group_b else None
-            if va != vb:
-                src = group_b[name].entry.source.cite() if name in group_b and group_b[name].entry else None
-                changes.append({"name": name, "kind": kind, "a": va, "b": vb, "source_b": src})
+    data = diff_data(a, b, args.date1, args.date2)
+    changes = data["changes"]
     if args.json:
-        print_json({"a": args.date1.isoformat(), "b": args.date2.isoformat(), "changes": changes})
+        print_json(data)
         return 0
     if not changes:
         print(f"no difference between the rules of {args.date1} and {args.date2}")
@@ -150,11 +137,53 @@ def run_diff(args) -> int:
 def run_conflicts(args) -> int:
     book = RuleBook.load()
     if args.json:
-        print_json({c.id: {"description": c.description, "default": c.default, "readings": c.readings}
-                    for c in book.conflicts.values()})
+        print_json(conflicts_data(book))
         return 0
     for c in book.conflicts.values():
         print(f"{c.id}: {c.description}")
         for name, text in c.readings.items():
             print(f"  {'*' if name == c.default else ' '} {name}: {text}")
     return 0
+
+
+# The JSON of the subcommands, built by functions that the web API shares.
+
+def selected_timelines(name=None) -> dict:
+    """Every parameter and plugin slot by name, or only ``name`` (a
+    :class:`RuleError` listing the known names when there is none)."""
+    book = RuleBook.load()
+    timelines = {**book.timelines, **book.slots}
+    if name:
+        if name not in timelines:
+            raise RuleError(f"no parameter or plugin slot {name!r} "
+                            f"(known: {', '.join(sorted(timelines))})")
+        timelines = {name: timelines[name]}
+    return timelines
+
+
+def timeline_data(timelines: dict) -> dict:
+    """What ``rules timeline --json`` prints (a plugin slot with its hook)."""
+    book = RuleBook.load()
+    return {name: {"description": t.description, "kind": t.kind,
+                   **({"hook": book.slot_hooks[name]} if t.kind == "plugin" else {}),
+                   "values": [e.as_dict() for e in t.entries]} for name, t in timelines.items()}
+
+
+def diff_data(a, b, date1, date2) -> dict:
+    """What ``rules diff --json`` prints: every parameter and plugin whose
+    value differs between the rules ``a`` (of ``date1``) and ``b``."""
+    changes = []
+    for group_a, group_b, kind in ((a.params, b.params, "parameter"), (a.plugins, b.plugins, "plugin")):
+        for name in sorted(set(group_a) | set(group_b)):
+            va = group_a[name].value if name in group_a else None
+            vb = group_b[name].value if name in group_b else None
+            if va != vb:
+                src = group_b[name].entry.source.cite() if name in group_b and group_b[name].entry else None
+                changes.append({"name": name, "kind": kind, "a": va, "b": vb, "source_b": src})
+    return {"a": date1.isoformat(), "b": date2.isoformat(), "changes": changes}
+
+
+def conflicts_data(book) -> dict:
+    """What ``rules conflicts --json`` prints."""
+    return {c.id: {"description": c.description, "default": c.default, "readings": c.readings}
+            for c in book.conflicts.values()}
