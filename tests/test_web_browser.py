@@ -134,14 +134,17 @@ def fill(driver, field_id: str, value: str) -> None:
 
 def submit(driver, button) -> None:
     """Click a submit button and wait for the next page to load."""
-    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = driver.find_element(By.TAG_NAME, "html")
+    # A mark on the old page's window: the next page has none.  (Waiting for
+    # the old <html> element to go stale races with chromedriver, which can
+    # answer "node does not belong to the document" instead of "stale".)
+    driver.execute_script("window.__before_submit = true")
     button.click()
-    WebDriverWait(driver, 60).until(ec.staleness_of(page))
-    WebDriverWait(driver, 60).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script("return window.__before_submit === undefined && "
+                                   "document.readyState === 'complete'"))
 
 
 def set_date(driver, field_id: str, iso: str) -> None:
