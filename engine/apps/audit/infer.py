@@ -65,13 +65,15 @@ class Inferred:
     #: the age whose age-based rating (sec. 2.3) is the value, when one is
     age: Optional[float] = None
     year: Optional[int] = None
+    #: an inferred adult's rating under the rules in force (``age_formula``)
+    adult: Optional[float] = None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def describe(self) -> str:
-        if self.value == 1300:
-            what = " (an adult's 1300, sec. 2.3)"
+        if self.adult is not None and self.value == self.adult:
+            what = f" (an adult's {self.adult:g}, sec. 2.3)"
         elif self.age is not None:
             what = (f" (the age-based rating of a player aged about {self.age:.0f}, born about "
                     f"{self.year}, sec. 2.3, or ratings in other systems)")
@@ -270,17 +272,19 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         for r in mine:
             k = (r.entry.id, r.entry.system)
             if abs(current[k] - r.result.initial.rating) > SEARCH_STEP:
-                age = None
+                age = adult = None
                 try:
                     rules = book.rules(sec.start, known_on=options.known_on,
                                        readings=options.readings)
                     age = _age_for(current[k], rules.p.age_formula)
+                    adult = rules.p.age_formula.get("adult")
                 except InputError:
                     pass
                 inferred.append(Inferred(sec.name, r.entry.system, r.entry.id, r.entry.name,
                                          current[k], r.result.initial.rating,
                                          r.result.initial.how, age,
-                                         None if age is None else round(sec.start.year - age)))
+                                         None if age is None else round(sec.start.year - age),
+                                         adult))
         values.update({(sec.name,) + k: v for k, v in current.items()})
         final[sec.name] = res
     if not inferred:
