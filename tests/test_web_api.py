@@ -23,7 +23,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("multipart", reason="the web extra is not installed (python-multipart)")
 from starlette.testclient import TestClient  # noqa: E402
 
-from helpers import ROOT, TEACHING_MSA  # noqa: E402
+from helpers import ROOT, SHARED_DATA, TEACHING_MSA  # noqa: E402
 from uschess.cli import main  # noqa: E402
 from uschess.web.app import create_app  # noqa: E402
 
@@ -608,3 +608,14 @@ def test_templates_and_css_are_package_data():
     assert any(f.startswith("templates/") for f in files) and "static/style.css" in files
     missing = [f for f in files if not any(fnmatch.fnmatch(f, g) for g in globs)]
     assert not missing, f"not installed with the package: {missing}"
+
+
+@pytest.mark.shared_data
+def test_a_published_text_page_upload_opens_the_audit(client, capsys):
+    """An MSA page copied to text states its dates and carries published
+    ratings: the upload is audited as 'uschess audit PAGE' audits it."""
+    page = SHARED_DATA / "real" / "waukesha-2022-late-spring" / "LateSpring-USCF.txt"
+    r = client.post("/rate", files={"event": (page.name, page.read_bytes())})
+    assert r.status_code == 200, r.text
+    assert "of 34 reproduced" in r.text
+

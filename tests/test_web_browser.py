@@ -266,6 +266,9 @@ def test_upload_real_published_html_page(server, browser, shots):
             pytest.skip("this build has no reader for published HTML pages: the upload is "
                         "refused with the reader's one-line error")
         pytest.fail(errors[0].text)
+    # a page carries published ratings: it opens the audit view, both sections and systems
+    summary = browser.find_element(By.ID, "audit-summary").text
+    assert " of 36 reproduced" in summary
     ids = set(re.findall(r"\b(\d{8}) / [RQ]:", WFCC_PAGE.read_text(errors="replace")))
     assert ids
     shown = {td.text for td in browser.find_elements(By.CSS_SELECTOR, "table.xt td:nth-child(3)")}

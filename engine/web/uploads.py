@@ -29,6 +29,8 @@ from uschess.commands.common import Console, load_event_input
 from uschess.io.formats.detect import EVENT_SUFFIXES
 from uschess.io.formats.member_data import MemberDataReport
 from uschess.io.formats.msa import looks_like_msa
+from uschess.io.formats.pages import looks_like_page, read_page
+from uschess.io.formats.trf import looks_like_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES
 from uschess.model import Event
 
@@ -191,6 +193,24 @@ def _published_mapping(path: Path) -> bool:
     return isinstance(data, dict) and "published" in data
 
 
+def _page(path: Path) -> bool:
+    """Whether an upload is a published crosstable page with headers (an MSA
+    page saved as HTML or text, the TD crosstable, an export): one that
+    carries published ratings and states its own dates."""
+    if path.is_dir() or path.suffix.lower() in EVENT_SUFFIXES:
+        return False
+    try:
+        text = path.read_bytes()[:200000].decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    if not looks_like_page(text) or looks_like_trf(text):
+        return False
+    try:  # a bare MSA table states no dates: it keeps the MSA crosstable's own path
+        return read_page(path).layout != "msa-table"
+    except InputError:
+        return False
+
+
 def _looks_like_msa(path: Path) -> bool:
     try:
         head = path.read_bytes()[:65536]
@@ -214,6 +234,8 @@ def load_upload(event: Upload, players: Optional[Upload], audit: AuditOptions,
                             if players is not None else None)
             if path.is_file() and path.suffix.lower() in EVENT_SUFFIXES and _published_mapping(path):
                 return _renamed(_published(path, players_path, audit, ""), event.name)
+            if path.is_file() and _page(path):  # a published page: audited, as uschess audit does
+                return _renamed(_published(path, players_path, audit, "page"), event.name)
             try:
                 loaded = load_event_input(
                     str(path), SimpleNamespace(players=str(players_path) if players_path else None,
@@ -252,7 +274,10 @@ def _published(path: Path, players_path, audit: AuditOptions, kind: str) -> Load
     if players_path is not None:
         raise InputError("published results carry their own member data: leave the players "
                          "file empty", file=path)
-    if kind == "msa":
+    if kind == "page":  # what the page states wins; the form fills what it does not
+        pub = load_published(path, start=audit.start, end=audit.end,
+                             time_control=audit.time_control or None, system=audit.system or None)
+    elif kind == "msa":
         if audit.start is None:
             raise InputError("an MSA crosstable prints no dates: give the section's start date",
                              file=path, field="start")
