@@ -2,7 +2,7 @@
 
 These classes are the single in-memory form of a tournament, whatever file it
 came from (event YAML/JSON, MSA crosstable, DBF rating report, TRF).  Dates are
-``datetime.date`` values (pendulum parses them on input).
+``datetime.date`` values (read as strict ``YYYY-MM-DD`` by the readers).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ the player's OTBR record from a players file).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.errors import InputError

@@ -114,9 +114,8 @@ def store_match_history(store, player_id: str, system: str) -> list[MatchChange]
 
 
 # --------------------------------------------------------------------- rating
-def check_match(section: Section, system: str, rules, records: Mapping) -> None:
-    """Restriction 1 (and that a match has two players): InputError otherwise.
-    ``records``: each player's pre-event record by pair."""
+def check_match(section: Section, system: str, rules) -> None:
+    """Restriction 1 (and that a match has two players): InputError otherwise."""
     p = rules.p
     if len(section.players) != 2:
         raise InputError(f"a match is between two players; this match section lists "
@@ -125,7 +124,7 @@ def check_match(section: Section, system: str, rules, records: Mapping) -> None:
             f" (a match is rated in every system its time control falls in; list the "
             f"section's 'systems' to leave out {system})")
     for pl in section.players:
-        rec = records.get(pl.pair)
+        rec = pl.ratings.get(system)
         if rec is None:
             raise InputError(f"a match needs an established published {system} rating for both "
                              f"players (sec. 7); this player is unrated in {system}{hint}",
@@ -136,7 +135,7 @@ def check_match(section: Section, system: str, rules, records: Mapping) -> None:
                              f"established means more than {p.established_games}){hint}",
                              player=pl.label)
     a, b = section.players
-    ra, rb = round_half_up(records[a.pair].rating), round_half_up(records[b.pair].rating)
+    ra, rb = round_half_up(a.ratings[system].rating), round_half_up(b.ratings[system].rating)
     gap = abs(ra - rb)
     if gap > p.match_max_rating_gap:
         low, high = (a, b) if ra < rb else (b, a)
@@ -167,7 +166,7 @@ def _history_for(pl: Player, system: str, on: _dt.date, explicit, options,
 def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
                options=None, match_history: HistorySource = None,
                grant_floor_requests: Optional[bool] = None, trace: Optional[bool] = None,
-               records: Optional[dict] = None, chain_history=None) -> SectionResult:
+               chain_history=None) -> SectionResult:
     """Rate a match section in one system (sec. 7): the one pipeline with the
     match kind (no bonus, caps, floor requests).  ``match_history``: see
     :func:`history_lookup`; ``chain_history(player id, system)`` gives the
@@ -177,10 +176,8 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
         grant_floor_requests = bool(getattr(options, "grant_floor_requests", False))
     if trace is None:
         trace = bool(getattr(options, "trace", True)) if options is not None else True
-    if records is None:
-        records = {pl.pair: pl.ratings.get(system) for pl in section.players}
-    check_match(section, system, rules, records)
-    st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace, records=records)
+    check_match(section, system, rules)
+    st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace)
     on = section.end
     out = []
     for pl in section.players:

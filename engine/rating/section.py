@@ -45,12 +45,11 @@ def declared_systems_warnings(section: Section, rules, tc: TimeControl) -> list[
 
 
 def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: bool = True,
-                 records: Optional[dict] = None, pre_from: Optional[dict] = None) -> SectionResult:
+                 pre_from: Optional[dict] = None) -> SectionResult:
     """Steps 1-5 of sec. 1 for one section in one system, then the finish
-    step.  ``records``: each player's pre-event record by pair (default: the
-    player's own); ``pre_from``: where a pair's record came from, if not the
-    event file."""
-    st = five_steps(section, system, rules, tc, trace=trace, records=records)
+    step.  ``pre_from``: where a pair's pre-event record came from, if not
+    the event file."""
+    st = five_steps(section, system, rules, tc, trace=trace)
     pre_from = pre_from or {}
     out = []
     for pl in section.players:

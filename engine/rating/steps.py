@@ -20,7 +20,7 @@ recorded and a result carries no per-player rule warnings.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from uschess.errors import InputError, RuleError
