@@ -8,6 +8,7 @@ round; nothing half-written); 130 when interrupted."""
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 
@@ -85,10 +86,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the command ``argv`` (default: this process's command line).
+
+    Run as the process's own command (``argv`` None: the ``uschess`` script,
+    ``python -m uschess``), the garbage collector is kept out of the way of
+    a short process: off while the command's modules load (they allocate
+    thousands of objects that live to the end, and would trigger collections
+    that free none of them), then those objects are frozen (no later
+    collection walks them again), and at the end every object left is
+    frozen, so the collection at the interpreter's exit has nothing to walk.
+    Everything is still freed and flushed at exit as before."""
     from uschess.commands.common import release_stdin, stdin_named
+    whole = argv is None
+    if whole:
+        gc.disable()
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_in(argv))
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser(_command_in(argv))
+        args = parser.parse_args(argv)
+    finally:
+        if whole:
+            gc.freeze()
+            gc.enable()
     if args.command is None:
         parser.print_help()
         return 0
@@ -104,6 +123,8 @@ def main(argv=None) -> int:
         return 130
     finally:
         release_stdin()
+        if whole:
+            gc.freeze()
 
 
 if __name__ == "__main__":

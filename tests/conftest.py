@@ -14,11 +14,14 @@ asks :func:`helpers.examples` for its share.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
 
 from helpers import SHARED_DATA
+from uschess.calendar.cache import CACHE_ENV
 
 PROFILE_ENV = "USCHESS_HYPOTHESIS"
 #: max_examples of each profile; hypothesis's own default (100) is the full budget.
@@ -34,6 +37,16 @@ settings.load_profile(_profile)
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared_data: reads the real pages in ../shared/data")
+    # the compiled rule book of this run is cached in a folder of its own,
+    # never in the user's cache (the commands the tests run inherit it)
+    config._uschess_cache = tempfile.mkdtemp(prefix="uschess-cache-")
+    os.environ[CACHE_ENV] = config._uschess_cache
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_uschess_cache", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_report_header(config):

@@ -17,18 +17,18 @@ import bisect
 import copy
 import datetime as _dt
 import hashlib
-import importlib.metadata
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 import pluggy
-import yaml
 
+import uschess.calendar as calendar_modules
 import uschess.rules as rule_plugins
+import uschess.rulesets
+from uschess.calendar import cache as book_cache
 from uschess.rules import hookspecs
 
 from uschess.errors import RuleError
@@ -178,19 +178,20 @@ def _first_result(functions: list):
 
 
 def _rulesets_dir() -> Path:
-    return Path(str(resources.files("uschess.rulesets")))
-
-
-#: libyaml's loader where PyYAML was built with it (ten times faster on the
-#: rule files, the same safe subset), else PyYAML's own.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return Path(uschess.rulesets.__path__[0])
 
 
 def _read_yaml(path, where: Optional[str] = None) -> Any:
     """A rule file's data (``where`` names it in an error; default its
-    path under ``rulesets/``)."""
+    path under ``rulesets/``), read with libyaml's loader where PyYAML was
+    built with it (ten times faster on the rule files, the same safe
+    subset), else PyYAML's own.  PyYAML is imported here: a rule book from
+    the cache needs none of it."""
+    import yaml
+
     try:
-        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_LOADER)
+        return yaml.load(Path(path).read_text(encoding="utf-8"),
+                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as err:
         where = where or f"rulesets/{Path(path).name}"
         raise RuleError(f"{where}: cannot be read ({str(err).splitlines()[0]})")
@@ -221,13 +222,63 @@ class RuleBook:
         self._calls: dict = {}
         self._points: dict = {}
         self._earliest = min(e.effective for t in timelines.values() for e in t.entries)
+        #: the rule packs' calendar files read, and whether any plugin came
+        #: from an installed rule pack's entry point (what the cache checks)
+        self.calendar_files: list[str] = []
+        self.from_entry_points = bool(manager.list_plugin_distinfo())
 
     # ---------------------------------------------------------------- loading
     @classmethod
     @lru_cache(maxsize=1)
     def load(cls) -> "RuleBook":
-        """The rule book of ``rulesets/`` with every installed rule pack (built once)."""
-        return cls.build()
+        """The rule book of ``rulesets/`` with every installed rule pack (built
+        once), from the compiled cache while no rule file, rule module,
+        installed distribution or version has changed since it was written
+        (:mod:`uschess.calendar.cache`), else built from the YAML and cached."""
+        return cls.load_compiled()
+
+    @classmethod
+    def load_compiled(cls, rulesets: Optional[Path] = None) -> "RuleBook":
+        """The rule book of ``rulesets`` (default: the installed
+        ``uschess.rulesets``) with every installed rule pack, from the cache
+        when it is up to date, else built (:meth:`build`) and cached."""
+        base = Path(rulesets) if rulesets is not None else _rulesets_dir()
+        path = book_cache.cache_file(base)
+        if path is None:
+            return cls.build(base)
+        want = book_cache.key(base, [Path(rule_plugins.__path__[0]),
+                                     Path(calendar_modules.__path__[0])])
+        data = book_cache.load(path, want)
+        if data is not None:
+            book = cls._from_compiled(data)
+            if book is not None:
+                return book
+        book = cls.build(base)
+        book_cache.store(path, want, book._compiled(), book.calendar_files)
+        return book
+
+    def _compiled(self) -> dict:
+        """What the cache keeps of this book: everything read from the rule
+        files and checked, and what the plugin manager held."""
+        return {"timelines": self.timelines, "slots": self.slots, "conflicts": self.conflicts,
+                "documents": self.documents, "editions": self.editions,
+                "slot_hooks": self.slot_hooks, "registered": sorted(self.registered),
+                "entry_points": self.from_entry_points}
+
+    @classmethod
+    def _from_compiled(cls, data: dict) -> Optional["RuleBook"]:
+        """The book from its cached data, with the plugins registered afresh
+        (the installed rule packs' entry points are looked up only when the
+        cached book had some); None when the plugins registered now are not
+        those the cache was built with."""
+        manager = _manager((), ENTRY_POINT_GROUP if data["entry_points"] else None)
+        registered, functions = _rule_plugins(manager, data["slot_hooks"])
+        if sorted(registered) != data["registered"]:
+            return None
+        book = cls(data["timelines"], data["slots"], data["conflicts"], data["documents"],
+                   data["editions"], registered, data["slot_hooks"], functions, manager)
+        book.from_entry_points = data["entry_points"]
+        return book
 
     @classmethod
     def build(cls, rulesets: Optional[Path] = None, *, plugins: Iterable[Any] = (),
@@ -262,7 +313,9 @@ class RuleBook:
         rows: dict[str, list[Entry]] = {
             slot: entries_from_raw(spec.get("values"), f"rulesets/slots.yaml: {slot}")
             for slot, spec in slots_raw.items()}
+        calendar_files = []
         for where, raw in _pack_calendars(manager):
+            calendar_files.append(where)
             _add_pack_calendar(raw, where, rows, documents)
         slots: dict[str, Timeline] = {}
         for slot, spec in slots_raw.items():
@@ -299,8 +352,10 @@ class RuleBook:
             if not t.entries or t.entries[0].effective > earliest:
                 raise RuleError(f"rulesets/slots.yaml: slot {slot} has no plugin in force on "
                                 f"{earliest.isoformat()}, the earliest rule date")
-        return cls(timelines, slots, conflicts, documents, editions, registered, slot_hooks,
+        book = cls(timelines, slots, conflicts, documents, editions, registered, slot_hooks,
                    functions, manager)
+        book.calendar_files = calendar_files
+        return book
 
     def plugins_in(self, slot: str) -> list[str]:
         """Names of the registered plugins that can fill ``slot``."""
@@ -462,6 +517,8 @@ def _manager(plugins: Iterable[Any], entry_point_group: Optional[str]) -> pluggy
 
 def _entry_points(group: str) -> str:
     """The installed entry points of ``group``, as ``name = target (distribution)``."""
+    import importlib.metadata
+
     out = []
     for dist in importlib.metadata.distributions():
         for ep in dist.entry_points:
