@@ -15,6 +15,13 @@ peak RSS, from ``os.wait4``) on the 400-player section written as an event
 file and on ``fixtures/events/wfcc15.yaml``.  The minimal implementation runs
 twice: with ``--params`` (the rules' values read from a JSON file written
 beforehand from the rule book) and without (it loads the rule book itself).
+The children start as an installed package does: their modules' bytecode
+cached (a private ``PYTHONPYCACHEPREFIX``, filled by the check runs; pip
+compiles a package's modules when it installs it) and the compiled rule book
+cached (a private ``USCHESS_CACHE_DIR``, written by the first run).
+``--compile-each-run`` measures them as this environment would otherwise
+start them: with ``PYTHONDONTWRITEBYTECODE`` set and no cached bytecode,
+every module is compiled from source at every start.
 
 Every figure is the median of interleaved repetitions (engine, minimal,
 engine, ...), CPU time only: the machine is shared.  Before timing, the posts
@@ -29,6 +36,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import subprocess
 import sys
@@ -71,13 +79,25 @@ def in_process(shapes, repeat: int, rounds: int) -> list:
     return rows
 
 
-def whole_process(files, repeat: int, params: Path) -> list:
+def child_env(tmp: Path, compile_each_run: bool) -> dict:
+    """The environment of the measured children: a private cache of the
+    compiled rule book and, unless ``compile_each_run``, of the modules'
+    bytecode."""
+    env = dict(os.environ, USCHESS_CACHE_DIR=str(tmp / "uschess-cache"))
+    if not compile_each_run:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    return env
+
+
+def whole_process(files, repeat: int, params: Path, env: dict) -> list:
     rows = []
     for path in files:
-        eng = json.loads(C.run_child(C.uschess() + ["rate", path, "--json"]).out)
+        eng = json.loads(C.run_child(C.uschess() + ["rate", path, "--json"], env=env).out)
         eng_posts = {(s["name"], s["system"], p["id"]): p["post"]
                      for s in eng["sections"] for p in s["players"] if p.get("m")}
-        mini = json.loads(C.run_child([C.python(), C.MINIMAL, path, "--params", params, "--json"]).out)
+        mini = json.loads(C.run_child([C.python(), C.MINIMAL, path, "--params", params, "--json"],
+                                      env=env).out)
         n = C.check_posts(eng_posts, {(p["section"], p["system"], p["id"]): p["post"] for p in mini})
         runs = {
             "engine": [C.uschess() + ["rate", path]],
@@ -88,7 +108,7 @@ def whole_process(files, repeat: int, params: Path) -> list:
 
         def measure(name):
             def go():
-                r = C.run_child(runs[name][0])
+                r = C.run_child(runs[name][0], env=env)
                 rss[name].append(r.rss_mb)
                 return r.cpu
             return go
@@ -100,16 +120,20 @@ def whole_process(files, repeat: int, params: Path) -> list:
 
 
 _PHASES = """
-import contextlib, io, json, sys, time
+import contextlib, gc, io, json, sys, time
 c0 = time.process_time()
+gc.disable()  # as uschess.cli.main runs a command: see its docstring
 from uschess.cli import build_parser
 args = build_parser("rate").parse_args(["rate", sys.argv[1]])  # as 'uschess rate' builds it
+gc.freeze()
+gc.enable()
 c1 = time.process_time()
 from uschess.calendar.rulebook import RuleBook
 RuleBook.load()
 c2 = time.process_time()
 with contextlib.redirect_stdout(io.StringIO()):
     code = args.func(args) or 0
+gc.freeze()
 c3 = time.process_time()
 print(json.dumps([c0, c1 - c0, c2 - c1, c3 - c2]))
 sys.exit(code)
@@ -118,13 +142,13 @@ PHASES = ("interpreter start", "imports and the command line", "loading the rule
           "resolving, rating, printing", "exit")
 
 
-def phases(path: str, repeat: int) -> str:
+def phases(path: str, repeat: int, env: dict) -> str:
     """Where the CPU time of ``uschess rate FILE`` goes, without a profiler:
     the phases timed inside the child (``time.process_time``), the rest of
     its CPU (wait4) after the last; medians of ``repeat`` runs."""
     runs = []
     for _ in range(repeat):
-        r = C.run_child([C.python(), "-c", _PHASES, path])
+        r = C.run_child([C.python(), "-c", _PHASES, path], env=env)
         parts = json.loads(r.out)
         runs.append(parts + [r.cpu - sum(parts)] + [r.cpu])
     med = [C.median([run[i] for run in runs]) for i in range(len(PHASES) + 1)]
@@ -136,12 +160,12 @@ def phases(path: str, repeat: int) -> str:
     return "\n".join(out)
 
 
-def importtime(path: str, top: int) -> str:
+def importtime(path: str, top: int, env: dict) -> str:
     """The imports of ``uschess rate FILE``: total, by top-level package, and
     the slowest modules (self time), from ``python -X importtime``."""
     proc = subprocess.run([C.python(), "-X", "importtime", "-c",
                            "import sys; from uschess.cli import main; sys.exit(main(sys.argv[1:]))",
-                           "rate", path], capture_output=True, text=True, check=True)
+                           "rate", path], capture_output=True, text=True, check=True, env=env)
     rows = []
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
@@ -221,6 +245,9 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="print where the engine's time goes (imports, rule loading, rating)")
     ap.add_argument("--top", type=int, default=15, help="profile lines to show (15)")
+    ap.add_argument("--compile-each-run", action="store_true",
+                    help="whole process: no cached bytecode (every module compiled at every start, "
+                         "as with PYTHONDONTWRITEBYTECODE); default: cached as after pip install")
     args = ap.parse_args(argv)
 
     print(f"in process, tracing off, rules loaded; CPU time, median of {args.repeat} "
@@ -239,11 +266,14 @@ def main(argv=None) -> int:
         params = Path(tmp) / "params.json"
         C.write_params(params)
         files = [str(big), str(C.ROOT / "fixtures" / "events" / "wfcc15.yaml")]
+        env = child_env(Path(tmp), args.compile_each_run)
         print(f"\nwhole process, child CPU seconds (user + system), median of "
-              f"{args.whole_repeat} interleaved runs; posts checked equal to 1e-12")
+              f"{args.whole_repeat} interleaved runs; posts checked equal to 1e-12; "
+              + ("every module compiled at every start" if args.compile_each_run else
+                 "bytecode and the compiled rule book cached (as installed, after a first run)"))
         print(f"  {'file':18} {'upd':>4} {'uschess rate':>13} {'minimal':>8} {'min+book':>9} "
               f"{'engine/minimal':>15} {'peak RSS MB eng/min':>20}")
-        for name, n, med, rss, _ in whole_process(files, args.whole_repeat, params):
+        for name, n, med, rss, _ in whole_process(files, args.whole_repeat, params, env):
             print(f"  {name:18} {n:4d} {med['engine']:12.3f}s {med['minimal']:7.3f}s "
                   f"{med['minimal+book']:8.3f}s {med['engine'] / med['minimal']:14.2f}x "
                   f"{rss['engine']:14.0f} / {rss['minimal']:.0f}")
@@ -251,14 +281,18 @@ def main(argv=None) -> int:
             from uschess.calendar.rulebook import RuleBook
             from uschess.rating.pipeline import RatingOptions, rate_event
 
-            print("\n" + phases(str(big), args.whole_repeat))
-            print("\n" + importtime(str(big), args.top))
+            print("\n" + phases(str(big), args.whole_repeat, env))
+            print("\n" + importtime(str(big), args.top, env))
             import yaml
 
-            RuleBook.load.cache_clear()
-            print(f"\nloading the rule book and resolving one date, in process (libyaml "
+            print(f"\nbuilding the rule book from the YAML (the first run, or a rule file changed) "
+                  f"and resolving one date, in process (libyaml "
                   f"{'available' if getattr(yaml, '__with_libyaml__', False) else 'NOT available'}):\n"
-                  + profile(lambda: RuleBook.load().rules(C.DAY), args.top))
+                  + profile(lambda: RuleBook.build().rules(C.DAY), args.top))
+            os.environ["USCHESS_CACHE_DIR"] = env["USCHESS_CACHE_DIR"]
+            RuleBook.load_compiled()  # the cache is written
+            print("\nloading the rule book from its cache and resolving one date, in process:\n"
+                  + profile(lambda: RuleBook.load_compiled().rules(C.DAY), args.top))
             event = C.swiss_event(1, args.players, args.rounds)
             opts = RatingOptions(trace=False)
             print(f"\nrating the {args.players}-player section in process, tracing off:\n"
