@@ -95,8 +95,12 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 total += 1.0 if x >= 400.0 else 0.5 + x / 800.0
         return total
 
-    knots = sorted({r0a - 400.0, r0a + 400.0, *(ri - 400.0 for ri in opponents),
-                    *(ri + 400.0 for ri in opponents)})
+    knots = [ri - 400.0 for ri in opponents]
+    knots += [ri + 400.0 for ri in opponents]
+    knots.append(r0a - 400.0)
+    knots.append(r0a + 400.0)
+    knots = sorted(set(knots))
+    last = len(knots)
     if start == "estimate" and n_eff + m > 0:
         mm = (n_eff * r0a + sum(opponents) + 400.0 * (2.0 * score - m)) / (n_eff + m)
     else:
@@ -104,8 +108,9 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     if trace is not None:
         trace.r0_adj, trace.s_adj, trace.start = r0a, sa, mm
 
+    # f at a knot is kept: a move that lands on the knot does not evaluate it again
     fm = f(mm)
-    for _ in range(4 * len(knots) + 8):
+    for _ in range(4 * last + 8):
         if fm > eps:  # step 2: move left
             i = bisect_left(knots, mm)
             if i == 0:
@@ -117,9 +122,10 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
             else:
                 ms = mm - fm * (mm - za) / (fm - fa)
                 mm = za if ms < za else ms
+            fm = fa if mm == za else f(mm)
         elif fm < -eps:  # step 3: move right
             j = bisect_right(knots, mm)
-            if j == len(knots):
+            if j == last:
                 break
             zb = knots[j]
             fb = f(zb)
@@ -128,17 +134,22 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
             else:
                 ms = mm - fm * (zb - mm) / (fb - fm)
                 mm = zb if ms > zb else ms
+            fm = fb if mm == zb else f(mm)
         else:
             break
         if trace is not None:
             trace.moves.append(mm)
-        fm = f(mm)
 
     # step 4: M lies in a flat stretch when no PWe term is on its slope.
+    p = 0
     if p_inclusive:
-        p = sum(1 for ri in opponents if abs(mm - ri) <= 400.0)
+        for ri in opponents:
+            if abs(mm - ri) <= 400.0:
+                p += 1
     else:
-        p = sum(1 for ri in opponents if abs(mm - ri) < 400.0)
+        for ri in opponents:
+            if abs(mm - ri) < 400.0:
+                p += 1
     if abs(mm - r0a) <= 400.0:
         p += 1
     if trace is not None:
@@ -146,7 +157,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     if p == 0 and abs(fm) <= eps:
         i, j = bisect_left(knots, mm), bisect_right(knots, mm)
         za = knots[i - 1] if i > 0 else -math.inf
-        zb = knots[j] if j < len(knots) else math.inf
+        zb = knots[j] if j < last else math.inf
         if j > i:  # M on a knot: take the flat side of it
             if i > 0 and abs(f(za)) <= eps:
                 zb = mm
@@ -226,8 +237,8 @@ def floor_level(peak: float, drop: float, levels: Sequence[float]) -> float | No
     target = round_half_up(peak) - drop
     best = None
     for level in levels:
-        if level <= target:
-            best = level if best is None or level > best else best
+        if level <= target and (best is None or level > best):
+            best = level
     return best
 
 

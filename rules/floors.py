@@ -32,6 +32,10 @@ def personal_counts(after, event) -> tuple:
     return out[0], out[1], out[2], tuple(unknown)
 
 
+_REASONS = {"absolute": "absolute floor", "olm": "Original Life Master floor",
+            "prize": "prize floor"}
+
+
 class _Floors(RulePlugin):
     slot = "floors"
     personal = False
@@ -76,8 +80,7 @@ class _Floors(RulePlugin):
             return text
         if kind == "established":
             return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
-        return {"absolute": "absolute floor", "olm": "Original Life Master floor",
-                "prize": "prize floor"}[kind]
+        return _REASONS[kind]
 
 
 class Floors002(_Floors):

@@ -114,11 +114,13 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
     kind = st.kind
     pair = e.pl.pair
     reads = e.reads
-    p, call = reads.params(rules.p), reads.calls(rules.call)
+    if trace:
+        p, call = reads.params(rules.p), reads.calls(rules.call)
+    else:
+        p, call = rules.p, rules.call
     rec = e.rec
     pre = rec.rating if rec is not None else None
     step5 = st.step5[pair]
-    info5 = st.details5[pair]
     value = step5
     notes: list[str] = []
     caps = None
@@ -133,11 +135,14 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
                          f"({'; '.join(caps.binding)})")
 
     after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
-    floor_reads = Reads() if trace else NO_READS
-    fl = floor_reads.calls(rules.call).uschess_personal_floor(
-        system=system, after=after, event=EventCounts.of_games(e.m, e.wins, e.draws, e.losses,
-                                                          p.event_rated_games),
-        p=floor_reads.params(rules.p))
+    event = EventCounts.of_games(e.m, e.wins, e.draws, e.losses, p.event_rated_games)
+    if trace:
+        floor_reads = Reads()
+        fl = floor_reads.calls(rules.call).uschess_personal_floor(
+            system=system, after=after, event=event, p=floor_reads.params(rules.p))
+    else:
+        floor_reads = NO_READS
+        fl = call.uschess_personal_floor(system=system, after=after, event=event, p=p)
     floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
     if lowered is not None:
         after.lowered_floor, after.lowered_from = lowered, lowered_from
@@ -168,35 +173,52 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
 
     # A floor is part of what the rating depended on when it bound, when a
     # lowered floor stood in for it, or in a match (where it decides a request).
-    names = reads.names
-    if floor_applied or lowered is not None or kind.floor_requests:
-        names = names | floor_reads.names
-    depends = frozenset(names)
-    warnings = (rules.warnings(depends) + notes if depends else notes) + \
-        unknown_history_warnings(fl, value, system)
-    formula = info5["formula"]
-    cls, extra = PlayerResult, {}
-    if match is not None:
-        formula = f"match ({formula}, no bonus)"
-        cls = MatchPlayerResult
-        extra = dict(change_uncapped=step5 - pre, change=post - pre, caps=caps,
-                     history=list(match.history), history_source=match.history_source,
-                     floor_request=request)
-        info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
-    out = cls(
-        pair=pair, id=e.pl.id, name=e.pl.name, system=system, pre=pre,
-        games_before=rec.games if rec else 0, m=e.m, score=info5["score"], post=post,
-        games_after=after.games, formula=formula, initial=st.initial.get(pair),
-        n_eff=e.n_eff, step3=st.step3.get(pair),
-        step4=st.step4[pair] if kind.last_step == 5 else None,
-        step5=step5 if kind.last_step == 5 else None,
-        k=info5.get("k"), bonus=info5.get("bonus"), expected=info5.get("expected"),
-        floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
-        floor_applied=floor_applied, record_after=after, depends=depends, warnings=warnings,
-        **extra)
     if trace:
+        names = reads.names
+        if floor_applied or lowered is not None or kind.floor_requests:
+            names = names | floor_reads.names
+        depends = frozenset(names)
+        warnings = (rules.warnings(depends) + notes if depends else notes) + \
+            unknown_history_warnings(fl, value, system)
+    else:
+        depends = _NOTHING
+        warnings = notes + unknown_history_warnings(fl, value, system) \
+            if fl.could_be is not None else notes
+    formula = "special" if e.special else "standard"
+    last5 = kind.last_step == 5
+    # K, E and the bonus are the standard formula's (None for the special
+    # formula), from the last step
+    if match is None:
+        # positional, in the order of PlayerResult's fields (a call with 25
+        # keywords costs three times as much, once per player)
+        out = PlayerResult(
+            pair, e.pl.id, e.pl.name, system, pre, rec.games if rec else 0, e.m, e.score, post,
+            after.games, formula, st.initial.get(pair), e.n_eff, st.step3.get(pair),
+            st.step4[pair] if last5 else None, step5 if last5 else None, e.k, e.bonus,
+            e.expected, float(floor) if kind.floor_requests else floor, reason, floor_applied,
+            after, depends, warnings)
+    else:
+        out = MatchPlayerResult(
+            pair=pair, id=e.pl.id, name=e.pl.name, system=system, pre=pre,
+            games_before=rec.games if rec else 0, m=e.m, score=e.score, post=post,
+            games_after=after.games, formula=f"match ({formula}, no bonus)",
+            initial=st.initial.get(pair), n_eff=e.n_eff, step3=st.step3.get(pair),
+            step4=st.step4[pair] if last5 else None, step5=step5 if last5 else None,
+            k=e.k, bonus=e.bonus, expected=e.expected,
+            floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
+            floor_applied=floor_applied, record_after=after, depends=depends, warnings=warnings,
+            change_uncapped=step5 - pre, change=post - pre, caps=caps,
+            history=list(match.history), history_source=match.history_source,
+            floor_request=request)
+    if trace:
+        info5 = st.details5[pair]
+        if match is not None:
+            info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
         out.trace = {"step4": st.details4.get(pair), "step5": info5}
     return out
+
+
+_NOTHING: frozenset = frozenset()
 
 
 def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:

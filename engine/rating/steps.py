@@ -19,7 +19,6 @@ recorded and a result carries no per-player rule warnings.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
@@ -98,6 +97,19 @@ class _NoReads(Reads):
 NO_READS = _NoReads()
 
 
+class _Dropped(set):
+    """A set that keeps nothing: the names a player's rating read, where no
+    one reads them (``trace=False``)."""
+
+    __slots__ = ()
+
+    def add(self, name) -> None:
+        pass
+
+
+_DROPPED = _Dropped()
+
+
 class _ReadParams:
     __slots__ = ("_p", "_names")
 
@@ -125,28 +137,39 @@ class _ReadCalls:
 class Entrant:
     """What steps 1-5 know of one player in one system: the games (opponent
     pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings)."""
+    and bonus eligibility (neither depends on the opponents' ratings); after
+    the last step, what the standard formula gave there (E and the bonus)."""
 
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
-                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording")
+                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
+                 "expected", "bonus")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
         opps, score, wins, losses = [], 0.0, 0, 0
+        codes = GAME_CODES
         for r in pl.rounds:
-            if r.opponent is not None and r.code in GAME_CODES:
-                opps.append(r.opponent)
-                s = GAME_CODES[r.code]
-                score += s
-                wins += s == 1.0
-                losses += s == 0.0
+            opp = r.opponent
+            if opp is not None:
+                s = codes.get(r.code)
+                if s is not None:
+                    opps.append(opp)
+                    score += s
+                    if s == 1.0:
+                        wins += 1
+                    elif s == 0.0:
+                        losses += 1
         self.pl, self.rec = pl, rec
         self.opps, self.score, self.m = opps, score, len(opps)
         self.wins, self.losses = wins, losses
-        self.all_wins = bool(rec and rec.all_wins)
-        self.all_losses = bool(rec and rec.all_losses)
-        self.k = self.eligible = None
-        self.reads = Reads() if reads else NO_READS
-        self.wording: set[str] = set()
+        if rec is None:
+            self.all_wins = self.all_losses = False
+        else:
+            self.all_wins, self.all_losses = bool(rec.all_wins), bool(rec.all_losses)
+        self.k = self.eligible = self.expected = self.bonus = None
+        if reads:
+            self.reads, self.wording = Reads(), set()
+        else:
+            self.reads, self.wording = NO_READS, _DROPPED
 
     @property
     def draws(self) -> int:
@@ -204,64 +227,122 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         e.r0, e.n = init.rating, init.games
 
     # Step 2: effective games; and what does not change between steps 4 and 5.
+    # The rules' values and hooks are looked up once for the unit; with
+    # ``trace`` each player's reads go through views that note what it read.
+    p_unit, call_unit = rules.p, rules.call
     rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
+    standard_only, with_bonus = kind.standard_only, kind.bonus
+    half_k = special_max = None  # read when first needed, as each player reads them
+    k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
     for e in playing.values():
-        p, call = e.reads.params(rules.p), e.reads.calls(rules.call)
+        if trace:
+            p, call = e.reads.params(p_unit), e.reads.calls(call_unit)
+            e.reads.names.add("nstar")
+            e.special = not standard_only and (
+                e.n <= p.special_max_games or e.all_wins or e.all_losses)
+        elif standard_only:
+            e.special = False
+        else:
+            if special_max is None:
+                special_max = p_unit.special_max_games
+            e.special = e.n <= special_max or e.all_wins or e.all_losses
         e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
-        e.reads.names.add("nstar")
-        e.special = not kind.standard_only and (
-            e.n <= p.special_max_games or e.all_wins or e.all_losses)
-        if not e.special:
-            otbr = e.pl.ratings.get("OTBR")
+        if e.special:
+            continue
+        otbr = e.pl.ratings.get("OTBR")
+        otbr = otbr.rating if otbr is not None else None
+        if trace:
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k or (
                                             section.online and bool(p.online_half_k)),
-                                        otbr=otbr.rating if otbr is not None else None,
-                                        systems=rated_in, p=p)
-            if kind.bonus:
-                counts = Counter(e.opps)
-                # The eligibility wordings differ only for m = 3 or a repeated
-                # opponent: elsewhere the rating does not depend on which is in force.
-                target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
-                e.eligible = bool(rules.call.uschess_bonus_eligible(
-                    m=e.m, opponent_counts=counts, p=_ReadParams(rules.p, target) if trace else rules.p))
-                target.add("bonus")
-            else:
-                e.eligible = False
+                                        otbr=otbr, systems=rated_in, p=p)
+        else:
+            if half_k is None:
+                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
+            e.k = k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc, half_k=half_k,
+                           otbr=otbr, systems=rated_in, p=p_unit)
+        if not with_bonus:
+            e.eligible = False
+            continue
+        counts = opponent_counts(e.opps)
+        if trace:
+            # The eligibility wordings differ only for m = 3 or a repeated
+            # opponent: elsewhere the rating does not depend on which is in force.
+            target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
+            e.eligible = bool(call_unit.uschess_bonus_eligible(
+                m=e.m, opponent_counts=counts, p=_ReadParams(p_unit, target)))
+            target.add("bonus")
+        else:
+            e.eligible = bool(bonus_eligible(m=e.m, opponent_counts=counts, p=p_unit))
 
     # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
     for pair, init in initial.items():
         if init.games == 0:
             e = playing[pair]
-            value = e.reads.calls(rules.call).uschess_special_rating(
-                r0=e.r0, n_eff=rules.p.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
+            value = e.reads.calls(call_unit).uschess_special_rating(
+                r0=e.r0, n_eff=p_unit.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
                 score=e.score, wins=e.wins, losses=e.losses, all_wins=False, all_losses=False,
-                n=0, p=e.reads.params(rules.p), trace=None)
+                n=0, p=e.reads.params(p_unit), trace=None)
             e.reads.names.add("step3_n_eff")
             step3[pair] = max(value, floor100)
 
     # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
     seed = {pair: step3.get(pair, e.r0) for pair, e in playing.items()}
-    step4: dict[int, float] = {}
-    details4: dict[int, dict] = {}
     last4 = kind.last_step == 4
-    for pair, e in playing.items():
-        value, info = rate_one(e, [seed[o] for o in e.opps], rules,
-                               trace=trace and last4, details=trace or last4)
-        step4[pair] = max(value, floor100)
-        if info is not None:
-            details4[pair] = info
+    if trace:
+        step4, details4 = _traced_step(playing, seed, rules, floor100, last4)
+    else:
+        step4, details4 = _step(playing, seed, p_unit, call_unit, floor100), {}
     if last4:
         return Steps(entrants, initial, step3, step4, dict(step4), details4, dict(details4), kind)
 
     # Step 5: again, with every opponent at its step-4 result.
-    step5: dict[int, float] = {}
-    details5: dict[int, dict] = {}
-    for pair, e in playing.items():
-        value, details5[pair] = rate_one(e, [step4[o] for o in e.opps], rules, trace=trace)
-        step5[pair] = max(value, floor100)
+    if trace:
+        step5, details5 = _traced_step(playing, step4, rules, floor100, True)
+    else:
+        step5, details5 = _step(playing, step4, p_unit, call_unit, floor100), {}
     return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
+
+
+def opponent_counts(opps: list) -> dict:
+    """Each opponent's number of games (what bonus eligibility asks, sec. 4.2)."""
+    counts: dict = {}
+    for o in opps:
+        counts[o] = counts.get(o, 0) + 1
+    return counts
+
+
+def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
+    """Step 4 or 5 without a trace: every player's rating (at least the
+    absolute floor), the opponents at ``opp_rating``; a standard-formula
+    player keeps E and the bonus (``Entrant.expected``, ``.bonus``)."""
+    special = call.uschess_special_rating
+    out: dict[int, float] = {}
+    for pair, e in playing.items():
+        opps = [opp_rating[o] for o in e.opps]
+        if e.special:
+            value = special(r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
+                            losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n,
+                            p=p, trace=None)
+        else:
+            value, e.expected, e.bonus = standard_rating(
+                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
+                m_prime_min=p.bonus_m_prime_min)
+        out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
+    return out
+
+
+def _traced_step(playing: dict, opp_rating: dict, rules, floor100, trace: bool):
+    """Step 4 or 5 with what each player's rating did (:func:`rate_one`);
+    ``trace``: with the special formula's knot walk."""
+    out: dict[int, float] = {}
+    details: dict[int, dict] = {}
+    for pair, e in playing.items():
+        value, info = rate_one(e, [opp_rating[o] for o in e.opps], rules, trace=trace)
+        out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
+        details[pair] = info
+    return out, details
 
 
 def declared_or_classified(section: Section, rules, tc: TimeControl) -> list[str]:
@@ -302,6 +383,7 @@ def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
     value, expected, bonus = standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
                                              b=p.bonus_multiplier,
                                              m_prime_min=p.bonus_m_prime_min)
+    e.expected, e.bonus = expected, bonus
     if not details:
         return value, None
     return value, {"opponents": opps, "score": e.score, "m": e.m, "formula": "standard",
@@ -310,4 +392,4 @@ def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
 
 
 __all__ = ["SectionKind", "STANDARD", "MATCH", "FIDE_UPDATE", "Reads", "Entrant", "Steps",
-           "five_steps", "declared_or_classified", "rated_systems", "rate_one"]
+           "five_steps", "opponent_counts", "declared_or_classified", "rated_systems", "rate_one"]
