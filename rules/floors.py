@@ -18,18 +18,21 @@ def personal_counts(after, event) -> tuple:
     record's counts after the event (project reading 2); where an earlier
     count is unknown, the event's own count, which every earlier history
     reaches or exceeds (``unknown`` names those counts)."""
-    if after.wins is not None and after.draws is not None and after.events3 is not None:
-        return after.wins, after.draws, after.events3, ()
+    wins, draws, events3 = after.wins, after.draws, after.events3
+    if wins is not None and draws is not None and events3 is not None:
+        return wins, draws, events3, ()
     own = event or EventCounts(0, 0, 0, 0)
-    out, unknown = [], []
-    for name, known, lower in zip(COUNT_NAMES, (after.wins, after.draws, after.events3),
-                                  (own.wins, own.draws, own.events3)):
-        if known is None:
-            unknown.append(name)
-            out.append(lower)
-        else:
-            out.append(known)
-    return out[0], out[1], out[2], tuple(unknown)
+    unknown = []
+    if wins is None:
+        unknown.append(COUNT_NAMES[0])
+        wins = own.wins
+    if draws is None:
+        unknown.append(COUNT_NAMES[1])
+        draws = own.draws
+    if events3 is None:
+        unknown.append(COUNT_NAMES[2])
+        events3 = own.events3
+    return wins, draws, events3, tuple(unknown)
 
 
 _REASONS = {"absolute": "absolute floor", "olm": "Original Life Master floor",

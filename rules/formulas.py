@@ -80,9 +80,13 @@ class _K(RulePlugin):
 
     @hookimpl
     def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
-        r = self.rating_for(r0, otbr)
-        if self.exception_applies(r, system, tc, systems, p):
-            return _dual_k(r, n_eff, m, p.k_dual, p.k_numerator)
+        kd = p.k_dual
+        # the time control decides most sections at once; the rest of the
+        # exception is asked only where it is in range
+        if tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]:
+            r = self.rating_for(r0, otbr)
+            if self.exception_applies(r, system, tc, systems, p):
+                return _dual_k(r, n_eff, m, kd, p.k_numerator)
         if half_k:
             # 002: K = 400/(N_e + m/2) in a half-K event
             return (p.k_numerator / 2.0) / (n_eff + m / 2.0)

@@ -72,11 +72,13 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
 def settle_record(after: SystemRecord, post: float, p, who=None) -> None:
     """Set the stored post-event rating on the record (and the peak).  A
     rating above MAX_RATING, the bound every rating is read with, is refused:
-    what is written must read back, and no real rating comes near it."""
+    what is written must read back, and no real rating comes near it.
+    ``who`` names the player in that message: a label, or the player (whose
+    label is only made then)."""
     if post > MAX_RATING:
         raise InputError(f"the post-event rating {post:.2f} is above {MAX_RATING:g}, the bound "
                          "of every rating read or written: the pre-event ratings cannot be "
-                         "real", player=who)
+                         "real", player=getattr(who, "label", who))
     after.rating = post
     if after.games > p.established_games:
         after.peak = max(after.peak, post) if after.peak is not None else post
@@ -134,8 +136,9 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
             notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
                          f"({'; '.join(caps.binding)})")
 
-    after = record_after(rec, e.m, e.wins, e.draws, e.losses, value, end, p)
-    event = EventCounts.of_games(e.m, e.wins, e.draws, e.losses, p.event_rated_games)
+    draws = e.m - e.wins - e.losses  # Entrant.draws
+    after = record_after(rec, e.m, e.wins, draws, e.losses, value, end, p)
+    event = EventCounts.of_games(e.m, e.wins, draws, e.losses, p.event_rated_games)
     if trace:
         floor_reads = Reads()
         fl = floor_reads.calls(rules.call).uschess_personal_floor(
@@ -143,9 +146,12 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
     else:
         floor_reads = NO_READS
         fl = call.uschess_personal_floor(system=system, after=after, event=event, p=p)
-    floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
-    if lowered is not None:
-        after.lowered_floor, after.lowered_from = lowered, lowered_from
+    if rec is not None and rec.lowered_floor is not None:
+        floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
+        if lowered is not None:
+            after.lowered_floor, after.lowered_from = lowered, lowered_from
+    else:  # no floor was lowered after a match: the sec. 5 floor
+        floor, reason, lowered = fl.value, fl.reason, None
 
     post, floor_applied, request = value, False, None
     if value < floor:
@@ -169,7 +175,7 @@ def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
         else:
             post, floor_applied = float(floor), True
     post = call.uschess_store_rating(pre=pre, value=post, p=p)
-    settle_record(after, post, p, who=e.pl.label)
+    settle_record(after, post, p, who=e.pl)
 
     # A floor is part of what the rating depended on when it bound, when a
     # lowered floor stood in for it, or in a match (where it decides a request).

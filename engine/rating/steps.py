@@ -307,7 +307,10 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
 
 def opponent_counts(opps: list) -> dict:
     """Each opponent's number of games (what bonus eligibility asks, sec. 4.2)."""
-    counts: dict = {}
+    counts = dict.fromkeys(opps, 1)
+    if len(counts) == len(opps):  # no opponent twice: the usual case, counted in C
+        return counts
+    counts = {}
     for o in opps:
         counts[o] = counts.get(o, 0) + 1
     return counts
