@@ -140,18 +140,20 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
         if trace is not None:
             trace.moves.append(mm)
 
-    # step 4: M lies in a flat stretch when no PWe term is on its slope.
-    p = 0
-    if p_inclusive:
-        for ri in opponents:
-            if abs(mm - ri) <= 400.0:
-                p += 1
+    # step 4: M lies in a flat stretch when no PWe term is on its slope (p = 0).
+    on_r0 = abs(mm - r0a) <= 400.0
+    if on_r0 and trace is None:
+        p = 1  # R0' is on its slope; untraced, only whether p is 0 matters
     else:
-        for ri in opponents:
-            if abs(mm - ri) < 400.0:
-                p += 1
-    if abs(mm - r0a) <= 400.0:
-        p += 1
+        p = 1 if on_r0 else 0
+        if p_inclusive:
+            for ri in opponents:
+                if abs(mm - ri) <= 400.0:
+                    p += 1
+        else:
+            for ri in opponents:
+                if abs(mm - ri) < 400.0:
+                    p += 1
     if trace is not None:
         trace.p = p
     if p == 0 and abs(fm) <= eps:

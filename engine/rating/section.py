@@ -51,13 +51,16 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     the event file."""
     st = five_steps(section, system, rules, tc, trace=trace)
     pre_from = pre_from or {}
+    end = section.end
     out = []
+    entrants = st.entrants
     for pl in section.players:
-        e = st.entrants[pl.pair]
+        e = entrants[pl.pair]
         if not e.m:
             out.append(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
             continue
-        res = finish(e, system, st, rules, section.end, trace=trace)
-        res.pre_from = pre_from.get(pl.pair)
+        res = finish(e, system, st, rules, end, trace=trace)
+        if pre_from:
+            res.pre_from = pre_from.get(pl.pair)
         out.append(res)
     return SectionResult(section, system, rules, tc, out)
