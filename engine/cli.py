@@ -28,6 +28,8 @@ conventions of every command:
   -q, -v       quiet (results and errors only) or verbose, before or after COMMAND
   --json       print the result as JSON on standard output
   USCHESS_DB   the ratings store used when --db is not given
+  USCHESS_CACHE_DIR  where the compiled rule book is kept (default
+               $XDG_CACHE_HOME/uschess or ~/.cache/uschess; empty: none)
 
 exit status:
   0    done
