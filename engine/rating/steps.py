@@ -60,18 +60,26 @@ class Reads:
 
     ``rules.p`` and ``rules.call`` are read through :meth:`params` and
     :meth:`calls` views that note each name; the finish step turns the names
-    into the warnings of the rules in force."""
+    into the warnings of the rules in force.  One view of each is kept per
+    player and notes a name on its first read only."""
 
-    __slots__ = ("names",)
+    __slots__ = ("names", "_pview", "_cview")
 
     def __init__(self):
         self.names: set[str] = set()
+        self._pview = self._cview = None
 
     def params(self, p) -> "_ReadParams":
-        return _ReadParams(p, self.names)
+        view = self._pview
+        if view is None or view._p is not p:
+            view = self._pview = _ReadParams(p, self.names)
+        return view
 
     def calls(self, call) -> "_ReadCalls":
-        return _ReadCalls(call, self.names)
+        view = self._cview
+        if view is None or view._call is not call:
+            view = self._cview = _ReadCalls(call, self.names)
+        return view
 
 
 class _NoReads(Reads):
@@ -111,26 +119,31 @@ _DROPPED = _Dropped()
 
 
 class _ReadParams:
-    __slots__ = ("_p", "_names")
+    """``p`` read through a view that notes each parameter's name in
+    ``names`` on its first read, then keeps the value as its own attribute
+    (a later read is a plain attribute read: the name is noted already)."""
 
     def __init__(self, p, names):
         self._p, self._names = p, names
 
-    def __getattr__(self, name):
+    def __getattr__(self, name):  # only on the first read of ``name``
         value = getattr(self._p, name)
         self._names.add(name)
+        self.__dict__[name] = value
         return value
 
 
 class _ReadCalls:
-    __slots__ = ("_call", "_names")
+    """``rules.call`` read through a view that notes each hook's slot in
+    ``names`` on its first read (then kept, as :class:`_ReadParams`)."""
 
     def __init__(self, call, names):
         self._call, self._names = call, names
 
-    def __getattr__(self, name):
+    def __getattr__(self, name):  # only on the first read of ``name``
         fn = getattr(self._call, name)
         self._names.add(HOOK_SLOTS[name])
+        self.__dict__[name] = fn
         return fn
 
 
