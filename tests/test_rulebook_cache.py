@@ -152,6 +152,8 @@ def test_an_empty_cache_variable_turns_the_cache_off(tmp_path, monkeypatch):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert book_cache.cache_dir() == tmp_path / "home" / ".cache" / "uschess"
+    monkeypatch.setattr(book_cache.os.path, "expanduser", lambda path: path)  # no home found
+    assert book_cache.cache_dir() is None
 
 
 def test_the_key_names_the_installed_version():

@@ -48,7 +48,10 @@ def cache_dir() -> Optional[Path]:
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "uschess"
-    return Path.home() / ".cache" / "uschess"
+    home = os.path.expanduser("~")
+    if not os.path.isabs(home):  # no home directory to be found: no cache
+        return None
+    return Path(home) / ".cache" / "uschess"
 
 
 def cache_file(rulesets: Path) -> Optional[Path]:
