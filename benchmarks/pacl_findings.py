@@ -77,7 +77,7 @@ def miss_record(page: str, pub, facts, row) -> dict:
         "page": page, "id": e.id, "name": e.name, "system": e.system,
         "start": sec.start.isoformat(), "era": era(sec.start),
         "online": bool(sec.online), "rating_sys": facts.rating_sys,
-        "k_factor": facts.k_factor,
+        "k_factor": facts.k_factor, "tnmt_type": facts.tnmt_type,
         "rated": facts.rated.isoformat() if facts.rated else None,
         "rerated": facts.rerated.isoformat() if facts.rerated else None,
         "published_pre": e.pre, "pre": pr.pre, "pre_games": rec.games if rec else None,
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
             if row.entry.system not in systems:
                 continue
             for key in (f"era   {era(sec.start)} {place}", f"kind  {place} {kind}",
-                        f"sys   {row.entry.system}", "all"):
+                        f"sys   {row.entry.system}", f"type  Tnmt Type {facts.tnmt_type}", "all"):
                 totals[key][0] += row.reproduced
                 totals[key][1] += 1
             if not row.reproduced and row.computed is not None:
@@ -160,6 +160,7 @@ def main(argv=None) -> int:
             ("era", lambda x: f"{x['era']} {'online' if x['online'] else 'OTB'}"),
             ("rating system of the section / system", lambda x: f"{x['rating_sys']} {x['system']}"),
             ("printed K factor", lambda x: x["k_factor"]),
+            ("tournament type", lambda x: x["tnmt_type"]),
             ("provisional (printed P) or established",
              lambda x: "provisional" if x["provisional"] else "established"),
             ("formula", lambda x: x["formula"]),

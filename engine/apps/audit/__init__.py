@@ -53,6 +53,10 @@ the published value within the tolerance:
     prize floor, the Original Life Master floor) or a possible personal
     absolute floor (AF, 100..150).  Floors bind only the final rating
     (project reading 1), so the variant is the computed post raised to it.
+``games``
+    an established player's number of earlier games, which an MSA page does
+    not print (taken as 50, at least N*): a count from 26 up to N* gives
+    N' = N and a larger K; the counts that reproduce the post are named;
 ``bonus_multiplier``
     every other value of B in the history (6, 8, 10, 12, 14, 16), each a
     reform of ``bonus_multiplier`` over the whole event;

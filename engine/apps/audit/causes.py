@@ -18,12 +18,13 @@ from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
+from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.model import Event
 from uschess.rating.chain import Chain
 from uschess.rating.pipeline import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "bonus_multiplier",
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "bonus_multiplier",
                "effective_games", "rounding", "history", "reading")
 
 
@@ -171,9 +172,12 @@ class _Variants:
     """Re-ratings of the event under variants, each computed once."""
 
     def __init__(self, event: Event, options: RatingOptions, book: RuleBook,
-                 rated_on: Optional[_dt.date] = None):
+                 rated_on: Optional[_dt.date] = None, games_printed: bool = True):
         self.event, self.options, self.book = event, options, book
         self.rated_on = rated_on
+        #: False where the source prints no game count for established
+        #: players (an MSA page: they are taken as ESTABLISHED_GAMES)
+        self.games_printed = games_printed
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
@@ -344,6 +348,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                              f"{ns['b']:g}({ns['center']:g} - R0)^2), gives {_fmt(value)}",
                              value, e.post))
 
+    out.extend(_established_games(row, variants, tol))
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
     out.extend(_chaining(row, variants, tol))
@@ -399,6 +404,11 @@ def _changed_rules(now, then) -> str:
 
 def _empty() -> EventResult:
     return EventResult(Event("", _dt.date.min, _dt.date.min, []), [])
+
+
+#: Layouts that print no game count for an established player (the TD
+#: layout and published-results files give them).
+GAMES_NOT_PRINTED = ("msa-html", "msa-text", "msa-table", "msa")
 
 
 #: The rounding variants are tried only when the difference is at most the
@@ -473,6 +483,64 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     return out
 
 
+def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """An established player's number of earlier games, which an MSA page
+    does not print: the reader takes :data:`ESTABLISHED_GAMES`, at least N*
+    for every rating, but an established player (N > 25) may have fewer games
+    than N*, and then N' = N and K = 800/(N' + m) is larger (sec. 3, 4.2).
+    The post moves away from the pre-event rating as N falls, so the counts
+    from established_games + 1 up to N* are searched by bisection for one
+    that reproduces the published post; the cause names the counts that do."""
+    e, pr = row.entry, row.result
+    if variants.games_printed or pr.formula != "standard" or pr.n_eff is None:
+        return []
+    me = row.section.section.player(pr.pair)
+    rec = me.ratings.get(e.system)
+    if rec is None or rec.games != ESTABLISHED_GAMES:
+        return []
+    lo, hi = int(row.section.rules.p.established_games) + 1, math.ceil(pr.n_eff) - 1
+    published_change, change = e.post - pr.pre, row.computed - pr.pre
+    if hi < lo or published_change * change <= 0 or abs(published_change) <= abs(change):
+        return []  # fewer games only move the post further the same way
+    values: dict = {}
+
+    def at(n: int) -> Optional[float]:
+        if n not in values:
+            def change(s, n=n):
+                s.player(pr.pair).ratings[e.system].games = n
+            ev = _player_event(variants.event, e.section, change)
+            res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
+            values[n] = _post(res or _empty(), e.section, e.system, e.id)
+        return values[n]
+
+    v_lo, v_hi = at(lo), at(hi)
+    if v_lo is None or v_hi is None \
+            or not min(v_lo, v_hi) - tol - _EPS <= e.post <= max(v_lo, v_hi) + tol + _EPS:
+        return []
+    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * value falls as n grows
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        if sign * (at(mid) - e.post) > 0:
+            a = mid
+        else:
+            b = mid
+    found = [n for n in (a, b) if _within(at(n), e.post, tol)]
+    if not found:
+        return []
+    first = last = min(found, key=lambda n: abs(at(n) - e.post))
+    while first - 1 >= lo and _within(at(first - 1), e.post, tol):
+        first -= 1
+    while last + 1 <= hi and _within(at(last + 1), e.post, tol):
+        last += 1
+    best = min(range(first, last + 1), key=lambda n: abs(at(n) - e.post))
+    counts = f"N = {first}" if first == last else f"N = {first} to {last}"
+    return [Cause("games", f"an established player with fewer earlier games than N* = "
+                  f"{pr.n_eff:.1f}, which the page does not print (taken as "
+                  f"{ESTABLISHED_GAMES}): {counts} gives a larger K (N' = N) and with N = {best} "
+                  f"the post is {_fmt(at(best))}", at(best), e.post)]
+
+
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     e, pr = row.entry, row.result
     rec = row.section.section.player(pr.pair).ratings.get(e.system)
@@ -515,7 +583,8 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     chain = PageChain()
     result = rate_published(published.event, options, book=book, chain=chain)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
-    variants = _Variants(published.event, options, book, published.rated_on)
+    variants = _Variants(published.event, options, book, published.rated_on,
+                         games_printed=published.kind not in GAMES_NOT_PRINTED)
     rows = []
     for entry in published.entries:
         sr = index.get((entry.section, entry.system))

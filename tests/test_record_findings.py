@@ -1,0 +1,171 @@
+"""What the published record settles where the documents do not, and the
+audit causes for inputs a page cannot show (benchmarks/pacl_findings.py
+finds them in the PACL pages that print every input)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from uschess.apps.audit import audit, load_published
+from uschess.cli import main
+from uschess.io.formats.msa import MsaRow, format_msa
+from uschess.rating.pipeline import rate_event
+
+from helpers import SHARED_DATA, by_pair, event, player, rate
+
+PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ------------------------------------------------- reading 11: the K exception in OTBR only
+
+def _dual_section(start):
+    """A G/45;d5 section (dual-rated from 2002) with one player rated 2300 in
+    both systems who beats four 2100s."""
+    top = player(1, ["W2", "W3", "W4", "W5"], rating=2300, games=100)
+    top["ratings"]["OTBQ"] = {"rating": 2300, "games": 100}
+    others = []
+    for i in range(2, 6):
+        p = player(i, ["U"] * (i - 2) + ["L1"] + ["U"] * (5 - i), rating=2100, games=100)
+        p["ratings"]["OTBQ"] = {"rating": 2100, "games": 100}
+        others.append(p)
+    return [top, *others]
+
+
+@pytest.mark.parametrize("start", ["2005-06-01", "2016-06-01", "2019-06-01", "2024-06-01"])
+def test_k_exception_only_in_otbr_in_every_period(start):
+    res = rate(_dual_section(start), start=start, tc="G/45;d5")
+    otbr, otbq = by_pair(res, "OTBR")[1], by_pair(res, "OTBQ")[1]
+    n_eff = otbr.n_eff
+    assert otbr.k == pytest.approx(800 * (6.5 - 0.0025 * 2300) / (n_eff + 4))
+    assert otbq.k == pytest.approx(800 / (otbq.n_eff + 4))
+    assert otbq.post - 2300 > otbr.post - 2300  # the full K moves OTBQ further
+
+
+def test_the_2017_text_as_written_keeps_the_exception_in_both_systems():
+    from uschess.rating.pipeline import RatingOptions
+    import datetime as dt
+    res = rate(_dual_section("2017-05-02"), RatingOptions(edition="2017-04-24",
+                                                          rules_on=dt.date(2017, 5, 2)),
+               start="2017-05-02", tc="G/45;d5")
+    otbq = by_pair(res, "OTBQ")[1]
+    assert otbq.k == pytest.approx(800 * (6.5 - 0.0025 * 2300) / (otbq.n_eff + 4))
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("page,ids,reproduced", [
+    # 2015, G/30;d5: a 2608 and three 2268..2338 players' Quick ratings
+    ("XtblMain_201510010422_1.html", ["12787646", "12832679", "10098327", "12407354"], 46),
+    # 2013, G/60;d5, re-rated 2020-08-18
+    ("XtblMain_201311243662_1.html", ["12413101", "12559979", "12407354"], 40),
+])
+def test_real_dual_pages_show_full_k_in_quick(page, ids, reproduced, capsys):
+    pub = load_published(PACL / page)
+    a = audit(pub, known_on=pub.rated_on)
+    rows = {(r.entry.id, r.entry.system): r for r in a.rows}
+    for pid in ids:
+        row = rows[(pid, "OTBQ")]
+        assert row.reproduced and row.result.pre > 2200
+        assert row.result.k == pytest.approx(800 / (row.result.n_eff + row.result.m))
+    assert a.reproduced >= reproduced
+    code, out, _ = run(capsys, "audit", PACL / page, "--as-rated")
+    assert code == 0 and f"{a.reproduced} of {a.total} reproduced" in out
+
+
+# ------------------------------------------ the games cause: an established count not printed
+
+def _games_event(games):
+    """Player 1 (2200, ``games`` earlier games, established) scores 1 of 4
+    against four 2200s with 100 games."""
+    players = [player(1, ["W2", "L3", "L4", "L5"], rating=2200, games=games)]
+    for i in range(2, 6):
+        rounds = ["U"] * 4
+        rounds[i - 2] = ("L1" if i == 2 else "W1")
+        players.append(player(i, rounds, rating=2200, games=100))
+    return event(players, start="2019-03-02", tc="G/90;d30")
+
+
+def _msa_text(ev, result) -> str:
+    """The event as an MSA table prints it: no game count for an
+    established player."""
+    rows = []
+    for sr in result.sections:
+        for pr in sr.players:
+            pl = sr.section.player(pr.pair)
+            rows.append(MsaRow(pr.pair, pl.name, pl.total, pl.rounds, None, pr.id, pr.pre,
+                               None, pr.post, None))
+    return format_msa(rows, 4)
+
+
+def test_games_cause_names_the_established_count(tmp_path, capsys):
+    ev = _games_event(30)
+    truth = rate_event(ev)
+    me = by_pair(truth)[1]
+    assert me.n_eff == 30  # N < N* = 50/sqrt(0.662 + 0.00000739 (2569 - 2200)^2) = 38.7
+    page = tmp_path / "table.txt"
+    page.write_text(_msa_text(ev, truth))
+    code, out, _ = run(capsys, "audit", page, "--start", "2019-03-02", "--json")
+    data = json.loads(out)
+    row = next(p for p in data["players"] if p["id"] == me.id)
+    assert not row["reproduced"]  # read as 50 games: N' = N*, a smaller K
+    causes = [c for c in row["causes"] if c["cause"] == "games"]
+    assert causes and "N* = 38.7" in causes[0]["detail"]
+    assert "N = 29 to 31" in causes[0]["detail"] and "with N = 30 " in causes[0]["detail"]
+    assert abs(causes[0]["diff"]) <= 1
+    # everyone else, with a printed or irrelevant count, is reproduced
+    assert all(p["reproduced"] for p in data["players"] if p["id"] != me.id)
+
+
+def test_games_cause_not_claimed_where_counts_are_given():
+    """A published-results file gives the counts: no games cause."""
+    from uschess.apps.audit import published_from_dict
+    from uschess.io.eventfile import event_to_dict
+    ev = _games_event(30)
+    truth = rate_event(ev)
+    raw = event_to_dict(_games_event(50))
+    raw["published"] = [{"id": pr.id, "system": "OTBR", "post": pr.post}
+                        for sr in truth.sections for pr in sr.players]
+    a = audit(published_from_dict(raw, "x.json"))
+    row = next(r for r in a.rows if r.entry.id == by_pair(truth)[1].id)
+    assert not row.reproduced and "games" not in [c.cause for c in row.causes]
+
+
+def test_games_cause_needs_a_larger_change():
+    """A published change smaller than the computed one is no fewer-games case."""
+    ev = _games_event(50)
+    truth = rate_event(ev)
+    from uschess.io.formats.msa import parse_msa
+    import datetime as dt
+    from uschess.apps.audit import PublishedEntry, PublishedResults
+    text = _msa_text(ev, truth)
+    ct = parse_msa(text, name="t", start=dt.date(2019, 3, 2), end=dt.date(2019, 3, 2),
+                   time_control="G/90;d30", system="OTBR")
+    me = by_pair(truth)[1]
+    entries = [PublishedEntry(p.id, "OTBR", (me.pre + (me.post - me.pre) / 2) if p.pair == 1
+                              else p.post, p.pre, ct.section.name, p.name, p.pair)
+               for p in sorted(ct.published.values(), key=lambda p: p.pair)]
+    a = audit(PublishedResults(ct.event, entries, "t", "msa"))
+    row = next(r for r in a.rows if r.entry.id == me.id)
+    assert not row.reproduced and "games" not in [c.cause for c in row.causes]
+
+
+@pytest.mark.shared_data
+def test_games_cause_on_a_real_page(capsys):
+    """2001: a 2059 player loses 37 points where 50 games give 28: N = 32 to
+    35 earlier games (N* = 45.7 under the 2001 formula) reproduce 2022."""
+    page = PACL / "XtblMain_200110215570_3.html"
+    pub = load_published(page)
+    a = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in a.rows if r.entry.id == "12842929")
+    assert (row.entry.pre, row.entry.post) == (2059, 2022) and not row.reproduced
+    assert row.causes[0].cause == "games"
+    assert "N = 32 to 35" in row.causes[0].detail
+    code, out, _ = run(capsys, "audit", page, "--as-rated")
+    assert code == 0 and "likely cause (games)" in out and "N = 32 to 35" in out
