@@ -45,6 +45,14 @@ KINDS = {"R": "Regular", "Q": "Quick", "D": "dual", "B": "Blitz", "OR": "Regular
          "OQ": "Quick", "OB": "Blitz"}
 
 
+#: Causes that name an input the page cannot show (a floor, an established
+#: player's game count, an all-wins/all-losses history, rounded pre-event
+#: ratings, an unrated player's initialization, section chaining); the other
+#: causes (another B, N*, reading or rules date) are disagreements with the
+#: rules in force.
+HIDDEN_INPUTS = ("floor", "games", "history", "rounding", "initialization", "chaining")
+
+
 def era(date) -> str:
     text = date.isoformat()
     for name, before in ERAS:
@@ -110,7 +118,7 @@ def main(argv=None) -> int:
     files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
     if args.limit:
         files = files[:args.limit]
-    totals = collections.defaultdict(lambda: [0, 0])  # key -> [reproduced, total]
+    totals = collections.defaultdict(lambda: [0, 0, 0])  # key -> [reproduced, + hidden, total]
     misses = []
     pages = skipped = unread = 0
     started = time.perf_counter()
@@ -140,8 +148,10 @@ def main(argv=None) -> int:
                 continue
             for key in (f"era   {era(sec.start)} {place}", f"kind  {place} {kind}",
                         f"sys   {row.entry.system}", f"type  Tnmt Type {facts.tnmt_type}", "all"):
+                hidden = bool(row.causes) and row.causes[0].cause in HIDDEN_INPUTS
                 totals[key][0] += row.reproduced
-                totals[key][1] += 1
+                totals[key][1] += row.reproduced or hidden
+                totals[key][2] += 1
             if not row.reproduced and row.computed is not None:
                 misses.append(miss_record(f.name, pub, facts, row))
         if k % 100 == 0:
@@ -149,10 +159,10 @@ def main(argv=None) -> int:
     print(f"{len(files)} pages in {time.perf_counter() - started:.0f} s: {pages} with every "
           f"input printed in at least one system, {skipped} with an unrated player in every "
           f"system, {unread} not read")
-    print(f"  {'':<34} {'ratings':>7}   {'reproduced':>14}")
+    print(f"  {'':<34} {'ratings':>7}   {'reproduced':>14}   {'or a hidden input':>17}")
     for key in sorted(totals):
-        n, t = totals[key]
-        print(f"  {key:<34} {t:>7}   {n:>6} {100 * n / t:6.1f}%")
+        n, nh, t = totals[key]
+        print(f"  {key:<34} {t:>7}   {n:>6} {100 * n / t:6.1f}%   {nh:>9} {100 * nh / t:6.1f}%")
     if misses:
         groups = (
             ("best cause", lambda x: x["cause"]),
@@ -175,6 +185,12 @@ def main(argv=None) -> int:
             print(f"  {title}:")
             for value, n in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))):
                 print(f"    {str(value):<40} {n:>6}")
+        floors = {(x["id"], x["system"], x["published"]) for x in misses if x["cause"] == "floor"}
+        print(f"  the floors: {len(floors)} distinct players and levels; the most frequent:")
+        per = collections.Counter((x["id"], x["system"], x["published"]) for x in misses
+                                  if x["cause"] == "floor")
+        for (pid, system, level), n in per.most_common(5):
+            print(f"    {pid} {system} at {level:g}: {n} pages")
         by_page = collections.Counter(x["page"] for x in misses)
         print("  pages with the most misses:")
         for page, n in by_page.most_common(15):

@@ -169,3 +169,67 @@ def test_games_cause_on_a_real_page(capsys):
     assert "N = 32 to 35" in row.causes[0].detail
     code, out, _ = run(capsys, "audit", page, "--as-rated")
     assert code == 0 and "likely cause (games)" in out and "N = 32 to 35" in out
+
+
+# ------------------------------------- confirmed by the record: the integer era's rounding
+
+def _storage_float():
+    from uschess.calendar.reform import reform_from_dict
+    return reform_from_dict({"name": "float storage", "plugins": {"storage": [
+        {"from": "2001-01-01", "plugin": "store-float"}]}})
+
+
+def test_integer_era_rounds_away_from_the_pre_event_rating():
+    """002: a gain is rounded up, a loss down (2001 to 2014-08)."""
+    import math
+    from uschess.rating.pipeline import RatingOptions
+    players = [player(1, ["W2", "D3"], rating=1500, games=100),
+               player(2, ["L1", "U"], rating=1500, games=100),
+               player(3, ["U", "D1"], rating=1700, games=100)]
+    ints = by_pair(rate(players, start="2010-05-01"))
+    floats = by_pair(rate(players, RatingOptions(reform=_storage_float()), start="2010-05-01"))
+    for pair in (1, 2, 3):
+        f = floats[pair].post
+        assert f != int(f)
+        want = math.ceil(f) if f > floats[pair].pre else math.floor(f)
+        assert ints[pair].post == want
+    # the pages' evidence is on integers exactly; half up would differ somewhere here
+    assert any(math.floor(floats[p].post + 0.5) != ints[p].post for p in (1, 2, 3))
+
+
+@pytest.mark.shared_data
+def test_integer_era_rounding_on_a_real_page():
+    """A 2007 section of 362 published ratings: every post equals the engine's
+    integer exactly, rounded away from the pre; rounded half up, about half."""
+    import math
+    from uschess.rating.pipeline import RatingOptions
+    from uschess.apps.audit.page_chain import rate_published
+    pub = load_published(PACL / "XtblMain_200704156731_4.html")
+    opts = RatingOptions(known_on=pub.rated_on, trace=False)
+    ints = rate_published(pub.event, opts)
+    floats = rate_published(pub.event, RatingOptions(known_on=pub.rated_on, trace=False,
+                                                     reform=_storage_float()))
+    posts = {(sr.system, p.id): p for sr in ints.sections for p in sr.players}
+    fposts = {(sr.system, p.id): p for sr in floats.sections for p in sr.players}
+    played = [e for e in pub.entries if posts[(e.system, e.id)].m]
+    exact = sum(posts[(e.system, e.id)].post == e.post for e in played)
+    half_up = sum(math.floor(fposts[(e.system, e.id)].post + 0.5) == e.post for e in played)
+    assert len(played) == exact == 362
+    assert half_up < 200
+
+
+# ------------------------------ confirmed by the record: B by the section's start, 2017-06-01
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("page,b", [
+    ("XtblMain_201705274822_1.html", 12),   # held 2017-05-27: B = 12, not the 2017 text's May 1
+    ("XtblMain_201706173022_2.html", 14),   # held 2017-06-17
+    ("XtblMain_201403155662_1.html", 8),    # held 2014-03-15, before 2014-03-20
+    ("XtblMain_201404065352_1.html", 10),   # held 2014-04-04
+])
+def test_bonus_multiplier_by_section_start(page, b):
+    pub = load_published(PACL / page)
+    a = audit(pub, known_on=pub.rated_on)
+    assert {s["bonus_multiplier"] for s in a.sections()} == {b}
+    bonus = [r for r in a.rows if r.result is not None and r.result.bonus]
+    assert len(bonus) >= 5 and all(r.reproduced for r in bonus)
