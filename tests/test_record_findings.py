@@ -233,3 +233,77 @@ def test_bonus_multiplier_by_section_start(page, b):
     assert {s["bonus_multiplier"] for s in a.sections()} == {b}
     bonus = [r for r in a.rows if r.result is not None and r.result.bonus]
     assert len(bonus) >= 5 and all(r.reproduced for r in bonus)
+
+
+# ------------------------------------- the history cause: an opponent's hidden history
+
+def _history_case():
+    """Player 1 (1500 on 3 games, all of them wins) beats two 1600s and
+    draws a 1650; the record as published, and the event as a page gives it
+    (win/loss counts unknown)."""
+    from uschess.apps.audit import published_from_dict
+    from uschess.io.eventfile import event_to_dict
+    players = [player(1, ["W2", "W3", "D4"], rating=1500, games=3,
+                      record={"wins": 3, "draws": 0, "losses": 0}),
+               player(2, ["L1", "U", "U"], rating=1600, games=100),
+               player(3, ["U", "L1", "U"], rating=1600, games=100),
+               player(4, ["U", "U", "D1"], rating=1650, games=100)]
+    truth = rate_event(event(players, start="2019-03-02"))
+    del players[0]["ratings"]["OTBR"]["wins"], players[0]["ratings"]["OTBR"]["draws"]
+    del players[0]["ratings"]["OTBR"]["losses"]
+    raw = event_to_dict(event(players, start="2019-03-02"))
+    raw["published"] = [{"id": pr.id, "system": "OTBR", "post": pr.post}
+                        for sr in truth.sections for pr in sr.players]
+    return published_from_dict(raw, "history.json"), truth
+
+
+def test_an_opponents_hidden_history_explains_the_opponents_posts():
+    pub, truth = _history_case()
+    a = audit(pub, tolerance=0.5)
+    rows = {r.entry.id: r for r in a.rows}
+    me = rows["10000001"]
+    assert not me.reproduced and me.causes[0].cause == "history"
+    assert "only wins" in me.causes[0].detail
+    for pid in ("10000002", "10000003", "10000004"):
+        row = rows[pid]
+        if row.reproduced:
+            continue
+        cause = row.causes[0]
+        assert cause.cause == "history" and "opponent Player 1 (10000001)" in cause.detail
+        assert abs(cause.computed - truth.sections[0].players[int(pid[-1]) - 1].post) < 1e-6
+    assert sum(not rows[p].reproduced for p in ("10000002", "10000003", "10000004")) >= 2
+
+
+def test_an_opponents_history_is_named_only_where_it_reproduces_their_own_post():
+    """Publish player 1 as the engine rates him (mixed history) and move an
+    opponent's post by what player 1's all-wins history would give it: the
+    opponent's miss is then not blamed on player 1's history."""
+    pub, truth = _history_case()
+    a0 = audit(pub, tolerance=0.5)
+    ours = {r.entry.id: r.computed for r in a0.rows}
+    for e in pub.entries:
+        if e.id == "10000001":
+            e.post = ours["10000001"]
+    a = audit(pub, tolerance=0.5)
+    rows = {r.entry.id: r for r in a.rows}
+    assert rows["10000001"].reproduced
+    for pid in ("10000002", "10000003", "10000004"):
+        assert not any("opponent Player 1" in c.detail for c in rows[pid].causes)
+
+
+@pytest.mark.shared_data
+def test_an_opponents_hidden_history_on_a_real_page(capsys):
+    """2017: a player on 1 game rises 1300 -> 1676 (only wins before, which
+    the page cannot show); the same history gives his three opponents their
+    published posts."""
+    page = PACL / "XtblMain_201706132112_4.html"
+    pub = load_published(page)
+    a = audit(pub, known_on=pub.rated_on)
+    rows = {r.entry.id: r for r in a.rows if r.entry.section == "LIMESTONE"}
+    assert rows["16345238"].causes[0].cause == "history"
+    for pid in ("15764470", "14562743", "12470335"):
+        c = rows[pid].causes[0]
+        assert c.cause == "history" and "opponent BRANDON HUMBARD (16345238)" in c.detail
+    code, out, _ = run(capsys, "audit", page, "--as-rated")
+    assert code == 0 and out.count("opponent BRANDON HUMBARD (16345238) with an earlier history "
+                                   "of only wins") == 3

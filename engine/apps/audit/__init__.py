@@ -68,7 +68,9 @@ the published value within the tolerance:
     the tolerance plus :data:`ROUNDING_REACH`);
 ``history``
     an earlier history of only wins, or only losses (wins or losses = games),
-    which the file does not show;
+    which the file does not show: the player's own, or an opponent's whose
+    own published post is missed too and reproduced by the same history
+    (step 5 rates against the opponent's step-4 result);
 ``reading``
     another reading of a recorded conflict that changes the rules of the
     player's section;

@@ -24,8 +24,10 @@ from uschess.rating.chain import Chain
 from uschess.rating.pipeline import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "bonus_multiplier",
-               "effective_games", "rounding", "history", "reading")
+#: Best explanation first: inputs the page cannot show (and the page's own
+#: Rated date) before another value of a rule for one player.
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "rounding",
+               "history", "bonus_multiplier", "effective_games", "reading")
 
 
 
@@ -178,6 +180,10 @@ class _Variants:
         #: False where the source prints no game count for established
         #: players (an MSA page: they are taken as ESTABLISHED_GAMES)
         self.games_printed = games_printed
+        #: set by the audit: (section, system, id) -> published post, and the
+        #: (section, system, pair) whose post is not reproduced
+        self.published_posts: dict = {}
+        self.missed: set = set()
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
@@ -542,26 +548,71 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
 
 
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """An earlier history of only wins or only losses (which sends a player
+    to the special formula with an adjusted R0', sec. 4.1), which a page
+    does not show: the player's own, or an opponent's whose own published
+    post is missed too and is reproduced by the same history (step 5 rates
+    against the opponent's step-4 result, so one hidden history moves every
+    opponent's post)."""
     e, pr = row.entry, row.result
-    rec = row.section.section.player(pr.pair).ratings.get(e.system)
-    if rec is None or rec.games <= 0:
-        return []
+    sec = row.section.section
+    me = sec.player(pr.pair)
     out = []
-    for kind in ("wins", "losses"):
-        if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
-            continue
-
-        def change(s, kind=kind):
-            r = s.player(pr.pair).ratings[e.system]
-            r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
-        ev = _player_event(variants.event, e.section, change)
-        value = _post(variants.rate(("history", e.section, e.system, pr.pair, kind), event=ev)
-                      or _empty(), e.section, e.system, e.id)
+    rec = me.ratings.get(e.system)
+    for kind in _history_kinds(rec):
+        value = _post(_history_variant(variants, e.section, e.system, pr.pair, kind),
+                      e.section, e.system, e.id)
         if _within(value, e.post, tol):
             out.append(Cause("history", f"an earlier history of only {kind} ({kind} = games = "
                              f"{rec.games}), which the file does not show, gives {_fmt(value)} "
                              "(special formula)", value, e.post))
+    seen = set()
+    for rnd in me.rounds:
+        o = rnd.opponent
+        if not rnd.rated or o is None or o in seen \
+                or (e.section, e.system, o) not in variants.missed:
+            continue
+        seen.add(o)
+        opp = sec.player(o)
+        orec = opp.ratings.get(e.system)
+        own = variants.published_posts.get((e.section, e.system, opp.id))
+        if own is None:
+            continue
+        for kind in _history_kinds(orec):
+            res = _history_variant(variants, e.section, e.system, o, kind)
+            value = _post(res, e.section, e.system, e.id)
+            theirs = _post(res, e.section, e.system, opp.id)
+            if _within(value, e.post, tol) and _within(theirs, own, tol):
+                out.append(Cause("history", f"opponent {opp.name} ({opp.id}) with an earlier "
+                                 f"history of only {kind} ({kind} = games = {orec.games}), which "
+                                 f"the file does not show: it gives this player {_fmt(value)} and "
+                                 f"that opponent their published {own:g} ({_fmt(theirs)}, "
+                                 "special formula)", value, e.post))
     return out
+
+
+def _history_kinds(rec) -> list[str]:
+    """The hidden histories worth trying for a record: only wins, only
+    losses (not the one it already has; none without earlier games)."""
+    if rec is None or rec.games <= 0:
+        return []
+    return [k for k in ("wins", "losses")
+            if not (k == "wins" and rec.all_wins) and not (k == "losses" and rec.all_losses)]
+
+
+def _history_variant(variants: _Variants, section: str, system: str, pair: int,
+                     kind: str) -> EventResult:
+    """The event re-rated with player ``pair``'s earlier ``system`` games all
+    wins or all losses (computed once, whoever asks)."""
+    key = ("history", section, system, pair, kind)
+    if key in variants._cache:  # no copy of the event to build
+        return variants._cache[key] or _empty()
+
+    def change(s):
+        r = s.player(pair).ratings[system]
+        r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
+    ev = _player_event(variants.event, section, change)
+    return variants.rate(key, event=ev) or _empty()
 
 
 def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
@@ -601,12 +652,17 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         row = AuditRow(entry, sr, pr, computed, _within(computed, entry.post, tolerance))
         if computed is None:
             row.problem = "unrated and played no rated game: no post-event rating"
-        if not row.reproduced:
-            row.explain = explain_player(EventResult(result.event, [sr]), entry.id)
-            if computed is not None:
+        rows.append(row)
+    variants.published_posts = {(r.entry.section, r.entry.system, r.entry.id): r.entry.post
+                                for r in rows}
+    variants.missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
+                       if not r.reproduced and r.result is not None}
+    for row in rows:
+        if not row.reproduced and row.result is not None:
+            row.explain = explain_player(EventResult(result.event, [row.section]), row.entry.id)
+            if row.computed is not None:
                 causes = _causes(row, variants, book, tolerance)
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
-        rows.append(row)
     inferred, with_inferred = initialization_causes(published, rows, result, options, book,
                                                     tolerance)
     for r in rows:
