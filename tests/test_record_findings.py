@@ -307,3 +307,30 @@ def test_an_opponents_hidden_history_on_a_real_page(capsys):
     code, out, _ = run(capsys, "audit", page, "--as-rated")
     assert code == 0 and out.count("opponent BRANDON HUMBARD (16345238) with an earlier history "
                                    "of only wins") == 3
+
+
+# ------------------------------------------------------------- the findings script itself
+
+@pytest.mark.shared_data
+def test_pacl_findings_script_on_a_sample(tmp_path):
+    """``python benchmarks/pacl_findings.py --every 40 --json FILE``: only the
+    systems in which every player prints a pre-event rating, the shares per
+    era, and every miss with its pattern fields and cause."""
+    import subprocess
+    import sys
+    from helpers import ROOT
+    out_json = tmp_path / "misses.json"
+    run_ = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pacl_findings.py"),
+                           "--every", "40", "--json", str(out_json), "--misses", "3"],
+                          capture_output=True, text=True, timeout=600)
+    assert run_.returncode == 0, run_.stderr
+    out = run_.stdout
+    assert "37 pages in" in out and "or a hidden input" in out
+    all_line = next(line for line in out.splitlines() if line.strip().startswith("all "))
+    ratings, reproduced = int(all_line.split()[1]), int(all_line.split()[2])
+    misses = json.loads(out_json.read_text())
+    assert ratings - reproduced >= len(misses) > 0
+    assert {"era", "k_factor", "rating_sys", "provisional", "formula", "bonus", "cause",
+            "diff", "rerated", "tnmt_type"} <= set(misses[0])
+    assert all(abs(x["diff"]) > 1 for x in misses)
+    assert "misses by pattern" in out and "the 3 largest misses" in out
