@@ -67,6 +67,15 @@ def known_systems(section) -> list[str]:
     return [s for s in section.systems if all(s in p.ratings for p in section.players)]
 
 
+def provisional(section, pair: int, system: str) -> bool:
+    """Whether the page prints a ``P<n>`` count for the player's pre-event
+    rating (an established player's count is not printed: the reader takes
+    ESTABLISHED_GAMES)."""
+    from uschess.io.formats.msa import ESTABLISHED_GAMES
+    rec = section.player(pair).ratings.get(system)
+    return rec is not None and rec.games != ESTABLISHED_GAMES
+
+
 def diff_bucket(d: float) -> str:
     a = abs(d)
     sign = "+" if d > 0 else "-"
@@ -89,8 +98,7 @@ def miss_record(page: str, pub, facts, row) -> dict:
         "rated": facts.rated.isoformat() if facts.rated else None,
         "rerated": facts.rerated.isoformat() if facts.rerated else None,
         "published_pre": e.pre, "pre": pr.pre, "pre_games": rec.games if rec else None,
-        "provisional": rec is not None and rec.games < 25 and e.pre is not None
-        and rec.games != 50,
+        "provisional": provisional(sec, pr.pair, e.system),
         "published": e.post, "post_games": e.post_games, "computed": row.computed,
         "diff": row.diff, "m": pr.m, "score": pr.score, "formula": pr.formula,
         "k": pr.k, "bonus": pr.bonus, "floor_applied": pr.floor_applied,
@@ -147,7 +155,11 @@ def main(argv=None) -> int:
             if row.entry.system not in systems:
                 continue
             for key in (f"era   {era(sec.start)} {place}", f"kind  {place} {kind}",
-                        f"sys   {row.entry.system}", f"type  Tnmt Type {facts.tnmt_type}", "all"):
+                        f"sys   {row.entry.system}", f"type  Tnmt Type {facts.tnmt_type}",
+                        "pre   " + ("provisional (P printed)" if provisional(
+                            sec, row.entry.pair, row.entry.system) else "established"),
+                        "page  " + (f"Re-Rated {facts.rerated.year}" if facts.rerated
+                                    else "Rated only"), "all"):
                 hidden = bool(row.causes) and row.causes[0].cause in HIDDEN_INPUTS
                 totals[key][0] += row.reproduced
                 totals[key][1] += row.reproduced or hidden
