@@ -412,9 +412,10 @@ def _empty() -> EventResult:
     return EventResult(Event("", _dt.date.min, _dt.date.min, []), [])
 
 
-#: Layouts that print no game count for an established player (the TD
-#: layout and published-results files give them).
-GAMES_NOT_PRINTED = ("msa-html", "msa-text", "msa-table", "msa")
+#: Sources that print no game count for an established player: every page
+#: layout (the MSA page and table, the TD crosstable's ``1510*``, the
+#: project's own export); a published-results file gives the counts.
+GAMES_NOT_PRINTED = ("msa-html", "msa-text", "msa-table", "msa", "td", "export")
 
 
 #: The rounding variants are tried only when the difference is at most the
