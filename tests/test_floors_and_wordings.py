@@ -76,8 +76,12 @@ def _k(on, system, r0, otbr, tc="G/45;d5", systems=("OTBR", "OTBQ"), **kw):
 
 def test_k_exception_wordings():
     plain = 800 / 24
-    # 2017: any system, with that system's rating
-    assert _k("2019-01-01", "OTBQ", 2300, 2100) == pytest.approx(800 * (6.5 - 0.0025 * 2300) / 24)
+    # 2017 text as written (its edition): any system, with that system's rating
+    assert _k("2019-01-01", "OTBQ", 2300, 2100, edition="2017-04-24") == pytest.approx(
+        800 * (6.5 - 0.0025 * 2300) / 24)
+    # by default (project reading 11, the record): OTBR only, also in 2019
+    assert _k("2019-01-01", "OTBQ", 2300, 2100) == pytest.approx(plain)
+    assert _k("2019-01-01", "OTBR", 2300, 2300) == pytest.approx(800 * (6.5 - 0.0025 * 2300) / 24)
     # 2020-06 text: the regular (OTBR) rating decides, in either system
     assert _k("2020-07-01", "OTBQ", 2100, 2300, edition="2020-06-11") == pytest.approx(800 * (6.5 - 0.0025 * 2300) / 24)
     assert _k("2020-07-01", "OTBQ", 2300, 2100, edition="2020-06-11") == pytest.approx(plain)

@@ -44,7 +44,6 @@ CHANGES = [
     ("initialize", "2020-06-01", "priority-2017", "blended"),
     ("age", "2020-06-01", "age-2017", "age-2020-09"),
     ("bonus", "2020-06-01", "bonus-2017", "bonus-2020-09"),
-    ("k_factor", "2020-06-01", "k-dual-2017", "k-dual-otbr"),
     ("personal_floor_systems", "2020-06-01", ["OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB"], ["OTBR", "OTBQ", "OTBB"]),
     ("olm_systems", "2020-06-01", ["OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB"], ["OTBR"]),
     ("bonus", "2017-04-24", "bonus-002", "bonus-2017"),

@@ -53,6 +53,10 @@ the published value within the tolerance:
     prize floor, the Original Life Master floor) or a possible personal
     absolute floor (AF, 100..150).  Floors bind only the final rating
     (project reading 1), so the variant is the computed post raised to it.
+``games``
+    an established player's number of earlier games, which an MSA page does
+    not print (taken as 50, at least N*): a count from 26 up to N* gives
+    N' = N and a larger K; the counts that reproduce the post are named;
 ``bonus_multiplier``
     every other value of B in the history (6, 8, 10, 12, 14, 16), each a
     reform of ``bonus_multiplier`` over the whole event;
@@ -64,7 +68,9 @@ the published value within the tolerance:
     the tolerance plus :data:`ROUNDING_REACH`);
 ``history``
     an earlier history of only wins, or only losses (wins or losses = games),
-    which the file does not show;
+    which the file does not show: the player's own, or an opponent's whose
+    own published post is missed too and reproduced by the same history
+    (step 5 rates against the opponent's step-4 result);
 ``reading``
     another reading of a recorded conflict that changes the rules of the
     player's section;

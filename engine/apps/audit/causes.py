@@ -18,13 +18,16 @@ from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
+from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.model import Event
 from uschess.rating.chain import Chain
 from uschess.rating.pipeline import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "bonus_multiplier",
-               "effective_games", "rounding", "history", "reading")
+#: Best explanation first: inputs the page cannot show (and the page's own
+#: Rated date) before another value of a rule for one player.
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "rounding",
+               "history", "bonus_multiplier", "effective_games", "reading")
 
 
 
@@ -171,9 +174,16 @@ class _Variants:
     """Re-ratings of the event under variants, each computed once."""
 
     def __init__(self, event: Event, options: RatingOptions, book: RuleBook,
-                 rated_on: Optional[_dt.date] = None):
+                 rated_on: Optional[_dt.date] = None, games_printed: bool = True):
         self.event, self.options, self.book = event, options, book
         self.rated_on = rated_on
+        #: False where the source prints no game count for established
+        #: players (an MSA page: they are taken as ESTABLISHED_GAMES)
+        self.games_printed = games_printed
+        #: set by the audit: (section, system, id) -> published post, and the
+        #: (section, system, pair) whose post is not reproduced
+        self.published_posts: dict = {}
+        self.missed: set = set()
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
 
@@ -344,6 +354,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                              f"{ns['b']:g}({ns['center']:g} - R0)^2), gives {_fmt(value)}",
                              value, e.post))
 
+    out.extend(_established_games(row, variants, tol))
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
     out.extend(_chaining(row, variants, tol))
@@ -399,6 +410,12 @@ def _changed_rules(now, then) -> str:
 
 def _empty() -> EventResult:
     return EventResult(Event("", _dt.date.min, _dt.date.min, []), [])
+
+
+#: Sources that print no game count for an established player: every page
+#: layout (the MSA page and table, the TD crosstable's ``1510*``, the
+#: project's own export); a published-results file gives the counts.
+GAMES_NOT_PRINTED = ("msa-html", "msa-text", "msa-table", "msa", "td", "export")
 
 
 #: The rounding variants are tried only when the difference is at most the
@@ -473,27 +490,130 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     return out
 
 
-def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """An established player's number of earlier games, which an MSA page
+    does not print: the reader takes :data:`ESTABLISHED_GAMES`, at least N*
+    for every rating, but an established player (N > 25) may have fewer games
+    than N*, and then N' = N and K = 800/(N' + m) is larger (sec. 3, 4.2).
+    The post moves away from the pre-event rating as N falls, so the counts
+    from established_games + 1 up to N* are searched by bisection for one
+    that reproduces the published post; the cause names the counts that do."""
     e, pr = row.entry, row.result
-    rec = row.section.section.player(pr.pair).ratings.get(e.system)
-    if rec is None or rec.games <= 0:
+    if variants.games_printed or pr.formula != "standard" or pr.n_eff is None:
         return []
-    out = []
-    for kind in ("wins", "losses"):
-        if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
-            continue
+    me = row.section.section.player(pr.pair)
+    rec = me.ratings.get(e.system)
+    if rec is None or rec.games != ESTABLISHED_GAMES:
+        return []
+    lo, hi = int(row.section.rules.p.established_games) + 1, math.ceil(pr.n_eff) - 1
+    published_change, change = e.post - pr.pre, row.computed - pr.pre
+    if hi < lo or published_change * change <= 0 or abs(published_change) <= abs(change):
+        return []  # fewer games only move the post further the same way
+    values: dict = {}
 
-        def change(s, kind=kind):
-            r = s.player(pr.pair).ratings[e.system]
-            r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
-        ev = _player_event(variants.event, e.section, change)
-        value = _post(variants.rate(("history", e.section, e.system, pr.pair, kind), event=ev)
-                      or _empty(), e.section, e.system, e.id)
+    def at(n: int) -> Optional[float]:
+        if n not in values:
+            def change(s, n=n):
+                s.player(pr.pair).ratings[e.system].games = n
+            ev = _player_event(variants.event, e.section, change)
+            res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
+            values[n] = _post(res or _empty(), e.section, e.system, e.id)
+        return values[n]
+
+    v_lo, v_hi = at(lo), at(hi)
+    if v_lo is None or v_hi is None \
+            or not min(v_lo, v_hi) - tol - _EPS <= e.post <= max(v_lo, v_hi) + tol + _EPS:
+        return []
+    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * value falls as n grows
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        if sign * (at(mid) - e.post) > 0:
+            a = mid
+        else:
+            b = mid
+    found = [n for n in (a, b) if _within(at(n), e.post, tol)]
+    if not found:
+        return []
+    first = last = min(found, key=lambda n: abs(at(n) - e.post))
+    while first - 1 >= lo and _within(at(first - 1), e.post, tol):
+        first -= 1
+    while last + 1 <= hi and _within(at(last + 1), e.post, tol):
+        last += 1
+    best = min(range(first, last + 1), key=lambda n: abs(at(n) - e.post))
+    counts = f"N = {first}" if first == last else f"N = {first} to {last}"
+    return [Cause("games", f"an established player with fewer earlier games than N* = "
+                  f"{pr.n_eff:.1f}, which the page does not print (taken as "
+                  f"{ESTABLISHED_GAMES}): {counts} gives a larger K (N' = N) and with N = {best} "
+                  f"the post is {_fmt(at(best))}", at(best), e.post)]
+
+
+def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """An earlier history of only wins or only losses (which sends a player
+    to the special formula with an adjusted R0', sec. 4.1), which a page
+    does not show: the player's own, or an opponent's whose own published
+    post is missed too and is reproduced by the same history (step 5 rates
+    against the opponent's step-4 result, so one hidden history moves every
+    opponent's post)."""
+    e, pr = row.entry, row.result
+    sec = row.section.section
+    me = sec.player(pr.pair)
+    out = []
+    rec = me.ratings.get(e.system)
+    for kind in _history_kinds(rec):
+        value = _post(_history_variant(variants, e.section, e.system, pr.pair, kind),
+                      e.section, e.system, e.id)
         if _within(value, e.post, tol):
             out.append(Cause("history", f"an earlier history of only {kind} ({kind} = games = "
                              f"{rec.games}), which the file does not show, gives {_fmt(value)} "
                              "(special formula)", value, e.post))
+    seen = set()
+    for rnd in me.rounds:
+        o = rnd.opponent
+        if not rnd.rated or o is None or o in seen \
+                or (e.section, e.system, o) not in variants.missed:
+            continue
+        seen.add(o)
+        opp = sec.player(o)
+        orec = opp.ratings.get(e.system)
+        own = variants.published_posts.get((e.section, e.system, opp.id))
+        if own is None:
+            continue
+        for kind in _history_kinds(orec):
+            res = _history_variant(variants, e.section, e.system, o, kind)
+            value = _post(res, e.section, e.system, e.id)
+            theirs = _post(res, e.section, e.system, opp.id)
+            if _within(value, e.post, tol) and _within(theirs, own, tol):
+                out.append(Cause("history", f"opponent {opp.name} ({opp.id}) with an earlier "
+                                 f"history of only {kind} ({kind} = games = {orec.games}), which "
+                                 f"the file does not show: it gives this player {_fmt(value)} and "
+                                 f"that opponent their published {own:g} ({_fmt(theirs)}, "
+                                 "special formula)", value, e.post))
     return out
+
+
+def _history_kinds(rec) -> list[str]:
+    """The hidden histories worth trying for a record: only wins, only
+    losses (not the one it already has; none without earlier games)."""
+    if rec is None or rec.games <= 0:
+        return []
+    return [k for k in ("wins", "losses")
+            if not (k == "wins" and rec.all_wins) and not (k == "losses" and rec.all_losses)]
+
+
+def _history_variant(variants: _Variants, section: str, system: str, pair: int,
+                     kind: str) -> EventResult:
+    """The event re-rated with player ``pair``'s earlier ``system`` games all
+    wins or all losses (computed once, whoever asks)."""
+    key = ("history", section, system, pair, kind)
+    if key in variants._cache:  # no copy of the event to build
+        return variants._cache[key] or _empty()
+
+    def change(s):
+        r = s.player(pair).ratings[system]
+        r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
+    ev = _player_event(variants.event, section, change)
+    return variants.rate(key, event=ev) or _empty()
 
 
 def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
@@ -515,7 +635,8 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     chain = PageChain()
     result = rate_published(published.event, options, book=book, chain=chain)
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
-    variants = _Variants(published.event, options, book, published.rated_on)
+    variants = _Variants(published.event, options, book, published.rated_on,
+                         games_printed=published.kind not in GAMES_NOT_PRINTED)
     rows = []
     for entry in published.entries:
         sr = index.get((entry.section, entry.system))
@@ -532,12 +653,17 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         row = AuditRow(entry, sr, pr, computed, _within(computed, entry.post, tolerance))
         if computed is None:
             row.problem = "unrated and played no rated game: no post-event rating"
-        if not row.reproduced:
-            row.explain = explain_player(EventResult(result.event, [sr]), entry.id)
-            if computed is not None:
+        rows.append(row)
+    variants.published_posts = {(r.entry.section, r.entry.system, r.entry.id): r.entry.post
+                                for r in rows}
+    variants.missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
+                       if not r.reproduced and r.result is not None}
+    for row in rows:
+        if not row.reproduced and row.result is not None:
+            row.explain = explain_player(EventResult(result.event, [row.section]), row.entry.id)
+            if row.computed is not None:
                 causes = _causes(row, variants, book, tolerance)
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
-        rows.append(row)
     inferred, with_inferred = initialization_causes(published, rows, result, options, book,
                                                     tolerance)
     for r in rows:
