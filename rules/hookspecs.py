@@ -34,6 +34,15 @@ HOOK_SLOTS = {
     "uschess_store_rating": "storage",
 }
 
+#: Methods a plugin of a slot provides besides its hook, for the parts of the
+#: engine that need the same rule outside the hook: a FIDE update (sec. 6)
+#: converts its opponents' FIDE ratings with the conversion of the
+#: initialization in force (sec. 2.1), so a conversion of another shape reaches
+#: both.  The rule book refuses a plugin that lacks one.
+SLOT_METHODS = {
+    "initialize": ("fide_us", "cfc_us", "fide_youth_us"),
+}
+
 
 @hookspec(firstresult=True)
 def uschess_classify(tc, online, p):

@@ -62,13 +62,19 @@ def above_floor(converted: float, rating: float, name: str, p) -> float:
 
 class _Converting(RulePlugin):
     """An initialization that reads FIDE and CFC ratings on the US Chess scale.
-    A plugin whose conversion changes shape overrides these two methods."""
+    A plugin whose conversion changes shape overrides these methods; FIDE
+    updates (sec. 6) convert their opponents through the same plugin."""
 
     def fide_us(self, rating: float, p) -> float:
         return fide_us(rating, p)
 
     def cfc_us(self, rating: float, p) -> float:
         return cfc_us(rating, p)
+
+    def fide_youth_us(self, rating: float, p) -> float:
+        """FIDE converted for a youth event abroad (sec. 6 of the 2020 and
+        2025 texts)."""
+        return above_floor(piecewise(rating, p.fide_youth_conversion), rating, "FIDE", p)
 
 
 class _PriorityLists(_Converting):

@@ -474,3 +474,57 @@ def test_contributing_a_conversion_whose_shape_changes(rulesets):
     with pytest.raises(RuleError, match=r"plugin blended-cfc-quadratic \(slot initialize\) is in "
                                         r"force on no date"):
         build(rulesets, [plugin])                  # the calendar row forgotten
+
+
+class BlendedFideShifted(Blended):
+    """A FIDE conversion of another shape (made up: the FIDE rating plus a
+    fixed 50 points), to show that FIDE updates convert through the plugin in
+    force as initialization does."""
+
+    name = "blended-fide-shifted"
+    title = "Blended initialization, FIDE + 50"
+    source = src("000", "2.1")
+
+    def fide_us(self, rating, p):
+        return rating + 50.0
+
+
+class NoConversions(RulePlugin):
+    slot, name, title, source = "initialize", "initialize-bare", "Implements the hook only", src("000", "2")
+
+    @hookimpl
+    def uschess_initial_rating(self, player, system, end, p, hook):
+        return None
+
+
+def test_a_fide_conversion_of_another_shape_reaches_fide_updates(rulesets):
+    from uschess.io.fide_file import fide_update_from_dict
+    from uschess.rating.fide_update import fide_update
+
+    edit_slots(rulesets, lambda raw: raw["initialize"]["values"].__setitem__(
+        dt.date(2027, 3, 1), {"value": "blended-fide-shifted", "source": {"doc": "000", "section": "2.1"}}))
+    book = build(rulesets, [BlendedFideShifted()])
+
+    def update(start, youth=False):
+        return fide_update(fide_update_from_dict({
+            "kind": "fide-update",
+            "event": {"name": "Abroad", "start": start, "end": start, "youth": youth},
+            "player": {"id": "12345678", "name": "Doe, Jane",
+                       "ratings": {"OTBR": {"rating": 2000.0, "games": 120}}},
+            "games": [{"opponent": "A", "fide": 1900, "result": "W"},
+                      {"opponent": "B", "fide": 2100, "result": "L"}]}, source="u.yaml"),
+            book=book)
+
+    after, before = update("2027-03-05"), update("2027-02-20")
+    assert [o.us for o in after.opponents] == [1950.0, 2150.0]
+    assert [o.us for o in before.opponents] == [-1073 + 1.5667 * 1900, 20 + 1.02 * 2100]  # 000 sec. 2.1
+    assert after.post != before.post
+    # a youth event keeps the youth conversion of sec. 6 (the plugin does not change it)
+    youth = update("2027-03-05", youth=True)
+    assert [o.us for o in youth.opponents] == [-453 + 1.2667 * 1900, 80 + 2100.0]
+
+
+def test_an_initialization_without_its_conversions_is_refused(rulesets):
+    with pytest.raises(RuleError, match=r"plugin initialize-bare \(slot initialize\) lacks fide_us, "
+                                        r"cfc_us, fide_youth_us"):
+        build(rulesets, [NoConversions()])

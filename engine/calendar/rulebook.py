@@ -105,6 +105,8 @@ class Rules:
     edition: Optional[str] = None
     reform: Optional[str] = None
     readings: dict = field(default_factory=dict)
+    #: slot -> the plugin object filling it (see :meth:`plugin`)
+    slot_plugins: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def fingerprint(self) -> str:
@@ -120,6 +122,12 @@ class Rules:
     def __post_init__(self):
         self._warn_cache: dict = {}
         self._fingerprint: Optional[str] = None
+
+    def plugin(self, slot: str):
+        """The plugin object the calendar put in ``slot`` for these rules, for
+        the methods its slot provides besides the hook
+        (``uschess.rules.hookspecs.SLOT_METHODS``)."""
+        return self.slot_plugins[slot]
 
     def dated(self, on: _dt.date) -> "Rules":
         """The same rules (sharing their calls, caches and fingerprint) in force
@@ -445,7 +453,8 @@ class RuleBook:
                           reform.extra_plugins if reform else ())
         result = Rules(on=on, p=Params({k: v.value for k, v in params.items()}), call=call,
                        params=params, plugins=plugins, known_on=known_on, edition=edition,
-                       reform=reform.name if reform else None, readings=readings)
+                       reform=reform.name if reform else None, readings=readings,
+                       slot_plugins={slot: self.registered[res.value] for slot, res in plugins.items()})
         return result
 
     def _apply_reform(self, reform: Reform, on, params, plugins) -> None:
@@ -584,6 +593,11 @@ def _rule_plugins(manager: pluggy.PluginManager, slot_hooks: Mapping[str, str]):
         hook = slot_hooks[slot]
         if hook not in hooks:
             raise RuleError(f"plugin {name} (slot {slot}) does not implement {hook}")
+        missing = [m for m in hookspecs.SLOT_METHODS.get(slot, ())
+                   if not callable(getattr(plugin, m, None))]
+        if missing:
+            raise RuleError(f"plugin {name} (slot {slot}) lacks {', '.join(missing)}, which every "
+                            f"plugin of that slot provides (uschess.rules.hookspecs.SLOT_METHODS)")
         others = sorted(set(hooks) - {hook})
         if others:
             raise RuleError(f"plugin {name} (slot {slot}) also implements {', '.join(others)}, "

@@ -1,10 +1,11 @@
 """Updating a US Chess rating from a foreign FIDE event (sec. 6).
 
 Only a player with an established OTBR rating is eligible.  Each opponent's
-FIDE rating is converted to the US Chess scale with the FIDE conversion in
-force on the event's start date (``p.fide_conversion``, sec. 2.1 / 2017 sec.
-2.6), or, for a youth event, the youth conversion of sec. 6
-(``p.fide_youth_conversion``); opponents without a FIDE rating are ignored.
+FIDE rating is converted to the US Chess scale by the initialization plugin in
+force on the event's start date (its ``fide_us``, over ``p.fide_conversion``,
+sec. 2.1 / 2017 sec. 2.6; for a youth event its ``fide_youth_us``, over the
+youth conversion of sec. 6, ``p.fide_youth_conversion``), so a conversion of
+another shape reaches both; opponents without a FIDE rating are ignored.
 Then the standard formula, with the bonus, is applied once (no step 5): K from
 the ``uschess_k_factor`` hook (no time control, so no dual-rating
 exception), bonus eligibility from the ``uschess_bonus_eligible`` hook.
@@ -40,7 +41,7 @@ from typing import Optional
 
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
-from uschess.formulas import effective_games, piecewise, round_half_up
+from uschess.formulas import effective_games, round_half_up
 from uschess.io.fide_file import SYSTEM, FideUpdate
 from uschess.model import GAME_CODES, MIRROR, Event, Player, Round, Section, SystemRecord
 from uschess.rating.finish import finish
@@ -186,16 +187,18 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
                          f"({rec.games} games, established means more than "
                          f"{p.established_games})", **where)
     conversion = "fide_youth_conversion" if update.youth else "fide_conversion"
-    pieces = getattr(p, conversion)
+    # the conversion of the initialization in force (sec. 2.1; sec. 6 for a
+    # youth event): one rule for initialization and FIDE updates alike
+    init = rules.plugin("initialize")
+    convert = init.fide_youth_us if update.youth else init.fide_us
     opponents = []
     for i, g in enumerate(update.games, start=1):
         if g.result not in GAME_CODES:
             raise InputError(f"result {g.result!r} is not W, D or L", **where)
-        us = piecewise(g.fide, pieces) if g.fide is not None else None
-        if us is not None and us < p.absolute_floor:
-            raise InputError(f"game {i}: FIDE rating {g.fide:g} converts to {us:g} on the US "
-                             f"Chess scale, below the absolute floor {p.absolute_floor:g}: no "
-                             "real FIDE rating does", **where)
+        try:
+            us = convert(g.fide, p) if g.fide is not None else None
+        except InputError as err:
+            raise InputError(f"game {i}: {err.message}", **where) from None
         opponents.append(FideOpponent(g.opponent, g.fide, us, g.result, g.fide is None))
     counted = [o for o in opponents if not o.ignored]
     conv = rules.params[conversion]
