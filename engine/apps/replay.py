@@ -287,8 +287,8 @@ def _ordered(items: Iterable[EventLike], loader) -> list[Indexed]:
             out.append(Indexed(event_key(item), item, None))
             continue
         path = Path(item)
-        if kept >= KEEP_PLAYERS and _is_data_file(path):
-            key = _header_key(path)
+        if kept >= KEEP_PLAYERS and path.suffix.lower() == ".json":
+            key = _header_key(path)  # (a directory does not read: it goes on below)
             if key is not None:
                 out.append(Indexed(key, None, str(item), event_file=True))
                 continue
