@@ -218,7 +218,7 @@ def _is_data_file(path: Path) -> bool:
     return path.suffix.lower() in DATA_SUFFIXES and not path.is_dir()
 
 
-def _load_event_file(path, loader) -> Event:
+def load_event_file(path, loader) -> Event:
     """The event of a YAML/JSON file already known to be an event file."""
     if loader is None or loader is load_event:
         return load_event(path)
@@ -274,30 +274,41 @@ class Indexed:
     event_file: bool = False
 
 
-def _ordered(items: Iterable[EventLike], loader) -> list[Indexed]:
-    """Read everything once and sort.  Events up to :data:`KEEP_PLAYERS`
-    player entries are read in full and kept (a bad file among them stops
-    the run before any write); beyond that, a JSON event file's header is
-    enough to order it, and the file is read, in full and checked, when its
-    turn comes (memory stays bounded whatever the history's size)."""
+def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple] = None
+                ) -> list[Indexed]:
+    """Each item (an event, a FIDE update or a path) with its order key, as
+    given.  Events up to :data:`KEEP_PLAYERS` player entries are read in full
+    and kept (a bad file among them stops the run before anything is
+    written); beyond that, a JSON event file's header is enough to order it,
+    and the file is read, in full and checked, when its turn comes (memory
+    stays bounded whatever the history's size).  ``key``: the order key of
+    an item read (default: :func:`event_key`)."""
+    key = key or event_key
     out = []
     kept = 0
     for item in items:
         if isinstance(item, (Event, FideUpdate)):
-            out.append(Indexed(event_key(item), item, None))
+            out.append(Indexed(key(item), item, None))
             continue
         path = Path(item)
         if kept >= KEEP_PLAYERS and path.suffix.lower() == ".json":
-            key = _header_key(path)  # (a directory does not read: it goes on below)
-            if key is not None:
-                out.append(Indexed(key, None, str(item), event_file=True))
+            header = _header_key(path)  # (a directory does not read: it goes on below)
+            if header is not None:
+                out.append(Indexed(header, None, str(item), event_file=True))
                 continue
         event = load_item(item, loader)
         size = _size(event)
         keep = kept + size <= KEEP_PLAYERS
         kept += size
-        out.append(Indexed(event_key(event), event if keep else None, str(item),
+        out.append(Indexed(key(event), event if keep else None, str(item),
                            event_file=isinstance(event, Event) and _is_data_file(path)))
+    return out
+
+
+def _ordered(items: Iterable[EventLike], loader) -> list[Indexed]:
+    """The items indexed (:func:`index_items`) and sorted in replay order;
+    an id given twice is refused."""
+    out = index_items(items, loader)
     out.sort(key=lambda x: x.key)
     seen: dict[str, str] = {}
     for entry in out:
@@ -675,7 +686,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
             continue
         if event is None:  # read when its turn comes
             try:
-                event = _load_event_file(path, loader) if event_file else load_item(path, loader)
+                event = load_event_file(path, loader) if event_file else load_item(path, loader)
             except InputError as err:
                 raise _stopped(err, eid, summary).located(file=path)
             if event_key(event) != key:

@@ -4,8 +4,10 @@ versions of the rules, player by player (see :mod:`uschess.apps.compare`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
+from uschess.apps.compare import (compare, compare_streamed, format_text, iter_text,
+                                  parse_rules_spec, to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.apps.replay import load_item
@@ -83,6 +85,8 @@ def run(args) -> int:
             reports.append(loaded.member_data)
         return loaded.event
 
+    if not args.json and not args.player:  # tables, CSV, differences: any size of history
+        return _run_streamed(args, console, side_a, side_b, book, csv)
     # events in any format, and updates from foreign FIDE events, as a replay takes them
     events = []
     with console.progress(total=len(args.events), unit="file", desc="reading",
@@ -131,3 +135,42 @@ def run(args) -> int:
         print(format_text(cmp, changed_only=args.changed_only), end="")
     changed = any(r.diff is None or r.diff != 0.0 for r in cmp.rows)  # or rated on one side only
     return 1 if args.strict and changed else 0
+
+
+def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
+    """The comparison rated event by event (memory bounded whatever the
+    history's size: :func:`uschess.apps.compare.compare_streamed`); the same
+    table, CSV and plots as the comparison held in memory."""
+    reports: dict = {}  # member data of the DBF/TRF reports, once per file
+
+    def load_event(path):
+        loaded = load_event_input(path, args, console)
+        if loaded.member_data is not None:
+            reports[str(path)] = loaded.member_data
+        return loaded.event
+
+    paths = [input_path(path) for path in args.events]
+    with console.progress(total=len(paths), unit="file", desc="reading",
+                          force=args.progress) as reading, \
+            console.progress(total=2 * len(paths), unit="event", desc="rating A and B",
+                             force=args.progress) as rating:
+        def read():
+            for path in paths:
+                yield path
+                reading.update(1)
+        cmp = compare_streamed(read(), side_a, side_b, chain=not args.independent, book=book,
+                               loader=load_event, progress=lambda: rating.update(1))
+    with cmp:
+        for report in reports.values():
+            console.member_data(report)
+        if csv is not None:
+            csv.write(to_csv(cmp), console)
+        if args.plot_dir:
+            from uschess.apps.plots import plot_differences
+            for path in plot_differences(cmp.diffs(), args.plot_dir,
+                                         title=f"B - A: {args.b} vs {args.a}"):
+                console.wrote(path)
+        if csv is None or not csv.stdout:
+            for line in iter_text(cmp, changed_only=args.changed_only):
+                sys.stdout.write(line)
+        return 1 if args.strict and cmp.differs else 0
