@@ -24,8 +24,12 @@ from uschess.rating.options import RatingOptions
 def history(tmp_path_factory):
     """A generated history (JSON files) and the store of a replay that kept
     every event in memory."""
+    return _history(tmp_path_factory, "json")
+
+
+def _history(tmp_path_factory, fmt):
     base = tmp_path_factory.mktemp("streamed")
-    files = write_history(base / "events", seed=11, players=120, events=60)
+    files = write_history(base / "events", seed=11, players=120, events=60, fmt=fmt)
     db = base / "kept.db"
     assert main(["replay", str(base / "events"), "--db", str(db)]) == 0
     return base, files, db
@@ -37,6 +41,16 @@ def test_a_streamed_replay_writes_the_store_of_a_kept_one(history, tmp_path, mon
     db = tmp_path / "streamed.db"
     assert main(["replay", str(base / "events"), "--db", str(db)]) == 0
     assert f"{len(files)} event(s) applied" in capsys.readouterr().out
+    assert snapshot(db) == snapshot(kept)
+
+
+def test_a_streamed_yaml_history_too(tmp_path_factory, tmp_path, monkeypatch):
+    base, files, kept = _history(tmp_path_factory, "yaml")
+    monkeypatch.setattr(replay_module, "KEEP_PLAYERS", 40)
+    items = _ordered([str(f) for f in files], None)
+    assert sum(1 for x in items if x.item is None) > len(files) // 2  # glanced at, not held
+    db = tmp_path / "streamed.db"
+    assert main(["replay", str(base / "events"), "--db", str(db)]) == 0
     assert snapshot(db) == snapshot(kept)
 
 
@@ -133,3 +147,18 @@ def test_a_file_changed_during_the_run_is_refused(history, tmp_path, monkeypatch
     with Store.open(tmp_path / "r.db") as store:
         with pytest.raises(replay_module.InputError, match="changed while the replay was running"):
             replay(paths_then_change(), store, RatingOptions(trace=False))
+
+
+def test_a_glance_reads_only_the_keys_asked_for():
+    import datetime as dt
+
+    from uschess.io.textdata import peek_top_level
+    yaml_text = b"event: {start: 2025-01-02, id: E1}\nsections: [{players: *nowhere}]\n"
+    assert peek_top_level(yaml_text, ("event", "kind"), json_format=False) is None  # no such anchor
+    yaml_text = b"event: {start: 2025-01-02, id: E1}\nsections: [1, 2]\n"
+    assert peek_top_level(yaml_text, ("event", "kind"), json_format=False) == {
+        "event": {"start": dt.date(2025, 1, 2), "id": "E1"}}
+    assert peek_top_level(b"[1, 2]", ("event",), json_format=False) is None
+    assert peek_top_level(b"{bad", ("event",), json_format=True) is None
+    assert peek_top_level(b'{"kind": "fide-update", "x": 1}', ("event", "kind"),
+                          json_format=True) == {"kind": "fide-update"}

@@ -49,7 +49,6 @@ An event or FIDE update already in the store is refused (an
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 from uschess.errors import InputError
 from uschess.io.eventfile import (MAX_FILE_BYTES, event_dates, event_from_dict, load_event,
                                   read_data)
-from uschess.io.textdata import read_limited
+from uschess.io.textdata import peek_top_level, read_limited
 from uschess.io.formats.detect import load_event_any
 from uschess.io.fide_file import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update_from_dict,
                                   is_fide_update_data)
@@ -225,23 +224,22 @@ def load_event_file(path, loader) -> Event:
     return loader(str(path))
 
 
-def _peek(path: Path):
-    """A JSON file's data as the plain parser reads it, without the checks
-    (None when it cannot: the checked reader then says why).  YAML files
-    are not peeked at (the plain parser would be the checked one's cost)."""
-    if path.suffix.lower() != ".json":
-        return None
+def _peek(path: Path) -> Optional[dict]:
+    """The ``event`` and ``kind`` of a YAML/JSON file as the plain parsers
+    read them, without the checks (None when it does not read: the checked
+    reader then says why)."""
     try:
-        return json.loads(read_limited(path, MAX_FILE_BYTES, "file"))
-    except Exception:  # noqa: BLE001 - the checked reader reports the problem
+        data = read_limited(path, MAX_FILE_BYTES, "file")
+    except InputError:
         return None
+    return peek_top_level(data, ("event", "kind"), json_format=path.suffix.lower() == ".json")
 
 
 def _header_key(path: Path) -> Optional[tuple]:
     """The replay order key of an event file from a glance at its header
-    (JSON: the plain parser, no checks), or None when the glance says
-    nothing for sure (a FIDE update, another ``kind``, a YAML file, a
-    header that does not read): the file is then read in full."""
+    (the plain parsers, no checks), or None when the glance says nothing
+    for sure (a FIDE update, another ``kind``, a header that does not
+    read): the file is then read in full."""
     data = _peek(path)
     if not isinstance(data, dict) or "kind" in data or not isinstance(data.get("event"), dict):
         return None
@@ -279,9 +277,9 @@ def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple]
     """Each item (an event, a FIDE update or a path) with its order key, as
     given.  Events up to :data:`KEEP_PLAYERS` player entries are read in full
     and kept (a bad file among them stops the run before anything is
-    written); beyond that, a JSON event file's header is enough to order it,
-    and the file is read, in full and checked, when its turn comes (memory
-    stays bounded whatever the history's size).  ``key``: the order key of
+    written); beyond that, a YAML or JSON event file's header is enough to
+    order it, and the file is read, in full and checked, when its turn comes
+    (memory stays bounded whatever the history's size).  ``key``: the order key of
     an item read (default: :func:`event_key`)."""
     key = key or event_key
     out = []
@@ -291,7 +289,7 @@ def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple]
             out.append(Indexed(key(item), item, None))
             continue
         path = Path(item)
-        if kept >= KEEP_PLAYERS and path.suffix.lower() == ".json":
+        if kept >= KEEP_PLAYERS and path.suffix.lower() in DATA_SUFFIXES:
             header = _header_key(path)  # (a directory does not read: it goes on below)
             if header is not None:
                 out.append(Indexed(header, None, str(item), event_file=True))

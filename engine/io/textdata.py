@@ -484,3 +484,31 @@ def read_data_file(path, limit: int, what: str) -> Any:
     path = Path(path)
     text = read_limited_text(path, limit, what)
     return parse_data(text, json_format=path.suffix.lower() == ".json", source=path)
+
+
+def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> Optional[dict]:
+    """The values of the top-level ``keys`` of a YAML or JSON mapping that
+    are present, read by the plain parsers without the checks of
+    :func:`parse_data` (None when the text is not such a mapping or does not
+    read): a glance at a file, to order it before reading it in full.  Of a
+    YAML file only the nodes of those keys are made into values (libyaml
+    composes the rest, in C, and it is dropped)."""
+    try:
+        if json_format:
+            whole = json.loads(data)
+            return {k: whole[k] for k in keys if k in whole} if isinstance(whole, dict) else None
+        loader = _BASE_LOADER(data)
+        try:
+            root = loader.get_single_node()
+            if not isinstance(root, yaml.MappingNode):
+                return None
+            out = {}
+            for key_node, value_node in root.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value in keys \
+                        and key_node.tag == "tag:yaml.org,2002:str":
+                    out[key_node.value] = loader.construct_object(value_node, deep=True)
+            return out
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001 - the checked reader says what is wrong, when it reads
+        return None
