@@ -21,6 +21,13 @@ and for each event:
    replay killed at any moment leaves whole events only, and running it again
    with ``skip_applied`` resumes where it stopped.
 
+Memory stays bounded whatever the history's size: events up to
+:data:`KEEP_PLAYERS` player entries are read in full before the first write
+and kept; beyond that, the ordering pass glances at each YAML/JSON event
+file's header and the file is read, in full and checked, at its turn
+(:func:`index_items`); the players' state is cached for at most
+:data:`CACHE_PLAYERS` players.
+
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
 reported) and written as one event with one change, section ``FIDE``
