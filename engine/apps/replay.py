@@ -79,7 +79,7 @@ from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 
 #: Events kept in memory between the ordering pass and the rating pass
-#: (counted in player entries, about 1 kB each); beyond this, the ordering
+#: (counted in player entries, about 600 bytes each); beyond this, the ordering
 #: pass only peeks at each event file's header and the rating pass reads the
 #: files one at a time.
 KEEP_PLAYERS = 30_000
