@@ -162,3 +162,10 @@ def test_a_glance_reads_only_the_keys_asked_for():
     assert peek_top_level(b"{bad", ("event",), json_format=True) is None
     assert peek_top_level(b'{"kind": "fide-update", "x": 1}', ("event", "kind"),
                           json_format=True) == {"kind": "fide-update"}
+
+
+def test_a_glance_reads_past_a_byte_order_mark():
+    from uschess.io.textdata import peek_top_level
+    for json_format, text in ((True, b'{"event": {"id": "E"}}'), (False, b"event: {id: E}\n")):
+        assert peek_top_level(b"\xef\xbb\xbf" + text, ("event",), json_format=json_format) == {
+            "event": {"id": "E"}}

@@ -53,7 +53,6 @@ import pickle
 import tempfile
 from array import array
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 

@@ -493,6 +493,8 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
     read): a glance at a file, to order it before reading it in full.  Of a
     YAML file only the nodes of those keys are made into values (libyaml
     composes the rest, in C, and it is dropped)."""
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as decode_utf8 drops it
+        data = data[3:]
     try:
         if json_format:
             whole = json.loads(data)
