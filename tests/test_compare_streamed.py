@@ -6,6 +6,7 @@ ordered by a glance at their headers and read at their turn."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -47,6 +48,26 @@ def test_the_table_is_the_one_of_the_comparison_in_memory(history, capsys, monke
     out = capsys.readouterr().out
     assert out == format_text(held, changed_only=changed_only)
     assert sum(1 for r in held.rows if r.changed) > 0  # the reform changes something
+
+
+@pytest.mark.parametrize("keep", [None, 40])
+def test_the_json_is_the_one_of_the_comparison_in_memory(history, capsys, monkeypatch, keep):
+    files, held = history
+    if keep is not None:
+        monkeypatch.setattr(replay_module, "KEEP_PLAYERS", keep)
+    assert main(["compare", *map(str, files), "--a", "baseline", "--b", B_SIDE, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out == json.dumps(held.as_dict(), indent=2, allow_nan=False, default=str) + "\n"
+    assert json.loads(out)["summary"]["overall"]["changed"] > 0
+
+
+def test_json_in_pieces_is_json_dumps():
+    from uschess.apps.compare import _Lazy, _json_pieces
+    doc = {"a": _Lazy(lambda: iter([{"x": [1, {"y": None}], "z": "\u00e9"}, [], {}])),
+           "b": {"c": _Lazy(lambda: iter(())), "d": {}, "e": {"f": [1.5, "2"]}}, "g": []}
+    plain = {"a": [{"x": [1, {"y": None}], "z": "\u00e9"}, [], {}],
+             "b": {"c": [], "d": {}, "e": {"f": [1.5, "2"]}}, "g": []}
+    assert "".join(_json_pieces(doc, 0)) == json.dumps(plain, indent=2)
 
 
 def test_the_csv_and_the_strict_status_are_the_ones_in_memory(history, tmp_path, monkeypatch):

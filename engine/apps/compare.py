@@ -48,6 +48,7 @@ import bisect
 import csv
 import datetime as _dt
 import io
+import json
 import math
 import pickle
 import tempfile
@@ -550,6 +551,62 @@ class StreamedComparison:
 
     def system_stats(self) -> dict:
         return {system: self.systems[system].stats() for system in sorted(self.systems)}
+
+
+def iter_json(cmp: StreamedComparison, extra: Optional[dict] = None) -> Iterator[str]:
+    """:meth:`Comparison.as_dict` of the same comparison (without rating
+    paths), then ``extra``'s keys, as ``json.dumps(..., indent=2,
+    allow_nan=False, default=str)`` writes it, in pieces: the rows and the
+    events are read back one at a time."""
+    def order():
+        return (block.key for block in cmp.blocks())
+
+    def events():
+        return ({"event": block.key, "name": block.name, "start": block.start.isoformat(),
+                 "end": block.end.isoformat(), **block.stats} for block in cmp.blocks())
+
+    summary = {"a": cmp.a.spec, "b": cmp.b.spec, "a_means": cmp.a.label, "b_means": cmp.b.label,
+               "chain": cmp.chain, "order": _Lazy(order), "overall": cmp.overall_stats(),
+               "systems": cmp.system_stats(), "events": _Lazy(events)}
+    data = {"players": _Lazy(lambda: (r.as_dict() for r in cmp.rows())), "summary": summary,
+            **(extra or {})}
+    yield from _json_pieces(data, 0)
+
+
+class _Lazy:
+    """A list in a JSON document written in pieces: ``make()`` gives its
+    items, once for each writing."""
+
+    def __init__(self, make: Callable[[], Iterable]):
+        self.make = make
+
+
+def _json_pieces(value, level: int) -> Iterator[str]:
+    """``value`` as ``json.dumps(value, indent=2, ...)`` writes it at nesting
+    ``level``, in pieces; lists given as :class:`_Lazy` are written item by
+    item."""
+    inner = "  " * (level + 1)
+    if isinstance(value, _Lazy):
+        empty = True
+        for item in value.make():
+            yield ("[\n" if empty else ",\n") + inner + _json_at(item, level + 1)
+            empty = False
+        yield "[]" if empty else "\n" + "  " * level + "]"
+    elif isinstance(value, dict) and any(isinstance(v, (_Lazy, dict)) for v in value.values()):
+        if not value:
+            yield "{}"
+            return
+        for i, (key, item) in enumerate(value.items()):
+            yield ("{\n" if i == 0 else ",\n") + inner + json.dumps(key) + ": "
+            yield from _json_pieces(item, level + 1)
+        yield "\n" + "  " * level + "}"
+    else:
+        yield _json_at(value, level)
+
+
+def _json_at(value, level: int) -> str:
+    return json.dumps(value, indent=2, allow_nan=False, default=str).replace(
+        "\n", "\n" + "  " * level)
 
 
 def compare_streamed(items: Iterable, a: RuleSide, b: RuleSide, *, chain: bool = True,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from uschess.apps.compare import (compare, compare_streamed, format_text, iter_text,
-                                  parse_rules_spec, to_csv)
+from uschess.apps.compare import (compare, compare_streamed, format_text, iter_json,
+                                  iter_text, parse_rules_spec, to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.apps.replay import load_item
 from uschess.commands.common import (Console, add_force_option, add_member_data_options,
                                      input_path, load_event_input, one_stdout, output_dir,
-                                     output_file, print_json)
+                                     output_file, print_json, stdin_named)
 from uschess.io.fide_file import FideUpdate
 
 #: Files --plot-dir receives.
@@ -85,7 +85,7 @@ def run(args) -> int:
             reports.append(loaded.member_data)
         return loaded.event
 
-    if not args.json and not args.player:  # tables, CSV, differences: any size of history
+    if not args.player:  # all but rating paths: any size of history
         return _run_streamed(args, console, side_a, side_b, book, csv)
     # events in any format, and updates from foreign FIDE events, as a replay takes them
     events = []
@@ -140,7 +140,7 @@ def run(args) -> int:
 def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
     """The comparison rated event by event (memory bounded whatever the
     history's size: :func:`uschess.apps.compare.compare_streamed`); the same
-    table, CSV and plots as the comparison held in memory."""
+    table, CSV, JSON and plot as the comparison held in memory."""
     reports: dict = {}  # member data of the DBF/TRF reports, once per file
 
     def load_event(path):
@@ -170,7 +170,12 @@ def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
             for path in plot_differences(cmp.diffs(), args.plot_dir,
                                          title=f"B - A: {args.b} vs {args.a}"):
                 console.wrote(path)
-        if csv is None or not csv.stdout:
+        if args.json:
+            extra = {"member_data": [r.as_dict() for r in reports.values()]} if reports else None
+            for piece in iter_json(cmp, extra):
+                sys.stdout.write(stdin_named(piece))
+            sys.stdout.write("\n")
+        elif csv is None or not csv.stdout:
             for line in iter_text(cmp, changed_only=args.changed_only):
                 sys.stdout.write(line)
         return 1 if args.strict and cmp.differs else 0
