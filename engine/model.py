@@ -124,9 +124,10 @@ class ForeignRating:
     canadian: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Round:
-    """One round cell: a code and, for paired rounds, the opponent's pair."""
+    """One round cell: a code and, for paired rounds, the opponent's pair.
+    A value: readers hand out the same Round for the same cell text."""
 
     code: str
     opponent: Optional[int] = None

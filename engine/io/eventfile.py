@@ -117,9 +117,9 @@ def parse_round(cell: Any) -> Round:
 
 
 def parse_rounds(cells: list) -> list[Round]:
-    """The round cells of one player, in order (the rounds of a section's
-    players share :class:`Round` values: nothing changes a round once
-    read); a bad cell is an InputError located at its round."""
+    """The round cells of one player, in order (a cell read before gives
+    the same :class:`Round` value, which nothing can change); a bad cell is
+    an InputError located at its round."""
     try:
         rounds = list(map(_CELLS.get, cells))
     except TypeError:  # a cell that is no text (a list, a mapping)
