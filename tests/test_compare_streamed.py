@@ -113,3 +113,23 @@ def test_a_tally_counts_as_the_statistics_of_all_rows_do():
     winners = sorted((r for r in rows if r.changed and r.diff > 0), key=lambda r: (-r.diff, r.id))
     assert [w["name"] for w in stats["top_winners"]] == [r.name for r in winners[:5]]
     assert stats == _stats(rows)
+
+
+def test_rating_paths_are_the_ones_in_memory(history, capsys, monkeypatch):
+    files, held = history
+    monkeypatch.setattr(replay_module, "KEEP_PLAYERS", 40)
+    ids = [r.id for r in held.rows if r.changed][:1] + [held.rows[0].id]
+    argv = ["compare", *map(str, files), "--a", "baseline", "--b", B_SIDE, "--json"]
+    assert main(argv + [arg for pid in ids for arg in ("--player", pid)]) == 0
+    out = capsys.readouterr().out
+    assert out == json.dumps(held.as_dict(ids), indent=2, allow_nan=False, default=str) + "\n"
+    assert all(json.loads(out)["paths"][pid] for pid in ids)
+
+
+def test_a_player_in_none_of_the_events_is_refused(history, capsys):
+    files, _ = history
+    argv = ["compare", *map(str, files), "--a", "baseline", "--b", B_SIDE, "--json",
+            "--player", "99999999"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "--player 99999999: in none of the events" in captured.err and captured.out == ""

@@ -388,28 +388,9 @@ class Comparison:
         order: ``{id: {system: [{"event", "date", "a", "b"}]}}``; the first
         point is the pre-event rating at the player's first rated event (date:
         that event's start)."""
-        out: dict = {}
-        for pid in ids:
-            per: dict = {}
-            for (key, ev), ra, rb in zip(self.events, self.results_a, self.results_b):
-                for sys_rows in _pairs(ra, rb):
-                    sec, system, a, b = sys_rows
-                    for pair in sorted(set(a) | set(b)):
-                        pa, pb = a.get(pair), b.get(pair)
-                        some = pa or pb
-                        if some.id != pid or not ((pa and pa.m) or (pb and pb.m)):
-                            continue
-                        points = per.setdefault(system, [])
-                        if not points:
-                            pre_a = pa.pre if pa else None
-                            pre_b = pb.pre if pb else None
-                            if pre_a is not None or pre_b is not None:
-                                points.append({"event": key, "date": ev.start.isoformat(),
-                                               "a": pre_a, "b": pre_b, "pre": True})
-                        points.append({"event": key, "date": sec.end.isoformat(),
-                                       "a": pa.post if pa and pa.m else None,
-                                       "b": pb.post if pb and pb.m else None, "pre": False})
-            out[pid] = per
+        out: dict = {pid: {} for pid in ids}
+        for (key, ev), ra, rb in zip(self.events, self.results_a, self.results_b):
+            _add_path_points(out, key, ev, ra, rb)
         return out
 
     def as_dict(self, players: Sequence[str] = ()) -> dict:
@@ -417,6 +398,28 @@ class Comparison:
         if players:
             data["paths"] = self.paths(players)
         return data
+
+
+def _add_path_points(out: dict, key: str, ev, ra: EventResult, rb: EventResult) -> None:
+    """Add one event's points to the rating paths ``out`` (``{id: {system:
+    [points]}}``, the players chosen) of :meth:`Comparison.paths`."""
+    for sec, system, a, b in _pairs(ra, rb):
+        for pair in sorted(set(a) | set(b)):
+            pa, pb = a.get(pair), b.get(pair)
+            some = pa or pb
+            per = out.get(some.id)
+            if per is None or not ((pa and pa.m) or (pb and pb.m)):
+                continue
+            points = per.setdefault(system, [])
+            if not points:
+                pre_a = pa.pre if pa else None
+                pre_b = pb.pre if pb else None
+                if pre_a is not None or pre_b is not None:
+                    points.append({"event": key, "date": ev.start.isoformat(),
+                                   "a": pre_a, "b": pre_b, "pre": True})
+            points.append({"event": key, "date": sec.end.isoformat(),
+                           "a": pa.post if pa and pa.m else None,
+                           "b": pb.post if pb and pb.m else None, "pre": False})
 
 
 def _pairs(ra: EventResult, rb: EventResult):
@@ -490,8 +493,13 @@ class StreamedComparison:
     CSV read them back in order and are those of :class:`Comparison`.
     ``close()`` (or ``with``) removes the file."""
 
-    def __init__(self, a: RuleSide, b: RuleSide, chain: bool):
+    def __init__(self, a: RuleSide, b: RuleSide, chain: bool, players: Sequence[str] = ()):
         self.a, self.b, self.chain = a, b, chain
+        #: the rating paths of the players chosen (:meth:`Comparison.paths`),
+        #: their names as the rows give them, and those met in any event
+        self.paths: dict = {pid: {} for pid in players}
+        self.names: dict[str, str] = {}
+        self.seen: set[str] = set()
         self.overall = Tally()
         self.systems: dict[str, Tally] = {}
         self.events = 0
@@ -513,7 +521,10 @@ class StreamedComparison:
         """Count and keep (on disk) one event's rows."""
         tally = Tally()
         kept = []
+        paths = self.paths
         for row in rows:
+            if row.id in paths:
+                self.names[row.id] = row.name
             tally.add(row)
             self.overall.add(row)
             system = self.systems.get(row.system)
@@ -611,15 +622,17 @@ def _json_at(value, level: int) -> str:
 
 def compare_streamed(items: Iterable, a: RuleSide, b: RuleSide, *, chain: bool = True,
                      book: Optional[RuleBook] = None, loader=None,
-                     progress: Optional[Callable[[], None]] = None) -> StreamedComparison:
+                     progress: Optional[Callable[[], None]] = None,
+                     players: Sequence[str] = ()) -> StreamedComparison:
     """:func:`compare` for a history of any size: ``items`` (events, FIDE
     updates or their paths) are ordered as a replay orders them (paths by
     a glance at the file beyond what is kept in memory, see
     :func:`uschess.apps.replay.ordered_items`), then read one at a time and
     rated under A and B side by side, each through its own chain; the rows
-    are paired and counted as they come (see :class:`StreamedComparison`)."""
+    are paired and counted as they come (see :class:`StreamedComparison`),
+    and the rating paths of ``players`` collected."""
     book = book or RuleBook.load()
-    out = StreamedComparison(a, b, chain)
+    out = StreamedComparison(a, b, chain, players)
     try:
         shared_a, shared_b = Chain(), Chain()
         for key, item in _ordered_for_compare(items, loader):
@@ -634,6 +647,13 @@ def compare_streamed(items: Iterable, a: RuleSide, b: RuleSide, *, chain: bool =
                 if progress:
                     progress()
             ra, rb = results
+            if out.paths:
+                if isinstance(item, FideUpdate):
+                    out.seen.add(item.player_id)
+                else:
+                    out.seen.update(p.id for s in item.sections for p in s.players
+                                    if p.id in out.paths)
+                _add_path_points(out.paths, key, ra.event, ra, rb)
             out.add(key, ra.event, list(_rows_of(key, ra, rb)))
     except BaseException:
         out.close()
