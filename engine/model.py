@@ -28,6 +28,21 @@ POINTS = {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}
 MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
 
 
+def copy_with(obj, **changes):
+    """A copy of a dataclass value (Player, Section, Event) with ``changes``
+    made: what :func:`dataclasses.replace` gives for these classes (no
+    ``__post_init__``, no slots, no init-only fields), made by copying the
+    fields at once instead of through ``__init__`` one by one."""
+    state = obj.__dict__
+    if not changes.keys() <= state.keys():
+        raise TypeError(f"{type(obj).__name__} has no field(s) "
+                        f"{sorted(changes.keys() - state.keys())}")
+    new = object.__new__(type(obj))
+    new.__dict__.update(state)
+    new.__dict__.update(changes)
+    return new
+
+
 @dataclass(slots=True)
 class SystemRecord:
     """A player's standing in one rating system before (or after) an event.
@@ -109,9 +124,10 @@ class ForeignRating:
     canadian: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Round:
-    """One round cell: a code and, for paired rounds, the opponent's pair."""
+    """One round cell: a code and, for paired rounds, the opponent's pair.
+    A value: readers hand out the same Round for the same cell text."""
 
     code: str
     opponent: Optional[int] = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -209,7 +210,7 @@ def test_write_trf_refuses_large_pairs():
     event = synthetic()
     sec = event.sections[1]
     sec.players[1].pair = 10000
-    sec.players[0].rounds[0].opponent = None
+    sec.players[0].rounds[0] = replace(sec.players[0].rounds[0], opponent=None)
     with pytest.raises(InputError, match="starting rank"):
         write_trf(event)
 

@@ -21,6 +21,13 @@ and for each event:
    replay killed at any moment leaves whole events only, and running it again
    with ``skip_applied`` resumes where it stopped.
 
+Memory stays bounded whatever the history's size: events up to
+:data:`KEEP_PLAYERS` player entries are read in full before the first write
+and kept; beyond that, the ordering pass glances at each YAML/JSON event
+file's header and the file is read, in full and checked, at its turn
+(:func:`index_items`); the players' state is cached for at most
+:data:`CACHE_PLAYERS` players.
+
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
 reported) and written as one event with one change, section ``FIDE``
@@ -51,17 +58,19 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict, load_event, read_data
+from uschess.io.eventfile import (MAX_FILE_BYTES, event_dates, event_from_dict, load_event,
+                                  read_data)
+from uschess.io.textdata import peek_top_level, read_limited
 from uschess.io.formats.detect import load_event_any
 from uschess.io.fide_file import (SYSTEM as FIDE_SYSTEM, FideUpdate, fide_update_from_dict,
                                   is_fide_update_data)
 from uschess.io.store import Change, EventWrite, PlayerInfo, Store
-from uschess.model import Event, MatchChange, Player, SystemRecord
+from uschess.model import Event, MatchChange, Player, SystemRecord, copy_with
 from uschess.calendar.rulebook import RuleBook
 from uschess.rating.chain import Chain
 from uschess.rating.fide_update import FideUpdateResult
@@ -70,10 +79,12 @@ from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 
 #: Events kept in memory between the ordering pass and the rating pass
-#: (counted in player entries); beyond this, files are read again.
-KEEP_PLAYERS = 250_000
+#: (counted in player entries, about 600 bytes each); beyond this, the ordering
+#: pass only peeks at each event file's header and the rating pass reads the
+#: files one at a time.
+KEEP_PLAYERS = 30_000
 #: Players whose state a replay keeps in memory (beyond this, it starts over).
-CACHE_PLAYERS = 200_000
+CACHE_PLAYERS = 50_000
 #: How far a file's rating may be from the store's and still agree (rounding).
 ROUNDING = 0.5
 
@@ -193,8 +204,12 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
     or by ``loader`` when one is given).  Other paths (TRF files, DBF report
     directories) go to ``loader``, by default the reader of every format."""
     p = Path(path)
-    if p.suffix.lower() in DATA_SUFFIXES and not p.is_dir():
-        data = read_data(p)
+    if _is_data_file(p):
+        data = None
+        if loader is not None and loader is not load_event:
+            data = _peek(p)  # the loader reads the file itself: a glance will do
+        if data is None or (isinstance(data, Mapping) and "kind" in data):
+            data = read_data(p)  # read and checked
         if is_fide_update_data(data):
             return fide_update_from_dict(data, source=str(path))
         if isinstance(data, Mapping) and "kind" in data:
@@ -205,6 +220,46 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
     return (loader or _any_format)(str(path))
 
 
+def _is_data_file(path: Path) -> bool:
+    return path.suffix.lower() in DATA_SUFFIXES and not path.is_dir()
+
+
+def load_event_file(path, loader) -> Event:
+    """The event of a YAML/JSON file already known to be an event file."""
+    if loader is None or loader is load_event:
+        return load_event(path)
+    return loader(str(path))
+
+
+def _peek(path: Path) -> Optional[dict]:
+    """The ``event`` and ``kind`` of a YAML/JSON file as the plain parsers
+    read them, without the checks (None when it does not read: the checked
+    reader then says why)."""
+    try:
+        data = read_limited(path, MAX_FILE_BYTES, "file")
+    except InputError:
+        return None
+    return peek_top_level(data, ("event", "kind"), json_format=path.suffix.lower() == ".json")
+
+
+def _header_key(path: Path) -> Optional[tuple]:
+    """The replay order key of an event file from a glance at its header
+    (the plain parsers, no checks), or None when the glance says nothing
+    for sure (a FIDE update, another ``kind``, a header that does not
+    read): the file is then read in full."""
+    data = _peek(path)
+    if not isinstance(data, dict) or "kind" in data or not isinstance(data.get("event"), dict):
+        return None
+    ev = data["event"]
+    try:
+        start, end = event_dates(ev)
+    except InputError:
+        return None
+    given = ev.get("id")
+    eid = str(given) if given is not None else None
+    return (end, start, eid or path.stem)
+
+
 def _size(item: Item) -> int:
     if isinstance(item, FideUpdate):
         return 1
@@ -212,27 +267,61 @@ def _size(item: Item) -> int:
 
 
 # --------------------------------------------------------------- ordering
-def _ordered(items: Iterable[EventLike], loader) -> list[tuple[tuple, Optional[Item], Optional[str]]]:
-    """Read everything once (so that a bad file stops the run before any
-    write) and sort; large runs keep only some events in memory."""
+@dataclass
+class Indexed:
+    """One event or FIDE update of a replay, in the ordering pass: its order
+    key, the item itself while it is kept in memory (None: read again when
+    its turn comes), its path, and whether it is known to be an event file."""
+
+    key: tuple
+    item: Optional[Item]
+    path: Optional[str]
+    event_file: bool = False
+
+
+def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple] = None
+                ) -> list[Indexed]:
+    """Each item (an event, a FIDE update or a path) with its order key, as
+    given.  Events up to :data:`KEEP_PLAYERS` player entries are read in full
+    and kept (a bad file among them stops the run before anything is
+    written); beyond that, a YAML or JSON event file's header is enough to
+    order it, and the file is read, in full and checked, when its turn comes
+    (memory stays bounded whatever the history's size).  ``key``: the order key of
+    an item read (default: :func:`event_key`)."""
+    key = key or event_key
     out = []
     kept = 0
     for item in items:
         if isinstance(item, (Event, FideUpdate)):
-            out.append((event_key(item), item, None))
+            out.append(Indexed(key(item), item, None))
             continue
+        path = Path(item)
+        if kept >= KEEP_PLAYERS and path.suffix.lower() in DATA_SUFFIXES:
+            header = _header_key(path)  # (a directory does not read: it goes on below)
+            if header is not None:
+                out.append(Indexed(header, None, str(item), event_file=True))
+                continue
         event = load_item(item, loader)
         size = _size(event)
         keep = kept + size <= KEEP_PLAYERS
-        kept += size if keep else 0
-        out.append((event_key(event), event if keep else None, str(item)))
-    out.sort(key=lambda x: x[0])
+        kept += size
+        out.append(Indexed(key(event), event if keep else None, str(item),
+                           event_file=isinstance(event, Event) and _is_data_file(path)))
+    return out
+
+
+def _ordered(items: Iterable[EventLike], loader) -> list[Indexed]:
+    """The items indexed (:func:`index_items`) and sorted in replay order;
+    an id given twice is refused."""
+    out = index_items(items, loader)
+    out.sort(key=lambda x: x.key)
     seen: dict[str, str] = {}
-    for key, event, path in out:
-        where = path or (event.source if event else None) or "(in memory)"
-        if key[2] in seen:
-            raise InputError(f"event id {key[2]} is given twice: {seen[key[2]]} and {where}")
-        seen[key[2]] = where
+    for entry in out:
+        eid = entry.key[2]
+        where = entry.path or (entry.item.source if entry.item else None) or "(in memory)"
+        if eid in seen:
+            raise InputError(f"event id {eid} is given twice: {seen[eid]} and {where}")
+        seen[eid] = where
     return out
 
 
@@ -259,6 +348,16 @@ def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreeme
         return known
     return PlayerInfo(id=p.id, name=name, birth_date=birth, adult=adult, state=state,
                       fide=fide, cfc=cfc)
+
+
+def _with_info(p: Player, info: PlayerInfo) -> Player:
+    """The player with the identity a replay rates them by (the same player
+    when the file already says all of it)."""
+    if (p.birth_date == info.birth_date and p.adult is info.adult and p.state == info.state
+            and p.fide is info.fide and p.cfc is info.cfc):
+        return p
+    return copy_with(p, birth_date=info.birth_date, adult=info.adult, fide=info.fide,
+                     cfc=info.cfc, state=info.state)
 
 
 def _newer(mine, theirs):
@@ -304,6 +403,10 @@ class _StoreBase:
 
     def record(self, player_id: str, system: str) -> Optional[SystemRecord]:
         return self.replayer._states.get(player_id, {}).get(system)
+
+    def records(self, player_id: str) -> Optional[dict[str, SystemRecord]]:
+        """The player's records in every system (not to be changed)."""
+        return self.replayer._states.get(player_id)
 
     def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
         if system not in self.replayer._states.get(player_id, {}):
@@ -413,16 +516,15 @@ class _Replayer:
                 if info is None:
                     info = infos[p.id] = _merge_info(p, known.get(p.id), eid, section.name,
                                                      disagreements)
-                players.append(replace(p, birth_date=info.birth_date, adult=info.adult,
-                                       fide=info.fide, cfc=info.cfc, state=info.state))
-            sections.append(replace(section, players=players))
+                players.append(_with_info(p, info))
+            sections.append(copy_with(section, players=players))
         current = [""]  # the section being rated, for the disagreements
         chain = self._chain(eid, current, disagreements)
-        one = replace(event, sections=sections, id=eid)
+        one = copy_with(event, sections=sections, id=eid)
         result = EventResult(one, [])
         for section in sections:
             current[0] = section.name
-            part = chain.rate_event(replace(one, sections=[section]), self.options, self.book,
+            part = chain.rate_event(copy_with(one, sections=[section]), self.options, self.book,
                                     label=eid)
             result.sections.extend(part.sections)
         by_pair = {}
@@ -560,10 +662,11 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     else:
         items = _ordered(events, loader)
         total = len(items)
-        applied = store.applied(k[2] for k, _, _ in items)
+        applied = store.applied(x.key[2] for x in items)
         if applied and not skip_applied:
-            first = next(k[2] for k, _, _ in items if k[2] in applied)
-            where = next((p or (e.source if e else None)) for k, e, p in items if k[2] == first)
+            first = next(x for x in items if x.key[2] in applied)
+            where = first.path or (first.item.source if first.item else None)
+            first = first.key[2]
             more = f" (and {len(applied) - 1} more)" if len(applied) > 1 else ""
             raise InputError(f"event {first} is already applied to {store.name} "
                              f"(on {applied[first]}){more}; it is never applied twice: "
@@ -572,7 +675,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
         stream = _release(items, applied)
 
     done = 0
-    for key, event, path, is_applied in stream:
+    for key, event, path, is_applied, event_file in stream:
         eid = key[2]
         if is_applied is None:
             is_applied = store.is_applied(eid)
@@ -586,8 +689,11 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
             if progress:
                 progress(done, total, summary.player_games, time.perf_counter() - started)
             continue
-        if event is None:
-            event = load_item(path, loader)
+        if event is None:  # read when its turn comes
+            try:
+                event = load_event_file(path, loader) if event_file else load_item(path, loader)
+            except InputError as err:
+                raise _stopped(err, eid, summary).located(file=path)
             if event_key(event) != key:
                 raise InputError("changed while the replay was running", file=path)
         if last_key is not None and key < last_key:
@@ -599,11 +705,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
             prepared = (replayer.prepare_fide if is_fide else replayer.prepare)(event, eid)
             write, new, disagreements = prepared.write, prepared.new, prepared.disagreements
         except InputError as err:
-            if summary.applied:
-                err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "
-                                "before it are applied: fix it and rerun with --skip-applied)")
-                err.args = (err.message,)
-            raise err.located(file=event.source or path)
+            raise _stopped(err, eid, summary).located(file=event.source or path)
         if not is_fide and event.published:  # an imported page: kept with the event
             write.published = list(event.published)
         store.apply_event(write)
@@ -624,12 +726,22 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     return summary
 
 
+def _stopped(err: InputError, eid: str, summary: ReplaySummary) -> InputError:
+    """``err`` saying, when events are already applied, where the run stopped
+    and how to resume."""
+    if summary.applied:
+        err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "
+                        "before it are applied: fix it and rerun with --skip-applied)")
+        err.args = (err.message,)
+    return err
+
+
 def _release(items: list, applied: dict):
     """The sorted events, each dropped from the list once handed out."""
     for i in range(len(items)):
-        key, event, path = items[i]
+        entry = items[i]
         items[i] = None
-        yield key, event, path, key[2] in applied
+        yield entry.key, entry.item, entry.path, entry.key[2] in applied, entry.event_file
 
 
 def _stream(events: Iterable[EventLike], loader):
@@ -647,4 +759,4 @@ def _stream(events: Iterable[EventLike], loader):
             raise InputError(f"event id {key[2]} is given twice", file=where)
         seen.add(key[2])
         previous = key
-        yield key, event, None, None
+        yield key, event, None, None, False

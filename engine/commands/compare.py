@@ -4,15 +4,15 @@ versions of the rules, player by player (see :mod:`uschess.apps.compare`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from uschess.apps.compare import compare, format_text, parse_rules_spec, to_csv
+from uschess.apps.compare import (compare_streamed, iter_json, iter_text, parse_rules_spec,
+                                  to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
-from uschess.apps.replay import load_item
 from uschess.commands.common import (Console, add_force_option, add_member_data_options,
                                      input_path, load_event_input, one_stdout, output_dir,
-                                     output_file, print_json)
-from uschess.io.fide_file import FideUpdate
+                                     output_file, stdin_named)
 
 #: Files --plot-dir receives.
 PLOT_STEMS = ("differences", "paths")
@@ -75,59 +75,64 @@ def run(args) -> int:
         stems = PLOT_STEMS if args.player else PLOT_STEMS[:1]
         output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
                    names=[f"{stem}.{fmt}" for stem in stems for fmt in ("png", "svg")])
-    reports = []  # member data of the DBF/TRF reports
+    if args.player and not args.plot_dir and not args.json:
+        raise InputError("--player chooses rating paths to plot: give --plot-dir DIR (or --json)")
+    if args.plot_dir:
+        from uschess.apps.plots import require_matplotlib
+        require_matplotlib()
+    return _run_streamed(args, console, side_a, side_b, book, csv)
+
+
+def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
+    """The comparison rated event by event (memory bounded whatever the
+    history's size: :func:`uschess.apps.compare.compare_streamed`); the same
+    table, CSV, JSON and plots as the comparison held in memory
+    (:func:`uschess.apps.compare.compare`)."""
+    reports: dict = {}  # member data of the DBF/TRF reports, once per file
 
     def load_event(path):
         loaded = load_event_input(path, args, console)
         if loaded.member_data is not None:
-            reports.append(loaded.member_data)
+            reports[str(path)] = loaded.member_data
         return loaded.event
 
-    # events in any format, and updates from foreign FIDE events, as a replay takes them
-    events = []
-    with console.progress(total=len(args.events), unit="file", desc="reading",
-                          force=args.progress) as bar:
-        for path in args.events:
-            events.append(load_item(input_path(path), load_event))
-            bar.update(1)
-    for report in reports:
-        console.member_data(report)
-    if args.player:
-        if not args.plot_dir and not args.json:
-            raise InputError("--player chooses rating paths to plot: give --plot-dir DIR (or --json)")
-        known = {p.id for e in events if not isinstance(e, FideUpdate)
-                 for s in e.sections for p in s.players}
-        known |= {e.player_id for e in events if isinstance(e, FideUpdate)}
-        missing = [pid for pid in args.player if pid not in known]
+    paths = [input_path(path) for path in args.events]
+    with console.progress(total=len(paths), unit="file", desc="reading",
+                          force=args.progress) as reading, \
+            console.progress(total=2 * len(paths), unit="event", desc="rating A and B",
+                             force=args.progress) as rating:
+        def read():
+            for path in paths:
+                yield path
+                reading.update(1)
+        cmp = compare_streamed(read(), side_a, side_b, chain=not args.independent, book=book,
+                               loader=load_event, progress=lambda: rating.update(1),
+                               players=args.player or ())
+    with cmp:
+        for report in reports.values():
+            console.member_data(report)
+        missing = [pid for pid in args.player or () if pid not in cmp.seen]
         if missing:
             raise InputError(f"--player {', '.join(missing)}: in none of the events")
-    if args.plot_dir:
-        from uschess.apps.plots import require_matplotlib
-        require_matplotlib()
-
-    with console.progress(total=2 * len(events), unit="event", desc="rating A and B",
-                          force=args.progress) as bar:
-        cmp = compare(events, side_a, side_b, chain=not args.independent, book=book,
-                      progress=lambda: bar.update(1))
-
-    if csv is not None:
-        csv.write(to_csv(cmp), console)
-    if args.plot_dir:
-        from uschess.apps.plots import plot_differences, plot_paths
-        written = plot_differences([r.diff for r in cmp.rows if r.diff is not None], args.plot_dir,
-                                   title=f"B - A: {args.b} vs {args.a}")
-        if args.player:
-            names = {r.id: r.name for r in cmp.rows}
-            written += plot_paths(cmp.paths(args.player), args.plot_dir, names=names,
-                                  title=f"A = {args.a}, B = {args.b}")
-        for path in written:
-            console.wrote(path)
-    if args.json:
-        data = cmp.as_dict(args.player)
-        if reports:
-            data["member_data"] = [report.as_dict() for report in reports]
-        print_json(data)
-    elif csv is None or not csv.stdout:
-        print(format_text(cmp, changed_only=args.changed_only), end="")
-    changed = any(r.diff is None or r.diff != 0.0 for r in cmp.rows)  # or rated on one side only
-    return 1 if args.strict and changed else 0
+        if csv is not None:
+            csv.write(to_csv(cmp), console)
+        if args.plot_dir:
+            from uschess.apps.plots import plot_differences, plot_paths
+            written = plot_differences(cmp.diffs(), args.plot_dir,
+                                       title=f"B - A: {args.b} vs {args.a}")
+            if args.player:
+                written += plot_paths(cmp.paths, args.plot_dir, names=cmp.names,
+                                      title=f"A = {args.a}, B = {args.b}")
+            for path in written:
+                console.wrote(path)
+        if args.json:
+            extra = {"paths": cmp.paths} if args.player else {}
+            if reports:
+                extra["member_data"] = [r.as_dict() for r in reports.values()]
+            for piece in iter_json(cmp, extra):
+                sys.stdout.write(stdin_named(piece))
+            sys.stdout.write("\n")
+        elif csv is None or not csv.stdout:
+            for line in iter_text(cmp, changed_only=args.changed_only):
+                sys.stdout.write(line)
+        return 1 if args.strict and cmp.differs else 0

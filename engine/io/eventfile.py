@@ -43,10 +43,28 @@ PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult",
                "state", "match_history"}
 
 
+#: Text dates and round cells already read (the same few thousand recur in
+#: every file of a history): each text is parsed once, up to this many.
+PARSED_CACHE = 100_000
+_DATES: dict[str, _dt.date] = {}
+_CELLS: dict[str, Round] = {}
+
+
+def _remember(cache: dict, text: str, value):
+    if len(cache) >= PARSED_CACHE:
+        cache.clear()
+    cache[text] = value
+    return value
+
+
 def parse_date(value: Any, what: str) -> _dt.date:
     """A calendar date: a YAML date, or text ``YYYY-MM-DD`` (nothing
     shorter, no week or ordinal dates, no times), between
     :data:`EARLIEST_DATE` and :data:`LATEST_DATE`."""
+    if type(value) is str:
+        day = _DATES.get(value)
+        if day is not None:
+            return day
     if isinstance(value, _dt.datetime):
         raise InputError(f"{what}: {value.isoformat()!r} is a time, not a date (use YYYY-MM-DD)")
     if isinstance(value, _dt.date):
@@ -58,7 +76,8 @@ def parse_date(value: Any, what: str) -> _dt.date:
                 day = _dt.date(*map(int, match.groups()))
             except ValueError as err:
                 raise InputError(f"{what}: {value!r} is not a date ({err})")
-            return check_date(day, what)
+            return _remember(_DATES, value, check_date(day, what)) if type(value) is str \
+                else check_date(day, what)
     raise InputError(f"{what}: {value!r} is not a date (use YYYY-MM-DD)")
 
 
@@ -94,7 +113,25 @@ def parse_round(cell: Any) -> Round:
         raise InputError(f"round cell {cell!r}: a played game needs the opponent's pair number")
     if code in BYE_CODES and opp is not None:
         raise InputError(f"round cell {cell!r}: a bye has no opponent")
-    return Round(code, opp)
+    return _remember(_CELLS, cell, Round(code, opp)) if type(cell) is str else Round(code, opp)
+
+
+def parse_rounds(cells: list) -> list[Round]:
+    """The round cells of one player, in order (a cell read before gives
+    the same :class:`Round` value, which nothing can change); a bad cell is
+    an InputError located at its round."""
+    try:
+        rounds = list(map(_CELLS.get, cells))
+    except TypeError:  # a cell that is no text (a list, a mapping)
+        rounds = [None] * len(cells)
+    if not all(rounds):  # a cell not read before (None), or a bad one
+        for i, cell in enumerate(cells, start=1):
+            if rounds[i - 1] is None:
+                try:
+                    rounds[i - 1] = parse_round(cell)
+                except InputError as err:
+                    raise err.located(round=i)
+    return rounds
 
 
 def mapping(value: Any, what: str) -> dict:
@@ -187,49 +224,51 @@ def parse_player(raw: Any) -> Player:
     raw = mapping(raw, "player")
     pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
     try:
-        unknown = set(raw) - PLAYER_KEYS
-        if unknown:
+        if not PLAYER_KEYS.issuperset(raw):
+            unknown = set(raw) - PLAYER_KEYS
             hint = " (earlier match changes go in 'match_history')" if "history" in unknown else ""
             raise InputError(f"unknown field(s) {sorted(map(str, unknown))}{hint}")
-        for key in ("id", "name", "rounds"):
-            if key not in raw or raw[key] is None:
+        get = raw.get
+        pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
+        for key, value in (("id", pid), ("name", name), ("rounds", rounds_raw)):
+            if value is None:
                 raise InputError(f"missing '{key}'")
-        for key in ("id", "name", "state"):
-            value = raw.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
-                raise InputError(f"'{key}' must be text, not {type(value).__name__}")
-            if isinstance(value, str):
+        for key, value in (("id", pid), ("name", name), ("state", state)):
+            if type(value) is str:
                 check_field(value, f"'{key}'")
-        rounds_raw = raw["rounds"]
+            elif value is not None and (isinstance(value, bool)
+                                        or not isinstance(value, (str, int))):
+                raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+            elif isinstance(value, str):
+                check_field(value, f"'{key}'")
         if not isinstance(rounds_raw, list):
             raise InputError("'rounds' must be a list of cells like 'W12'")
-        rounds = []
-        for i, cell in enumerate(rounds_raw, start=1):
-            try:
-                rounds.append(parse_round(cell))
-            except InputError as err:
-                raise err.located(round=i)
+        rounds = parse_rounds(rounds_raw)
         ratings = {}
-        for system, rec in mapping(raw.get("ratings") or {}, "ratings").items():
-            if system not in SYSTEMS:
-                raise InputError(f"unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
-            if rec is not None:
-                ratings[system] = parse_record(rec, system)
+        ratings_raw = get("ratings")
+        if ratings_raw:
+            for system, rec in mapping(ratings_raw, "ratings").items():
+                if system not in SYSTEMS:
+                    raise InputError(f"unknown rating system {system!r} (one of "
+                                     f"{', '.join(SYSTEMS)})")
+                if rec is not None:
+                    ratings[system] = parse_record(rec, system)
         history = None
-        if raw.get("match_history") is not None:
+        if get("match_history") is not None:
             history = parse_history(raw["match_history"])
+        birth, fide, cfc = get("birth_date"), get("fide"), get("cfc")
         return Player(
             pair=pair,
             match_history=history,
-            id=str(raw["id"]),
-            name=str(raw["name"]),
+            id=pid if type(pid) is str else str(pid),
+            name=name if type(name) is str else str(name),
             rounds=rounds,
             ratings=ratings,
-            birth_date=parse_date(raw["birth_date"], "birth_date") if raw.get("birth_date") else None,
+            birth_date=parse_date(birth, "birth_date") if birth else None,
             adult=flag(raw, "adult", "player", default=None),
-            fide=parse_foreign(raw["fide"], "fide") if raw.get("fide") else None,
-            cfc=parse_foreign(raw["cfc"], "cfc") if raw.get("cfc") else None,
-            state=str(raw["state"]) if raw.get("state") is not None else None,
+            fide=parse_foreign(fide, "fide") if fide else None,
+            cfc=parse_foreign(cfc, "cfc") if cfc else None,
+            state=(state if type(state) is str else str(state)) if state is not None else None,
         )
     except InputError as err:
         name = raw.get("name", "?")
@@ -308,24 +347,27 @@ def validate_section(section: Section) -> None:
                     f"has {len(p.rounds)} rounds but player {first.label} has {len(first.rounds)}",
                     player=p.label)
     for p in section.players:
+        pair = p.pair
         for i, r in enumerate(p.rounds, start=1):
-            if r.opponent is None:
+            opponent = r.opponent
+            if opponent is None:
                 continue
-            where = dict(player=p.label, round=i)
-            if r.opponent == p.pair:
-                raise InputError("paired against themself", **where)
-            opp = by_pair.get(r.opponent)
+            if opponent == pair:
+                raise InputError("paired against themself", player=p.label, round=i)
+            opp = by_pair.get(opponent)
             if opp is None:
-                raise InputError(f"opponent pair {r.opponent} does not exist", **where)
+                raise InputError(f"opponent pair {opponent} does not exist", player=p.label,
+                                 round=i)
             back = opp.rounds[i - 1]
+            if back.opponent == pair and MIRROR[r.code] == back.code:
+                continue  # the usual case: both sides agree
             if back.opponent is None and r.code in FORFEIT_CODES:
                 continue  # a forfeit recorded on one side only
-            if back.opponent != p.pair:
-                raise InputError(
-                    f"{r} but pair {opp.pair}'s round {i} is {back}", **where)
-            if MIRROR[r.code] != back.code:
-                raise InputError(
-                    f"results disagree: {r} here, {back} for pair {opp.pair}", **where)
+            if back.opponent != pair:
+                raise InputError(f"{r} but pair {opp.pair}'s round {i} is {back}",
+                                 player=p.label, round=i)
+            raise InputError(f"results disagree: {r} here, {back} for pair {opp.pair}",
+                             player=p.label, round=i)
 
 
 def event_from_dict(raw: Any, source: str | None = None) -> Event:

@@ -31,6 +31,7 @@ import datetime as _dt
 import json
 import math
 import re
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Optional
 
@@ -51,6 +52,14 @@ MAX_DEPTH = 32
 #: Characters refused in text: C0 controls but tab, LF and CR; DEL; C1.
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+#: Either of the two, found in one scan of the raw text.
+_REFUSED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+#: A JSON text's nesting, in C: the text without every ASCII character but
+#: brackets and quotes, then without its strings (escape-free: the text
+#: holds no backslash), is its brackets.
+_BRACKETS_AND_QUOTES = str.maketrans({chr(c): None for c in range(128) if chr(c) not in '[]{}"'})
+_JSON_PLAIN_STRING_RE = re.compile(r'"[^"]*"')
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def control_message(char: str, where: str) -> str:
@@ -74,6 +83,8 @@ def find_control(text: str) -> Optional[tuple[str, str]]:
 def check_field(text: str, what: str) -> None:
     """Refuse a control character or lone surrogate in one field's text
     (a DBF cell, a name), saying the field and the column in it."""
+    if _REFUSED_RE.search(text) is None:
+        return
     found = _CONTROL_RE.search(text) or _SURROGATE_RE.search(text)
     if found:
         ch = found.group()
@@ -83,7 +94,10 @@ def check_field(text: str, what: str) -> None:
 
 
 def check_text(text: str, source=None) -> None:
-    """Refuse control characters and lone surrogates in raw text."""
+    """Refuse control characters and lone surrogates in raw text (a control
+    character is named before a surrogate that comes earlier)."""
+    if _REFUSED_RE.search(text) is None:  # one scan of the text, in C
+        return
     found = find_control(text)
     if found:
         raise InputError(control_message(*found), file=source)
@@ -146,9 +160,13 @@ class _Loader(_BASE_LOADER):
     """The safe loader (libyaml's when installed), with a budget for
     aliases and no duplicate keys."""
 
+    #: False when the text holds no ``&``: without an anchor there is no
+    #: alias, and the node graph is a tree (nothing to count).
+    may_alias = True
+
     def get_single_node(self):
         node = super().get_single_node()
-        if node is not None:
+        if node is not None and self.may_alias:
             _check_aliases(node)
         return node
 
@@ -252,12 +270,28 @@ class _DuplicateKey(Exception):
 
 
 def _json_pairs(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return out
+
+
+def _json_too_deep(text: str) -> bool:
+    """Whether an escape-free JSON ``text`` nests more than MAX_DEPTH
+    brackets anywhere (its strings removed, the brackets left are counted
+    in C); only then are its values walked to find where."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    # empty strings go first (and two strings with nothing but text between
+    # them become one: what is between is no bracket)
+    brackets = text.translate(_BRACKETS_AND_QUOTES).replace('""', "")
+    if '"' in brackets:
+        brackets = _JSON_PLAIN_STRING_RE.sub("", brackets)
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
 def _duplicate_position(text: str) -> Optional[str]:
@@ -297,6 +331,17 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+class _NotFinite(Exception):
+    """A JSON number too large for a float (its path is found by a walk)."""
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0.0:  # inf (NaN is refused as a constant)
+        raise _NotFinite(text)
+    return value
+
+
 def _json_constant(name: str):
     raise InputError(f"{name} is not a number these files accept (finite numbers only)")
 
@@ -304,13 +349,26 @@ def _json_constant(name: str):
 def parse_data(text: str, *, json_format: bool, source=None) -> Any:
     """The data of YAML or JSON ``text``, checked as the module says."""
     check_text(text, source)
+    # Without a backslash there is no escape sequence: every string's
+    # characters are the text's own, which check_text has just checked.
+    escapes = "\\" in text
     kind = "JSON" if json_format else "YAML"
     try:
         if json_format:
-            data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
-                              parse_constant=_json_constant)
+            try:
+                data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
+                                  parse_float=_json_float, parse_constant=_json_constant)
+            except _NotFinite:  # read again, to name where the number is
+                data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
+                                  parse_constant=_json_constant)
+                escapes = True
         else:
-            data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+            loader = _Loader(text)
+            loader.may_alias = "&" in text
+            try:
+                data = loader.get_single_data()
+            finally:
+                loader.dispose()
     except InputError as err:
         raise err.located(file=source)
     except _DuplicateKey as dup:
@@ -338,46 +396,76 @@ def parse_data(text: str, *, json_format: bool, source=None) -> Any:
         # text is malformed.
         raise InputError(f"malformed {kind}: {type(err).__name__}: "
                          f"{' '.join(str(err).split())[:120]}", file=source)
-    check_values(data, source)
+    if json_format and not escapes:
+        # JSON makes text keys and plain values only; numbers were checked
+        # as they were converted and the strings with the text: the nesting
+        # is found in the text, and only a text nested too deeply is walked
+        # (for the path of the value).
+        if _json_too_deep(text):
+            check_values(data, source, strings=False)
+        return data
+    check_values(data, source, strings=escapes)
     return data
 
 
-def check_values(data: Any, source=None) -> None:
+def check_values(data: Any, source=None, *, strings: bool = True) -> None:
     """Refuse escaped control characters and lone surrogates, numbers that
     are not finite or too long, odd keys and deep nesting, naming the path
-    of the value (``sections[0].players[2].name``)."""
-    stack = [(data, "", 0)]
+    of the value (``sections[0].players[2].name``).  ``strings=False``
+    leaves out the strings (read from a text already checked that holds no
+    escape sequence)."""
+    # (value, trail, depth): a value's trail is (its parent's trail, its key
+    # or index), turned into a path only for a message
+    stack: list = [(data, None, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        value, path, depth = stack.pop()
-        where = f"at {path}" if path else "at the top level"
+        value, trail, depth = pop()
         if depth > MAX_DEPTH:
-            raise InputError(f"nested over {MAX_DEPTH} deep {where}", file=source)
-        if isinstance(value, str):
-            _check_string(value, where, source)
-        elif isinstance(value, bool) or value is None:
-            continue
-        elif isinstance(value, int):
-            if abs(value) >= 10 ** MAX_INTEGER_DIGITS:
-                raise InputError(f"a number of {len(str(abs(value)))} digits {where} (no value "
-                                 f"needs more than {MAX_INTEGER_DIGITS})", file=source)
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                raise InputError(f"{value!r} {where} is not a finite number", file=source)
-        elif isinstance(value, dict):
+            raise InputError(f"nested over {MAX_DEPTH} deep {_where(trail)}", file=source)
+        kind = type(value)
+        if kind is str:
+            if strings and _REFUSED_RE.search(value) is not None:
+                _check_string(value, _where(trail), source)
+        elif kind is dict:
+            depth += 1
             for key, item in value.items():
-                if isinstance(key, bool) or not isinstance(key, (str, int, _dt.date)):
-                    raise InputError(f"key {key!r} {where} is not text or a number", file=source)
-                if isinstance(key, str):
-                    _check_string(key, where, source)
-                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
-        elif isinstance(value, list):
+                if type(key) is not str and (isinstance(key, bool)
+                                             or not isinstance(key, (str, int, _dt.date))):
+                    raise InputError(f"key {key!r} {_where(trail)} is not text or a number",
+                                     file=source)
+                if strings and isinstance(key, str) and _REFUSED_RE.search(key) is not None:
+                    _check_string(key, _where(trail), source)
+                push((item, (trail, key, False), depth))
+        elif kind is list:
+            depth += 1
             for i, item in enumerate(value):
-                stack.append((item, f"{path}[{i}]", depth + 1))
+                push((item, (trail, i, True), depth))
+        elif kind is bool or value is None:
+            continue
+        elif kind is int:
+            if abs(value) >= 10 ** MAX_INTEGER_DIGITS:
+                raise InputError(f"a number of {len(str(abs(value)))} digits {_where(trail)} (no "
+                                 f"value needs more than {MAX_INTEGER_DIGITS})", file=source)
+        elif kind is float:
+            if not math.isfinite(value):
+                raise InputError(f"{value!r} {_where(trail)} is not a finite number", file=source)
         elif isinstance(value, (_dt.date, bytes)):
             continue
         else:  # the safe loader makes nothing else; sets (!!set) and the like
-            raise InputError(f"a {type(value).__name__} {where} is not data these files hold",
-                             file=source)
+            raise InputError(f"a {type(value).__name__} {_where(trail)} is not data these files "
+                             "hold", file=source)
+
+
+def _where(trail) -> str:
+    """``at PATH`` of a value's trail (``at the top level`` for none)."""
+    steps = []
+    while trail is not None:
+        trail, key, index = trail
+        steps.append((key, index))
+    path = ""
+    for key, index in reversed(steps):
+        path = f"{path}[{key}]" if index else (f"{path}.{key}" if path else str(key))
+    return f"at {path}" if path else "at the top level"
 
 
 def _check_string(text: str, where: str, source) -> None:
@@ -396,3 +484,33 @@ def read_data_file(path, limit: int, what: str) -> Any:
     path = Path(path)
     text = read_limited_text(path, limit, what)
     return parse_data(text, json_format=path.suffix.lower() == ".json", source=path)
+
+
+def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> Optional[dict]:
+    """The values of the top-level ``keys`` of a YAML or JSON mapping that
+    are present, read by the plain parsers without the checks of
+    :func:`parse_data` (None when the text is not such a mapping or does not
+    read): a glance at a file, to order it before reading it in full.  Of a
+    YAML file only the nodes of those keys are made into values (libyaml
+    composes the rest, in C, and it is dropped)."""
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as decode_utf8 drops it
+        data = data[3:]
+    try:
+        if json_format:
+            whole = json.loads(data)
+            return {k: whole[k] for k in keys if k in whole} if isinstance(whole, dict) else None
+        loader = _BASE_LOADER(data)
+        try:
+            root = loader.get_single_node()
+            if not isinstance(root, yaml.MappingNode):
+                return None
+            out = {}
+            for key_node, value_node in root.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value in keys \
+                        and key_node.tag == "tag:yaml.org,2002:str":
+                    out[key_node.value] = loader.construct_object(value_node, deep=True)
+            return out
+        finally:
+            loader.dispose()
+    except Exception:  # noqa: BLE001 - the checked reader says what is wrong, when it reads
+        return None

@@ -26,7 +26,7 @@ from typing import Callable, Optional, Protocol
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM, FideUpdate
-from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord
+from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord, copy_with
 from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
@@ -44,6 +44,10 @@ class ChainBase(Protocol):
     def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
         """The player's earlier match changes in the system, None when the
         base has not seen the player there."""
+
+    # optional: ``records(player_id)``, the player's records in every system
+    # at once (a mapping system -> record, None or empty when unknown), which
+    # the chain then asks instead of ``record`` once per system
 
 
 class Chain:
@@ -73,15 +77,20 @@ class Chain:
         key = (player_id, system)
         rec = self.records.get(key)
         if rec is not None:
-            label, section = self.origin[key]
-            if section is not None and label == event:
-                return rec, f"section {section}"
-            return rec, f"event {label}"
+            return rec, self._came_from(key, event)
         if self.base is not None:
             rec = self.base.record(player_id, system)
             if rec is not None:
                 return rec, "store"
         return None, None
+
+    def _came_from(self, key: tuple[str, str], event: Optional[str]) -> str:
+        """Where the chain's record under ``key`` came from, said from within
+        ``event``: an earlier section of it, or an earlier event."""
+        label, section = self.origin[key]
+        if section is not None and label == event:
+            return f"section {section}"
+        return f"event {label}"
 
     def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
         """Earlier match changes of a player in a system as the chain knows
@@ -152,23 +161,37 @@ class Chain:
         other systems (sec. 2).  Also where each (pair, system) record came
         from when not the file.  The section passed in is not changed."""
         players, came_from = [], {}
+        own_records = self.records
+        base = self.base
+        all_of = getattr(base, "records", None)  # every system of a player at once
         for pl in section.players:
+            pid = pl.id
+            stored = all_of(pid) if all_of is not None else None
             ratings = None
             for system in SYSTEMS:
-                rec, where = self.record(pl.id, system, label)
-                if rec is None:
-                    continue
+                key = (pid, system)
+                rec = own_records.get(key)
+                if rec is not None:
+                    where = self._came_from(key, label)
+                else:
+                    if all_of is not None:
+                        rec = stored.get(system) if stored else None
+                    elif base is not None:
+                        rec = base.record(pid, system)
+                    if rec is None:
+                        continue
+                    where = "store"
                 own = pl.ratings.get(system)
                 if own is not None and self.on_record is not None:
-                    self.on_record(pl.id, system, own, rec)
+                    self.on_record(pid, system, own, rec)
                 if ratings is None:
                     ratings = dict(pl.ratings)
                 ratings[system] = rec
                 came_from[(pl.pair, system)] = where
-            players.append(pl if ratings is None else replace(pl, ratings=ratings))
+            players.append(pl if ratings is None else copy_with(pl, ratings=ratings))
         if not came_from:
             return section, came_from
-        return replace(section, players=players), came_from
+        return copy_with(section, players=players), came_from
 
     def rate_fide_update(self, update: FideUpdate, options: Optional[RatingOptions] = None,
                          book=None) -> FideUpdateResult:
