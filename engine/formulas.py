@@ -190,7 +190,7 @@ def approximate_special(r0: float, n: float, opponents: Sequence[float], wins: i
     return (n * r0 + sum(opponents) + 400.0 * (wins - losses)) / (n + m)
 
 
-def standard_rating(r0: float, k: float, opponents: Sequence[float], score: float, *,
+def standard_rating(r0: float, k: float, opponents: Sequence[float], score: float,
                     bonus_eligible: bool, b: float, m_prime_min: int) -> tuple[float, float, float]:
     """The standard formula of sec. 4.2.  Returns (Rs, E, bonus):
     ``Rs = R0 + K(S - E) + max(0, K(S - E) - B sqrt(m'))`` when eligible,

@@ -52,24 +52,29 @@ class _Floors(RulePlugin):
         counts, could_be = None, None
         if self.personal and system in p.personal_floor_systems:
             pf = p.personal_floor
-            counts = personal_counts(after, event)
-            nw, nd, nr, unknown = counts
+            nw, nd, nr = after.wins, after.draws, after.events3
+            if nw is None or nd is None or nr is None:  # an earlier count unknown
+                counts = personal_counts(after, event)
+                nw, nd, nr, unknown = counts
+                could_be = pf["cap"]
+            else:
+                counts = (nw, nd, nr, ())
             af = min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"])
             if af > best:
                 best, kind = af, "personal"
-            if unknown:
-                could_be = pf["cap"]
-        if after.peak is not None:
-            level = floor_level(after.peak, p.floor_drop, p.floor_levels)
+        peak = after.peak
+        if peak is not None:
+            level = floor_level(peak, p.floor_drop, p.floor_levels)
             if level is not None and level > best:
                 best, kind = level, "established"
         if after.olm and system in p.olm_systems and p.olm["floor"] > best:
             best, kind = p.olm["floor"], "olm"
         if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
             best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
+        reason = _REASONS[kind] if kind in _REASONS else self._reason(kind, counts, after, p)
         if could_be is None or could_be <= best:
-            return Floor(best, self._reason(kind, counts, after, p))
-        return Floor(best, self._reason(kind, counts, after, p), could_be, counts[3])
+            return Floor(best, reason)
+        return Floor(best, reason, could_be, counts[3])
 
     @staticmethod
     def _reason(kind, counts, after, p) -> str:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from uschess.errors import RuleError
 from uschess.model import Section
-from uschess.rating.finish import finish, unrated
+from uschess.rating.finish import FinishStep, unrated
 from uschess.rating.results import SectionResult
 from uschess.rating.steps import declared_or_classified, five_steps
 from uschess.timecontrol import TimeControl
@@ -54,12 +54,13 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     end = section.end
     out = []
     entrants = st.entrants
+    finish = FinishStep(system, st, rules, end, trace=trace)
     for pl in section.players:
         e = entrants[pl.pair]
         if not e.m:
             out.append(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
             continue
-        res = finish(e, system, st, rules, end, trace=trace)
+        res = finish(e)
         if pre_from:
             res.pre_from = pre_from.get(pl.pair)
         out.append(res)

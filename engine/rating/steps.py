@@ -20,6 +20,7 @@ recorded and a result carries no per-player rule warnings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional
 
 from uschess.errors import InputError, RuleError
@@ -155,7 +156,7 @@ class Entrant:
 
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
-                 "expected", "bonus")
+                 "expected", "bonus", "opp_get")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
         opps, score, wins, losses = [], 0.0, 0, 0
@@ -173,6 +174,9 @@ class Entrant:
                         losses += 1
         self.pl, self.rec = pl, rec
         self.opps, self.score, self.m = opps, score, len(opps)
+        # the opponents' ratings in one call (steps 4 and 5); a single
+        # opponent's getter would give the rating, not a sequence of one
+        self.opp_get = itemgetter(*opps) if len(opps) > 1 else None
         self.wins, self.losses = wins, losses
         if rec is None:
             self.all_wins = self.all_losses = False
@@ -335,17 +339,20 @@ def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
     absolute floor), the opponents at ``opp_rating``; a standard-formula
     player keeps E and the bonus (``Entrant.expected``, ``.bonus``)."""
     special = call.uschess_special_rating
+    b = m_prime_min = None  # read when first needed, as each player reads them
     out: dict[int, float] = {}
     for pair, e in playing.items():
-        opps = [opp_rating[o] for o in e.opps]
+        get = e.opp_get
+        opps = get(opp_rating) if get is not None else [opp_rating[o] for o in e.opps]
         if e.special:
             value = special(r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
                             losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n,
                             p=p, trace=None)
         else:
-            value, e.expected, e.bonus = standard_rating(
-                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
-                m_prime_min=p.bonus_m_prime_min)
+            if b is None:
+                b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
+            value, e.expected, e.bonus = standard_rating(e.r0, e.k, opps, e.score, e.eligible,
+                                                         b, m_prime_min)
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
     return out
 
