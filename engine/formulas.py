@@ -235,13 +235,30 @@ def piecewise(x: float, pieces: Sequence[dict]) -> float:
 
 def floor_level(peak: float, drop: float, levels: Sequence[float]) -> float | None:
     """The established floor of sec. 5: round the highest established rating,
-    subtract 200, take the level at or just below (None when below them all)."""
-    target = round_half_up(peak) - drop
+    subtract 200, take the level at or just below (None when below them all).
+
+    ``levels`` in ascending order (as the rule book lists them) are searched
+    by bisection; whether they are is found once for the last list asked
+    about (:data:`_ASCENDING`)."""
+    global _ASCENDING
+    target = math.floor(peak + 0.5) - drop  # round_half_up(peak) - drop
+    last, ascending = _ASCENDING
+    if levels is not last:
+        ascending = all(a <= b for a, b in zip(levels, levels[1:]))
+        _ASCENDING = (levels, ascending)
+    if ascending:  # the highest level at or below the target: the last one
+        i = bisect_right(levels, target)
+        return levels[i - 1] if i else None
     best = None
     for level in levels:
         if level <= target and (best is None or level > best):
             best = level
     return best
+
+
+#: The levels :func:`floor_level` was last asked about and whether they are
+#: ascending (one pair, replaced whole: safe to read from any thread).
+_ASCENDING: tuple = (None, False)
 
 
 def round_half_up(x: float) -> int:

@@ -121,10 +121,16 @@ class FinishStep:
     players with rated games in turn (``step(e)``; a match's player with
     their :class:`MatchInputs`).  What is the same for every player (the
     unit's steps and kind; without a trace, the rules' hooks and the values
-    of ``rules.p`` every player reads) is looked up once, here."""
+    of ``rules.p`` every player reads) is looked up once, here.
+
+    ``lean``: the unit is rated without a trace and its kind has neither caps
+    nor floor requests (every kind but a match), so :meth:`lean_player` may
+    serve each player: the same step without the branches for a trace and a
+    match (bulk rating).  Both give the same results, bit for bit."""
 
     __slots__ = ("system", "st", "rules", "end", "trace", "kind", "last5", "step5", "step4",
-                 "initial", "step3", "p", "personal_floor", "store_rating", "event_games")
+                 "initial", "step3", "p", "personal_floor", "store_rating", "event_games",
+                 "lean")
 
     def __init__(self, system: str, st: Steps, rules, end: _dt.date, *, trace: bool = True):
         self.system, self.st, self.rules, self.end, self.trace = system, st, rules, end, trace
@@ -138,6 +144,50 @@ class FinishStep:
             self.personal_floor = rules.call.uschess_personal_floor
             self.store_rating = rules.call.uschess_store_rating
             self.event_games = rules.p.event_rated_games
+        self.lean = not trace and not self.kind.caps and not self.kind.floor_requests
+
+    def lean_player(self, e: Entrant) -> PlayerResult:
+        """The finish step for one player of a ``lean`` unit (see the class):
+        :meth:`__call__` without a trace or a match, in the same order."""
+        pl = e.pl
+        pair = pl.pair
+        rec = e.rec
+        p = self.p
+        value = step5 = self.step5[pair]
+        m, wins, losses = e.m, e.wins, e.losses
+        draws = m - wins - losses  # Entrant.draws
+        after = record_after(rec, m, wins, draws, losses, value, self.end, p)
+        fl = self.personal_floor(
+            system=self.system, after=after,
+            event=EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0), p=p)
+        if rec is None:
+            pre = None
+            floor, reason = fl.value, fl.reason
+        else:
+            pre = rec.rating
+            if rec.lowered_floor is not None:
+                floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
+                if lowered is not None:
+                    after.lowered_floor, after.lowered_from = lowered, lowered_from
+            else:  # no floor was lowered after a match: the sec. 5 floor
+                floor, reason = fl.value, fl.reason
+        if value < floor:
+            post, floor_applied = float(floor), True
+        else:
+            post, floor_applied = value, False
+        post = self.store_rating(pre=pre, value=post, p=p)
+        settle_record(after, post, p, who=pl)
+        warnings = [] if fl.could_be is None else unknown_history_warnings(fl, value, self.system)
+        if self.last5:
+            step4 = self.step4[pair]
+        else:
+            step4 = step5 = None
+        # positional, in the order of PlayerResult's fields (as __call__)
+        return PlayerResult(
+            pair, pl.id, pl.name, self.system, pre, rec.games if rec else 0, m, e.score, post,
+            after.games, "special" if e.special else "standard", self.initial.get(pair),
+            e.n_eff, self.step3.get(pair), step4, step5, e.k, e.bonus, e.expected, floor,
+            reason, floor_applied, after, _NOTHING, warnings)
 
     def __call__(self, e: Entrant, match: Optional[MatchInputs] = None) -> PlayerResult:
         kind, system, end, trace = self.kind, self.system, self.end, self.trace

@@ -54,7 +54,8 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     end = section.end
     out = []
     entrants = st.entrants
-    finish = FinishStep(system, st, rules, end, trace=trace)
+    step = FinishStep(system, st, rules, end, trace=trace)
+    finish = step.lean_player if step.lean else step
     for pl in section.players:
         e = entrants[pl.pair]
         if not e.m:
