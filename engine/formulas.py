@@ -201,7 +201,12 @@ def standard_rating(r0: float, k: float, opponents: Sequence[float], score: floa
     gain = k * (score - e)
     bonus = 0.0
     if bonus_eligible:
-        bonus = max(0.0, gain - b * math.sqrt(max(len(opponents), m_prime_min)))
+        m_prime = len(opponents)
+        if m_prime_min > m_prime:  # m' = max(m, 4)
+            m_prime = m_prime_min
+        over = gain - b * math.sqrt(m_prime)
+        if over > 0.0:  # max(0, K(S - E) - B sqrt(m'))
+            bonus = over
     return r0 + gain + bonus, e, bonus
 
 

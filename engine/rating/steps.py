@@ -252,46 +252,57 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     standard_only, with_bonus = kind.standard_only, kind.bonus
     half_k = special_max = None  # read when first needed, as each player reads them
     k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
-    for e in playing.values():
-        if trace:
+    if trace:
+        for e in playing.values():
             p, call = e.reads.params(p_unit), e.reads.calls(call_unit)
             e.reads.names.add("nstar")
             e.special = not standard_only and (
                 e.n <= p.special_max_games or e.all_wins or e.all_losses)
-        elif standard_only:
-            e.special = False
-        else:
-            if special_max is None:
-                special_max = p_unit.special_max_games
-            e.special = e.n <= special_max or e.all_wins or e.all_losses
-        e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
-        if e.special:
-            continue
-        otbr = e.pl.ratings.get("OTBR")
-        otbr = otbr.rating if otbr is not None else None
-        if trace:
+            e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
+            if e.special:
+                continue
+            otbr = e.pl.ratings.get("OTBR")
+            otbr = otbr.rating if otbr is not None else None
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k or (
                                             section.online and bool(p.online_half_k)),
                                         otbr=otbr, systems=rated_in, p=p)
-        else:
-            if half_k is None:
-                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
-            e.k = k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc, half_k=half_k,
-                           otbr=otbr, systems=rated_in, p=p_unit)
-        if not with_bonus:
-            e.eligible = False
-            continue
-        counts = opponent_counts(e.opps)
-        if trace:
+            if not with_bonus:
+                e.eligible = False
+                continue
+            counts = opponent_counts(e.opps)
             # The eligibility wordings differ only for m = 3 or a repeated
             # opponent: elsewhere the rating does not depend on which is in force.
             target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
             e.eligible = bool(call_unit.uschess_bonus_eligible(
                 m=e.m, opponent_counts=counts, p=_ReadParams(p_unit, target)))
             target.add("bonus")
-        else:
-            e.eligible = bool(bonus_eligible(m=e.m, opponent_counts=counts, p=p_unit))
+    else:  # the same, the values and hooks bound once for the unit
+        a, b, center, flat_above, cap = ns
+        for e in playing.values():
+            if standard_only:
+                special = False
+            else:
+                if special_max is None:
+                    special_max = p_unit.special_max_games
+                special = e.n <= special_max or e.all_wins or e.all_losses
+            e.special = special
+            n_eff, most = float(e.n), n_star(e.r0, a, b, center, flat_above, cap)
+            e.n_eff = n_eff = most if most < n_eff else n_eff  # min(N, N*), sec. 3
+            if special:
+                continue
+            otbr = e.pl.ratings.get("OTBR")
+            if half_k is None:
+                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
+            m = e.m
+            e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
+                           otbr=otbr.rating if otbr is not None else None, systems=rated_in,
+                           p=p_unit)
+            if not with_bonus:
+                e.eligible = False
+                continue
+            e.eligible = bool(bonus_eligible(m=m, opponent_counts=opponent_counts(e.opps),
+                                             p=p_unit))
 
     # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
