@@ -176,7 +176,7 @@ class FinishStep:
         else:
             post, floor_applied = value, False
         post = self.store_rating(pre=pre, value=post, p=p)
-        settle_record(after, post, p, who=pl)
+        settle_record(after, post, p, pl)
         warnings = [] if fl.could_be is None else unknown_history_warnings(fl, value, self.system)
         if self.last5:
             step4 = self.step4[pair]

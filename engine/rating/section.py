@@ -51,18 +51,19 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     the event file."""
     st = five_steps(section, system, rules, tc, trace=trace)
     pre_from = pre_from or {}
-    end = section.end
-    out = []
-    entrants = st.entrants
-    step = FinishStep(system, st, rules, end, trace=trace)
+    step = FinishStep(system, st, rules, section.end, trace=trace)
     finish = step.lean_player if step.lean else step
+    out = []
+    add = out.append
+    entrants = st.entrants
     for pl in section.players:
         e = entrants[pl.pair]
         if not e.m:
-            out.append(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
-            continue
-        res = finish(e)
-        if pre_from:
+            add(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
+        elif pre_from:
+            res = finish(e)
             res.pre_from = pre_from.get(pl.pair)
-        out.append(res)
+            add(res)
+        else:
+            add(finish(e))
     return SectionResult(section, system, rules, tc, out)
