@@ -85,8 +85,9 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     else:
         r0a, sa = r0, score + n_eff / 2.0
 
-    def f(r: float) -> float:
-        # N' PWe(R, R0') + sum PWe(R, Ri) - S', with PWe written out (hot path)
+    def f(r: float, r0a=r0a, n_eff=n_eff, sa=sa, opponents=opponents) -> float:
+        # N' PWe(R, R0') + sum PWe(R, Ri) - S', with PWe written out (hot path;
+        # the values bound as defaults: read as locals)
         x = r - r0a
         total = n_eff * (0.0 if x <= -400.0 else 1.0 if x >= 400.0 else 0.5 + x / 800.0) - sa
         for ri in opponents:
@@ -117,7 +118,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 break
             za = knots[i - 1]
             fa = f(za)
-            if abs(fm - fa) < eps:
+            if -eps < fm - fa < eps:  # |fm - fa| < eps
                 mm = za
             else:
                 ms = mm - fm * (mm - za) / (fm - fa)
@@ -129,7 +130,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 break
             zb = knots[j]
             fb = f(zb)
-            if abs(fb - fm) < eps:
+            if -eps < fb - fm < eps:  # |fb - fm| < eps
                 mm = zb
             else:
                 ms = mm - fm * (zb - mm) / (fb - fm)
@@ -141,7 +142,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
             trace.moves.append(mm)
 
     # step 4: M lies in a flat stretch when no PWe term is on its slope (p = 0).
-    on_r0 = abs(mm - r0a) <= 400.0
+    on_r0 = -400.0 <= mm - r0a <= 400.0  # |M - R0'| <= 400
     if on_r0 and trace is None:
         p = 1  # R0' is on its slope; untraced, only whether p is 0 matters
     else:
