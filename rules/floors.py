@@ -59,7 +59,9 @@ class _Floors(RulePlugin):
                 could_be = pf["cap"]
             else:
                 counts = (nw, nd, nr, ())
-            af = min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"])
+            af, cap = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"]
+            if cap < af:  # min(AF, cap)
+                af = cap
             if af > best:
                 best, kind = af, "personal"
         peak = after.peak
@@ -71,7 +73,7 @@ class _Floors(RulePlugin):
             best, kind = p.olm["floor"], "olm"
         if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
             best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
-        reason = _REASONS[kind] if kind in _REASONS else self._reason(kind, counts, after, p)
+        reason = _REASONS.get(kind) or self._reason(kind, counts, after, p)
         if could_be is None or could_be <= best:
             return Floor(best, reason)
         return Floor(best, reason, could_be, counts[3])
@@ -79,16 +81,38 @@ class _Floors(RulePlugin):
     @staticmethod
     def _reason(kind, counts, after, p) -> str:
         if kind == "personal":
-            pf = p.personal_floor
-            nw, nd, nr, unknown = counts
-            text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
-                    f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
-            if unknown:
-                text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
-            return text
+            return _personal_reason(p.personal_floor, counts)
         if kind == "established":
             return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
         return _REASONS[kind]
+
+
+def _personal_reason(pf, counts) -> str:
+    """The reason naming the personal absolute floor of ``pf`` (the
+    parameter ``personal_floor``) for ``counts`` (:func:`personal_counts`).
+    The players of an event share few counts (an unknown history counts the
+    event's own), so each text is kept for the ``pf`` last asked about
+    (:data:`_PERSONAL_REASONS`, at most 4096 texts)."""
+    global _PERSONAL_REASONS
+    last, texts = _PERSONAL_REASONS
+    if last is not pf or len(texts) >= 4096:
+        texts = {}
+        _PERSONAL_REASONS = (pf, texts)
+    text = texts.get(counts)
+    if text is None:
+        nw, nd, nr, unknown = counts
+        text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
+                f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
+        if unknown:
+            text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
+        texts[counts] = text
+    return text
+
+
+#: The ``personal_floor`` value :func:`_personal_reason` last wrote texts for,
+#: and those texts by counts (one pair, replaced whole: safe to read from any
+#: thread; a text written twice is the same text).
+_PERSONAL_REASONS: tuple = (None, {})
 
 
 class Floors002(_Floors):

@@ -145,3 +145,30 @@ def test_record_after_an_event_with_unknown_counts_keeps_them_unknown():
     one, two = res[players[0].pair].record_after, res[players[1].pair].record_after
     assert one.wins is None and one.events3 is None and one.games == 40 + res[players[0].pair].m
     assert two.wins + two.draws + two.losses == 40 + res[players[1].pair].m
+
+
+def test_personal_floor_reason_texts_follow_the_parameter():
+    """The personal floor's reason, written once per counts for the value of
+    ``personal_floor`` last asked about: another value writes its own."""
+    from uschess.rules.floors import FloorsSec5
+
+    hook = FloorsSec5().uschess_personal_floor
+    base = RuleBook.load().rules(dt.date(2025, 3, 21)).p
+    other = type(base)({**base.__dict__, "personal_floor": dict(base.personal_floor, base=90)})
+    low = SystemRecord(95.0, 30)  # counts unknown: this event's count
+    event = _counts(2, 1, 2, 1)
+    for p, first in ((base, 100), (other, 90), (base, 100)):
+        fl = hook(system="OTBR", after=low, event=event, p=p)
+        assert fl.reason == (f"personal absolute floor min({first} + 4x2 + 2x1 + 1, 150), counting "
+                             "this event only for the unknown earlier wins, draws, events with 3 "
+                             "or more games")
+        assert fl.value == first + 8 + 2 + 1
+    known = SystemRecord(95.0, 30, 5, 3, 22, 4)
+    assert hook(system="OTBR", after=known, event=event, p=base).reason == \
+        "personal absolute floor min(100 + 4x5 + 2x3 + 4, 150)"
+
+
+def _counts(wins, draws, losses, events3):
+    from uschess.rules.base import EventCounts
+
+    return EventCounts(wins, draws, losses, events3)
