@@ -181,7 +181,7 @@ class Entrant:
         if rec is None:
             self.all_wins = self.all_losses = False
         else:
-            self.all_wins, self.all_losses = bool(rec.all_wins), bool(rec.all_losses)
+            self.all_wins, self.all_losses = rec.all_wins, rec.all_losses  # bools (SystemRecord)
         self.k = self.eligible = self.expected = self.bonus = None
         if reads:
             self.reads, self.wording = Reads(), set()
