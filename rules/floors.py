@@ -22,6 +22,8 @@ def personal_counts(after, event) -> tuple:
     if wins is not None and draws is not None and events3 is not None:
         return wins, draws, events3, ()
     own = event or EventCounts(0, 0, 0, 0)
+    if wins is None and draws is None and events3 is None:  # the usual unknown history
+        return own.wins, own.draws, own.events3, COUNT_NAMES
     unknown = []
     if wins is None:
         unknown.append(COUNT_NAMES[0])

@@ -172,3 +172,19 @@ def _counts(wins, draws, losses, events3):
     from uschess.rules.base import EventCounts
 
     return EventCounts(wins, draws, losses, events3)
+
+
+def test_personal_counts_for_every_unknown_combination():
+    """Unknown earlier counts are this event's own (none: zeros), and named."""
+    from itertools import product
+
+    from uschess.rules.floors import COUNT_NAMES, personal_counts
+
+    event = _counts(3, 1, 1, 1)
+    for wins, draws, events3 in product((None, 7), (None, 4), (None, 2)):
+        after = SystemRecord(1500.0, 40, wins, draws, None, events3)
+        for ev, own in ((event, (3, 1, 1)), (None, (0, 0, 0))):
+            got = personal_counts(after, ev)
+            known = (wins, draws, events3)
+            assert got[:3] == tuple(own[i] if known[i] is None else known[i] for i in range(3))
+            assert got[3] == tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)

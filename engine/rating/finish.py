@@ -177,7 +177,9 @@ class FinishStep:
             post, floor_applied = value, False
         post = self.store_rating(pre=pre, value=post, p=p)
         settle_record(after, post, p, pl)
-        warnings = [] if fl.could_be is None else unknown_history_warnings(fl, value, self.system)
+        could_be = fl.could_be
+        warnings = ([] if could_be is None or value >= could_be  # no warning (as that function)
+                    else unknown_history_warnings(fl, value, self.system))
         if self.last5:
             step4 = self.step4[pair]
         else:
