@@ -96,11 +96,11 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 total += 1.0 if x >= 400.0 else 0.5 + x / 800.0
         return total
 
-    knots = [ri - 400.0 for ri in opponents]
-    knots += [ri + 400.0 for ri in opponents]
-    knots.append(r0a - 400.0)
-    knots.append(r0a + 400.0)
-    knots = sorted(set(knots))
+    knots = {r0a - 400.0, r0a + 400.0}  # Ri - 400 and Ri + 400 for R0' and each Ri, once
+    for ri in opponents:
+        knots.add(ri - 400.0)
+        knots.add(ri + 400.0)
+    knots = sorted(knots)
     last = len(knots)
     if start == "estimate" and n_eff + m > 0:
         mm = (n_eff * r0a + sum(opponents) + 400.0 * (2.0 * score - m)) / (n_eff + m)
