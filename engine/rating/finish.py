@@ -81,7 +81,8 @@ def settle_record(after: SystemRecord, post: float, p, who=None) -> None:
                          "real", player=getattr(who, "label", who))
     after.rating = post
     if after.games > p.established_games:
-        after.peak = max(after.peak, post) if after.peak is not None else post
+        peak = after.peak
+        after.peak = post if peak is None or post > peak else peak  # max(peak, post)
 
 
 def lowered_floor_for(before: Optional[SystemRecord], floor: float,

@@ -173,10 +173,11 @@ class Entrant:
                     elif s == 0.0:
                         losses += 1
         self.pl, self.rec = pl, rec
-        self.opps, self.score, self.m = opps, score, len(opps)
+        m = len(opps)
+        self.opps, self.score, self.m = opps, score, m
         # the opponents' ratings in one call (steps 4 and 5); a single
         # opponent's getter would give the rating, not a sequence of one
-        self.opp_get = itemgetter(*opps) if len(opps) > 1 else None
+        self.opp_get = itemgetter(*opps) if m > 1 else None
         self.wins, self.losses = wins, losses
         if rec is None:
             self.all_wins = self.all_losses = False
@@ -317,7 +318,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             step3[pair] = max(value, floor100)
 
     # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
-    seed = {pair: step3.get(pair, e.r0) for pair, e in playing.items()}
+    seed = ({pair: step3.get(pair, e.r0) for pair, e in playing.items()} if step3 else
+            {pair: e.r0 for pair, e in playing.items()})
     last4 = kind.last_step == 4
     if trace:
         step4, details4 = _traced_step(playing, seed, rules, floor100, last4)
