@@ -85,8 +85,9 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
     else:
         r0a, sa = r0, score + n_eff / 2.0
 
-    def f(r: float) -> float:
-        # N' PWe(R, R0') + sum PWe(R, Ri) - S', with PWe written out (hot path)
+    def f(r: float, r0a=r0a, n_eff=n_eff, sa=sa, opponents=opponents) -> float:
+        # N' PWe(R, R0') + sum PWe(R, Ri) - S', with PWe written out (hot path;
+        # the values bound as defaults: read as locals)
         x = r - r0a
         total = n_eff * (0.0 if x <= -400.0 else 1.0 if x >= 400.0 else 0.5 + x / 800.0) - sa
         for ri in opponents:
@@ -95,11 +96,11 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 total += 1.0 if x >= 400.0 else 0.5 + x / 800.0
         return total
 
-    knots = [ri - 400.0 for ri in opponents]
-    knots += [ri + 400.0 for ri in opponents]
-    knots.append(r0a - 400.0)
-    knots.append(r0a + 400.0)
-    knots = sorted(set(knots))
+    knots = {r0a - 400.0, r0a + 400.0}  # Ri - 400 and Ri + 400 for R0' and each Ri, once
+    for ri in opponents:
+        knots.add(ri - 400.0)
+        knots.add(ri + 400.0)
+    knots = sorted(knots)
     last = len(knots)
     if start == "estimate" and n_eff + m > 0:
         mm = (n_eff * r0a + sum(opponents) + 400.0 * (2.0 * score - m)) / (n_eff + m)
@@ -117,7 +118,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 break
             za = knots[i - 1]
             fa = f(za)
-            if abs(fm - fa) < eps:
+            if -eps < fm - fa < eps:  # |fm - fa| < eps
                 mm = za
             else:
                 ms = mm - fm * (mm - za) / (fm - fa)
@@ -129,7 +130,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
                 break
             zb = knots[j]
             fb = f(zb)
-            if abs(fb - fm) < eps:
+            if -eps < fb - fm < eps:  # |fb - fm| < eps
                 mm = zb
             else:
                 ms = mm - fm * (zb - mm) / (fb - fm)
@@ -141,7 +142,7 @@ def special_rating(r0: float, n_eff: float, opponents: Sequence[float], score: f
             trace.moves.append(mm)
 
     # step 4: M lies in a flat stretch when no PWe term is on its slope (p = 0).
-    on_r0 = abs(mm - r0a) <= 400.0
+    on_r0 = -400.0 <= mm - r0a <= 400.0  # |M - R0'| <= 400
     if on_r0 and trace is None:
         p = 1  # R0' is on its slope; untraced, only whether p is 0 matters
     else:
@@ -190,7 +191,7 @@ def approximate_special(r0: float, n: float, opponents: Sequence[float], wins: i
     return (n * r0 + sum(opponents) + 400.0 * (wins - losses)) / (n + m)
 
 
-def standard_rating(r0: float, k: float, opponents: Sequence[float], score: float, *,
+def standard_rating(r0: float, k: float, opponents: Sequence[float], score: float,
                     bonus_eligible: bool, b: float, m_prime_min: int) -> tuple[float, float, float]:
     """The standard formula of sec. 4.2.  Returns (Rs, E, bonus):
     ``Rs = R0 + K(S - E) + max(0, K(S - E) - B sqrt(m'))`` when eligible,
@@ -201,7 +202,12 @@ def standard_rating(r0: float, k: float, opponents: Sequence[float], score: floa
     gain = k * (score - e)
     bonus = 0.0
     if bonus_eligible:
-        bonus = max(0.0, gain - b * math.sqrt(max(len(opponents), m_prime_min)))
+        m_prime = len(opponents)
+        if m_prime_min > m_prime:  # m' = max(m, 4)
+            m_prime = m_prime_min
+        over = gain - b * math.sqrt(m_prime)
+        if over > 0.0:  # max(0, K(S - E) - B sqrt(m'))
+            bonus = over
     return r0 + gain + bonus, e, bonus
 
 
@@ -235,13 +241,30 @@ def piecewise(x: float, pieces: Sequence[dict]) -> float:
 
 def floor_level(peak: float, drop: float, levels: Sequence[float]) -> float | None:
     """The established floor of sec. 5: round the highest established rating,
-    subtract 200, take the level at or just below (None when below them all)."""
-    target = round_half_up(peak) - drop
+    subtract 200, take the level at or just below (None when below them all).
+
+    ``levels`` in ascending order (as the rule book lists them) are searched
+    by bisection; whether they are is found once for the last list asked
+    about (:data:`_ASCENDING`)."""
+    global _ASCENDING
+    target = math.floor(peak + 0.5) - drop  # round_half_up(peak) - drop
+    last, ascending = _ASCENDING
+    if levels is not last:
+        ascending = all(a <= b for a, b in zip(levels, levels[1:]))
+        _ASCENDING = (levels, ascending)
+    if ascending:  # the highest level at or below the target: the last one
+        i = bisect_right(levels, target)
+        return levels[i - 1] if i else None
     best = None
     for level in levels:
         if level <= target and (best is None or level > best):
             best = level
     return best
+
+
+#: The levels :func:`floor_level` was last asked about and whether they are
+#: ascending (one pair, replaced whole: safe to read from any thread).
+_ASCENDING: tuple = (None, False)
 
 
 def round_half_up(x: float) -> int:

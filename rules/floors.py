@@ -22,6 +22,8 @@ def personal_counts(after, event) -> tuple:
     if wins is not None and draws is not None and events3 is not None:
         return wins, draws, events3, ()
     own = event or EventCounts(0, 0, 0, 0)
+    if wins is None and draws is None and events3 is None:  # the usual unknown history
+        return own.wins, own.draws, own.events3, COUNT_NAMES
     unknown = []
     if wins is None:
         unknown.append(COUNT_NAMES[0])
@@ -52,38 +54,67 @@ class _Floors(RulePlugin):
         counts, could_be = None, None
         if self.personal and system in p.personal_floor_systems:
             pf = p.personal_floor
-            counts = personal_counts(after, event)
-            nw, nd, nr, unknown = counts
-            af = min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"])
+            nw, nd, nr = after.wins, after.draws, after.events3
+            if nw is None or nd is None or nr is None:  # an earlier count unknown
+                counts = personal_counts(after, event)
+                nw, nd, nr, unknown = counts
+                could_be = pf["cap"]
+            else:
+                counts = (nw, nd, nr, ())
+            af, cap = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"]
+            if cap < af:  # min(AF, cap)
+                af = cap
             if af > best:
                 best, kind = af, "personal"
-            if unknown:
-                could_be = pf["cap"]
-        if after.peak is not None:
-            level = floor_level(after.peak, p.floor_drop, p.floor_levels)
+        peak = after.peak
+        if peak is not None:
+            level = floor_level(peak, p.floor_drop, p.floor_levels)
             if level is not None and level > best:
                 best, kind = level, "established"
         if after.olm and system in p.olm_systems and p.olm["floor"] > best:
             best, kind = p.olm["floor"], "olm"
         if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
             best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
+        reason = _REASONS.get(kind) or self._reason(kind, counts, after, p)
         if could_be is None or could_be <= best:
-            return Floor(best, self._reason(kind, counts, after, p))
-        return Floor(best, self._reason(kind, counts, after, p), could_be, counts[3])
+            return Floor(best, reason)
+        return Floor(best, reason, could_be, counts[3])
 
     @staticmethod
     def _reason(kind, counts, after, p) -> str:
         if kind == "personal":
-            pf = p.personal_floor
-            nw, nd, nr, unknown = counts
-            text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
-                    f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
-            if unknown:
-                text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
-            return text
+            return _personal_reason(p.personal_floor, counts)
         if kind == "established":
             return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
         return _REASONS[kind]
+
+
+def _personal_reason(pf, counts) -> str:
+    """The reason naming the personal absolute floor of ``pf`` (the
+    parameter ``personal_floor``) for ``counts`` (:func:`personal_counts`).
+    The players of an event share few counts (an unknown history counts the
+    event's own), so each text is kept for the ``pf`` last asked about
+    (:data:`_PERSONAL_REASONS`, at most 4096 texts)."""
+    global _PERSONAL_REASONS
+    last, texts = _PERSONAL_REASONS
+    if last is not pf or len(texts) >= 4096:
+        texts = {}
+        _PERSONAL_REASONS = (pf, texts)
+    text = texts.get(counts)
+    if text is None:
+        nw, nd, nr, unknown = counts
+        text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
+                f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
+        if unknown:
+            text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
+        texts[counts] = text
+    return text
+
+
+#: The ``personal_floor`` value :func:`_personal_reason` last wrote texts for,
+#: and those texts by counts (one pair, replaced whole: safe to read from any
+#: thread; a text written twice is the same text).
+_PERSONAL_REASONS: tuple = (None, {})
 
 
 class Floors002(_Floors):

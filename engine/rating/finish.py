@@ -81,7 +81,8 @@ def settle_record(after: SystemRecord, post: float, p, who=None) -> None:
                          "real", player=getattr(who, "label", who))
     after.rating = post
     if after.games > p.established_games:
-        after.peak = max(after.peak, post) if after.peak is not None else post
+        peak = after.peak
+        after.peak = post if peak is None or post > peak else peak  # max(peak, post)
 
 
 def lowered_floor_for(before: Optional[SystemRecord], floor: float,
@@ -113,115 +114,201 @@ class MatchInputs:
 def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
            match: Optional[MatchInputs] = None, trace: bool = True) -> PlayerResult:
     """The finish step for one player with rated games (``e.m > 0``)."""
-    kind = st.kind
-    pair = e.pl.pair
-    reads = e.reads
-    if trace:
-        p, call = reads.params(rules.p), reads.calls(rules.call)
-    else:
-        p, call = rules.p, rules.call
-    rec = e.rec
-    pre = rec.rating if rec is not None else None
-    step5 = st.step5[pair]
-    value = step5
-    notes: list[str] = []
-    caps = None
-    if kind.caps:
-        caps = cap_change(step5 - pre, end, match.history, per_match=p.match_change_cap,
-                          windows=p.match_net_caps)
-        value = max(pre + caps.change_out, p.absolute_floor)
-        notes.append("rated as a match (sec. 7): no bonus; caps on the change; "
-                     "floors not automatic")
-        if caps.capped:
-            notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
-                         f"({'; '.join(caps.binding)})")
+    return FinishStep(system, st, rules, end, trace=trace)(e, match)
 
-    draws = e.m - e.wins - e.losses  # Entrant.draws
-    after = record_after(rec, e.m, e.wins, draws, e.losses, value, end, p)
-    event = EventCounts.of_games(e.m, e.wins, draws, e.losses, p.event_rated_games)
-    if trace:
-        floor_reads = Reads()
-        fl = floor_reads.calls(rules.call).uschess_personal_floor(
-            system=system, after=after, event=event, p=floor_reads.params(rules.p))
-    else:
-        floor_reads = NO_READS
-        fl = call.uschess_personal_floor(system=system, after=after, event=event, p=p)
-    if rec is not None and rec.lowered_floor is not None:
-        floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
-        if lowered is not None:
-            after.lowered_floor, after.lowered_from = lowered, lowered_from
-    else:  # no floor was lowered after a match: the sec. 5 floor
-        floor, reason, lowered = fl.value, fl.reason, None
 
-    post, floor_applied, request = value, False, None
-    if value < floor:
-        if kind.floor_requests and floor > p.absolute_floor:
-            new_floor = max(floor - p.match_floor_step, p.absolute_floor)
-            request = {"floor": float(floor), "requested_floor": float(new_floor),
-                       "rating_if_granted": max(value, new_floor), "granted": match.grant,
-                       "reason": reason}
-            if match.grant:
-                post = max(value, new_floor)
-                after.lowered_floor = float(new_floor)
-                if after.lowered_from is None:
-                    after.lowered_from = float(floor)
-                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
-                             f"lower it by {p.match_floor_step:g} GRANTED; new floor {new_floor:g}")
+class FinishStep:
+    """The finish step of one rated unit in one system, for each of its
+    players with rated games in turn (``step(e)``; a match's player with
+    their :class:`MatchInputs`).  What is the same for every player (the
+    unit's steps and kind; without a trace, the rules' hooks and the values
+    of ``rules.p`` every player reads) is looked up once, here.
+
+    ``lean``: the unit is rated without a trace and its kind has neither caps
+    nor floor requests (every kind but a match), so :meth:`lean_player` may
+    serve each player: the same step without the branches for a trace and a
+    match (bulk rating).  Both give the same results, bit for bit."""
+
+    __slots__ = ("system", "st", "rules", "end", "trace", "kind", "last5", "step5", "step4",
+                 "initial", "step3", "p", "personal_floor", "store_rating", "event_games",
+                 "lean")
+
+    def __init__(self, system: str, st: Steps, rules, end: _dt.date, *, trace: bool = True):
+        self.system, self.st, self.rules, self.end, self.trace = system, st, rules, end, trace
+        self.kind = st.kind
+        self.last5 = st.kind.last_step == 5
+        self.step5, self.step4, self.initial, self.step3 = st.step5, st.step4, st.initial, st.step3
+        self.p = rules.p
+        if trace:  # each player's reads go through its own views (noted)
+            self.personal_floor = self.store_rating = self.event_games = None
+        else:
+            self.personal_floor = rules.call.uschess_personal_floor
+            self.store_rating = rules.call.uschess_store_rating
+            self.event_games = rules.p.event_rated_games
+        self.lean = not trace and not self.kind.caps and not self.kind.floor_requests
+
+    def lean_player(self, e: Entrant) -> PlayerResult:
+        """The finish step for one player of a ``lean`` unit (see the class):
+        :meth:`__call__` without a trace or a match, in the same order."""
+        pl = e.pl
+        pair = pl.pair
+        rec = e.rec
+        p = self.p
+        value = step5 = self.step5[pair]
+        m, wins, losses = e.m, e.wins, e.losses
+        draws = m - wins - losses  # Entrant.draws
+        after = record_after(rec, m, wins, draws, losses, value, self.end, p)
+        fl = self.personal_floor(
+            system=self.system, after=after,
+            event=EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0), p=p)
+        if rec is None:
+            pre = None
+            floor, reason = fl.value, fl.reason
+        else:
+            pre = rec.rating
+            if rec.lowered_floor is not None:
+                floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
+                if lowered is not None:
+                    after.lowered_floor, after.lowered_from = lowered, lowered_from
+            else:  # no floor was lowered after a match: the sec. 5 floor
+                floor, reason = fl.value, fl.reason
+        if value < floor:
+            post, floor_applied = float(floor), True
+        else:
+            post, floor_applied = value, False
+        post = self.store_rating(pre=pre, value=post, p=p)
+        settle_record(after, post, p, pl)
+        could_be = fl.could_be
+        warnings = ([] if could_be is None or value >= could_be  # no warning (as that function)
+                    else unknown_history_warnings(fl, value, self.system))
+        if self.last5:
+            step4 = self.step4[pair]
+        else:
+            step4 = step5 = None
+        # positional, in the order of PlayerResult's fields (as __call__)
+        return PlayerResult(
+            pair, pl.id, pl.name, self.system, pre, rec.games if rec else 0, m, e.score, post,
+            after.games, "special" if e.special else "standard", self.initial.get(pair),
+            e.n_eff, self.step3.get(pair), step4, step5, e.k, e.bonus, e.expected, floor,
+            reason, floor_applied, after, _NOTHING, warnings)
+
+    def __call__(self, e: Entrant, match: Optional[MatchInputs] = None) -> PlayerResult:
+        kind, system, end, trace = self.kind, self.system, self.end, self.trace
+        pl = e.pl
+        pair = pl.pair
+        reads = e.reads
+        if trace:
+            p, call = reads.params(self.rules.p), reads.calls(self.rules.call)
+        else:
+            p = self.p
+        rec = e.rec
+        pre = rec.rating if rec is not None else None
+        step5 = self.step5[pair]
+        value = step5
+        notes: list[str] = []
+        caps = None
+        if kind.caps:
+            caps = cap_change(step5 - pre, end, match.history, per_match=p.match_change_cap,
+                              windows=p.match_net_caps)
+            value = max(pre + caps.change_out, p.absolute_floor)
+            notes.append("rated as a match (sec. 7): no bonus; caps on the change; "
+                         "floors not automatic")
+            if caps.capped:
+                notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
+                             f"({'; '.join(caps.binding)})")
+
+        m, wins, losses = e.m, e.wins, e.losses
+        draws = m - wins - losses  # Entrant.draws
+        after = record_after(rec, m, wins, draws, losses, value, end, p)
+        if trace:
+            event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
+            floor_reads = Reads()
+            fl = floor_reads.calls(self.rules.call).uschess_personal_floor(
+                system=system, after=after, event=event, p=floor_reads.params(self.rules.p))
+        else:
+            event = EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0)
+            floor_reads = NO_READS
+            fl = self.personal_floor(system=system, after=after, event=event, p=p)
+        if rec is not None and rec.lowered_floor is not None:
+            floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
+            if lowered is not None:
+                after.lowered_floor, after.lowered_from = lowered, lowered_from
+        else:  # no floor was lowered after a match: the sec. 5 floor
+            floor, reason, lowered = fl.value, fl.reason, None
+
+        post, floor_applied, request = value, False, None
+        if value < floor:
+            if kind.floor_requests and floor > p.absolute_floor:
+                new_floor = max(floor - p.match_floor_step, p.absolute_floor)
+                request = {"floor": float(floor), "requested_floor": float(new_floor),
+                           "rating_if_granted": max(value, new_floor), "granted": match.grant,
+                           "reason": reason}
+                if match.grant:
+                    post = max(value, new_floor)
+                    after.lowered_floor = float(new_floor)
+                    if after.lowered_from is None:
+                        after.lowered_from = float(floor)
+                    notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
+                                 f"lower it by {p.match_floor_step:g} GRANTED; new floor "
+                                 f"{new_floor:g}")
+                else:
+                    post, floor_applied = float(floor), True
+                    notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
+                                 f"lower it to {new_floor:g} (not granted here; rating held at "
+                                 "the floor; grant with --grant-floor-requests)")
             else:
                 post, floor_applied = float(floor), True
-                notes.append(f"result {value:.2f} is below the floor {floor:g}: request to lower "
-                             f"it to {new_floor:g} (not granted here; rating held at the floor; "
-                             "grant with --grant-floor-requests)")
+        if trace:
+            post = call.uschess_store_rating(pre=pre, value=post, p=p)
         else:
-            post, floor_applied = float(floor), True
-    post = call.uschess_store_rating(pre=pre, value=post, p=p)
-    settle_record(after, post, p, who=e.pl)
+            post = self.store_rating(pre=pre, value=post, p=p)
+        settle_record(after, post, p, who=pl)
 
-    # A floor is part of what the rating depended on when it bound, when a
-    # lowered floor stood in for it, or in a match (where it decides a request).
-    if trace:
-        names = reads.names
-        if floor_applied or lowered is not None or kind.floor_requests:
-            names = names | floor_reads.names
-        depends = frozenset(names)
-        warnings = (rules.warnings(depends) + notes if depends else notes) + \
-            unknown_history_warnings(fl, value, system)
-    else:
-        depends = _NOTHING
-        warnings = notes + unknown_history_warnings(fl, value, system) \
-            if fl.could_be is not None else notes
-    formula = "special" if e.special else "standard"
-    last5 = kind.last_step == 5
-    # K, E and the bonus are the standard formula's (None for the special
-    # formula), from the last step
-    if match is None:
-        # positional, in the order of PlayerResult's fields (a call with 25
-        # keywords costs three times as much, once per player)
-        out = PlayerResult(
-            pair, e.pl.id, e.pl.name, system, pre, rec.games if rec else 0, e.m, e.score, post,
-            after.games, formula, st.initial.get(pair), e.n_eff, st.step3.get(pair),
-            st.step4[pair] if last5 else None, step5 if last5 else None, e.k, e.bonus,
-            e.expected, float(floor) if kind.floor_requests else floor, reason, floor_applied,
-            after, depends, warnings)
-    else:
-        out = MatchPlayerResult(
-            pair=pair, id=e.pl.id, name=e.pl.name, system=system, pre=pre,
-            games_before=rec.games if rec else 0, m=e.m, score=e.score, post=post,
-            games_after=after.games, formula=f"match ({formula}, no bonus)",
-            initial=st.initial.get(pair), n_eff=e.n_eff, step3=st.step3.get(pair),
-            step4=st.step4[pair] if last5 else None, step5=step5 if last5 else None,
-            k=e.k, bonus=e.bonus, expected=e.expected,
-            floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
-            floor_applied=floor_applied, record_after=after, depends=depends, warnings=warnings,
-            change_uncapped=step5 - pre, change=post - pre, caps=caps,
-            history=list(match.history), history_source=match.history_source,
-            floor_request=request)
-    if trace:
-        info5 = st.details5[pair]
-        if match is not None:
-            info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
-        out.trace = {"step4": st.details4.get(pair), "step5": info5}
-    return out
+        # A floor is part of what the rating depended on when it bound, when a
+        # lowered floor stood in for it, or in a match (where it decides a request).
+        if trace:
+            names = reads.names
+            if floor_applied or lowered is not None or kind.floor_requests:
+                names = names | floor_reads.names
+            depends = frozenset(names)
+            warnings = (self.rules.warnings(depends) + notes if depends else notes) + \
+                unknown_history_warnings(fl, value, system)
+        else:
+            depends = _NOTHING
+            warnings = notes + unknown_history_warnings(fl, value, system) \
+                if fl.could_be is not None else notes
+        formula = "special" if e.special else "standard"
+        last5 = self.last5
+        # K, E and the bonus are the standard formula's (None for the special
+        # formula), from the last step
+        if match is None:
+            # positional, in the order of PlayerResult's fields (a call with 25
+            # keywords costs three times as much, once per player)
+            out = PlayerResult(
+                pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, e.score, post,
+                after.games, formula, self.initial.get(pair), e.n_eff, self.step3.get(pair),
+                self.step4[pair] if last5 else None, step5 if last5 else None, e.k, e.bonus,
+                e.expected, float(floor) if kind.floor_requests else floor, reason,
+                floor_applied, after, depends, warnings)
+        else:
+            out = MatchPlayerResult(
+                pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
+                games_before=rec.games if rec else 0, m=m, score=e.score, post=post,
+                games_after=after.games, formula=f"match ({formula}, no bonus)",
+                initial=self.initial.get(pair), n_eff=e.n_eff, step3=self.step3.get(pair),
+                step4=self.step4[pair] if last5 else None, step5=step5 if last5 else None,
+                k=e.k, bonus=e.bonus, expected=e.expected,
+                floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
+                floor_applied=floor_applied, record_after=after, depends=depends,
+                warnings=warnings, change_uncapped=step5 - pre, change=post - pre, caps=caps,
+                history=list(match.history), history_source=match.history_source,
+                floor_request=request)
+        if trace:
+            info5 = self.st.details5[pair]
+            if match is not None:
+                info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
+            out.trace = {"step4": self.st.details4.get(pair), "step5": info5}
+        return out
 
 
 _NOTHING: frozenset = frozenset()
@@ -250,4 +337,5 @@ def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str
 
 
 __all__ = ["record_after", "settle_record", "lowered_floor_for", "MatchInputs", "finish",
+           "FinishStep",
            "unknown_history_warnings", "unrated"]

@@ -7,7 +7,7 @@ from typing import Optional
 
 from uschess.errors import RuleError
 from uschess.model import Section
-from uschess.rating.finish import finish, unrated
+from uschess.rating.finish import FinishStep, unrated
 from uschess.rating.results import SectionResult
 from uschess.rating.steps import declared_or_classified, five_steps
 from uschess.timecontrol import TimeControl
@@ -51,16 +51,19 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     the event file."""
     st = five_steps(section, system, rules, tc, trace=trace)
     pre_from = pre_from or {}
-    end = section.end
+    step = FinishStep(system, st, rules, section.end, trace=trace)
+    finish = step.lean_player if step.lean else step
     out = []
+    add = out.append
     entrants = st.entrants
     for pl in section.players:
         e = entrants[pl.pair]
         if not e.m:
-            out.append(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
-            continue
-        res = finish(e, system, st, rules, end, trace=trace)
-        if pre_from:
+            add(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
+        elif pre_from:
+            res = finish(e)
             res.pre_from = pre_from.get(pl.pair)
-        out.append(res)
+            add(res)
+        else:
+            add(finish(e))
     return SectionResult(section, system, rules, tc, out)

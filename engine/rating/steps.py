@@ -20,6 +20,7 @@ recorded and a result carries no per-player rule warnings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional
 
 from uschess.errors import InputError, RuleError
@@ -155,7 +156,7 @@ class Entrant:
 
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
-                 "expected", "bonus")
+                 "expected", "bonus", "opp_get")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
         opps, score, wins, losses = [], 0.0, 0, 0
@@ -172,12 +173,16 @@ class Entrant:
                     elif s == 0.0:
                         losses += 1
         self.pl, self.rec = pl, rec
-        self.opps, self.score, self.m = opps, score, len(opps)
+        m = len(opps)
+        self.opps, self.score, self.m = opps, score, m
+        # the opponents' ratings in one call (steps 4 and 5); a single
+        # opponent's getter would give the rating, not a sequence of one
+        self.opp_get = itemgetter(*opps) if m > 1 else None
         self.wins, self.losses = wins, losses
         if rec is None:
             self.all_wins = self.all_losses = False
         else:
-            self.all_wins, self.all_losses = bool(rec.all_wins), bool(rec.all_losses)
+            self.all_wins, self.all_losses = rec.all_wins, rec.all_losses  # bools (SystemRecord)
         self.k = self.eligible = self.expected = self.bonus = None
         if reads:
             self.reads, self.wording = Reads(), set()
@@ -248,46 +253,57 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     standard_only, with_bonus = kind.standard_only, kind.bonus
     half_k = special_max = None  # read when first needed, as each player reads them
     k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
-    for e in playing.values():
-        if trace:
+    if trace:
+        for e in playing.values():
             p, call = e.reads.params(p_unit), e.reads.calls(call_unit)
             e.reads.names.add("nstar")
             e.special = not standard_only and (
                 e.n <= p.special_max_games or e.all_wins or e.all_losses)
-        elif standard_only:
-            e.special = False
-        else:
-            if special_max is None:
-                special_max = p_unit.special_max_games
-            e.special = e.n <= special_max or e.all_wins or e.all_losses
-        e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
-        if e.special:
-            continue
-        otbr = e.pl.ratings.get("OTBR")
-        otbr = otbr.rating if otbr is not None else None
-        if trace:
+            e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
+            if e.special:
+                continue
+            otbr = e.pl.ratings.get("OTBR")
+            otbr = otbr.rating if otbr is not None else None
             e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
                                         half_k=section.half_k or (
                                             section.online and bool(p.online_half_k)),
                                         otbr=otbr, systems=rated_in, p=p)
-        else:
-            if half_k is None:
-                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
-            e.k = k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc, half_k=half_k,
-                           otbr=otbr, systems=rated_in, p=p_unit)
-        if not with_bonus:
-            e.eligible = False
-            continue
-        counts = opponent_counts(e.opps)
-        if trace:
+            if not with_bonus:
+                e.eligible = False
+                continue
+            counts = opponent_counts(e.opps)
             # The eligibility wordings differ only for m = 3 or a repeated
             # opponent: elsewhere the rating does not depend on which is in force.
             target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
             e.eligible = bool(call_unit.uschess_bonus_eligible(
                 m=e.m, opponent_counts=counts, p=_ReadParams(p_unit, target)))
             target.add("bonus")
-        else:
-            e.eligible = bool(bonus_eligible(m=e.m, opponent_counts=counts, p=p_unit))
+    else:  # the same, the values and hooks bound once for the unit
+        a, b, center, flat_above, cap = ns
+        for e in playing.values():
+            if standard_only:
+                special = False
+            else:
+                if special_max is None:
+                    special_max = p_unit.special_max_games
+                special = e.n <= special_max or e.all_wins or e.all_losses
+            e.special = special
+            n_eff, most = float(e.n), n_star(e.r0, a, b, center, flat_above, cap)
+            e.n_eff = n_eff = most if most < n_eff else n_eff  # min(N, N*), sec. 3
+            if special:
+                continue
+            otbr = e.pl.ratings.get("OTBR")
+            if half_k is None:
+                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
+            m = e.m
+            e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
+                           otbr=otbr.rating if otbr is not None else None, systems=rated_in,
+                           p=p_unit)
+            if not with_bonus:
+                e.eligible = False
+                continue
+            e.eligible = bool(bonus_eligible(m=m, opponent_counts=opponent_counts(e.opps),
+                                             p=p_unit))
 
     # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
@@ -302,7 +318,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             step3[pair] = max(value, floor100)
 
     # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
-    seed = {pair: step3.get(pair, e.r0) for pair, e in playing.items()}
+    seed = ({pair: step3.get(pair, e.r0) for pair, e in playing.items()} if step3 else
+            {pair: e.r0 for pair, e in playing.items()})
     last4 = kind.last_step == 4
     if trace:
         step4, details4 = _traced_step(playing, seed, rules, floor100, last4)
@@ -335,17 +352,20 @@ def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
     absolute floor), the opponents at ``opp_rating``; a standard-formula
     player keeps E and the bonus (``Entrant.expected``, ``.bonus``)."""
     special = call.uschess_special_rating
+    b = m_prime_min = None  # read when first needed, as each player reads them
     out: dict[int, float] = {}
     for pair, e in playing.items():
-        opps = [opp_rating[o] for o in e.opps]
+        get = e.opp_get
+        opps = get(opp_rating) if get is not None else [opp_rating[o] for o in e.opps]
         if e.special:
             value = special(r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
                             losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n,
                             p=p, trace=None)
         else:
-            value, e.expected, e.bonus = standard_rating(
-                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
-                m_prime_min=p.bonus_m_prime_min)
+            if b is None:
+                b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
+            value, e.expected, e.bonus = standard_rating(e.r0, e.k, opps, e.score, e.eligible,
+                                                         b, m_prime_min)
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
     return out
 

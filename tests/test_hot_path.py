@@ -1,0 +1,190 @@
+"""The rating's hot path gives what the rules' definitions give, bit for bit:
+the finish step's lean path (untraced, not a match) against its full path,
+the established floor level found by bisection against its definition, and
+the standard formula's bonus against max(0, K(S - E) - B sqrt(max(m, 4)))."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import random
+import sys
+
+from helpers import ROOT
+from uschess import formulas as F
+from uschess.calendar.rulebook import RuleBook
+from uschess.model import SystemRecord
+from uschess.rating.finish import FinishStep
+from uschess.rating.options import RatingOptions
+from uschess.rating.pipeline import rate_event
+from uschess.rating.steps import MATCH, five_steps
+from uschess.timecontrol import parse_time_control
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import common as C  # noqa: E402
+
+
+def _levels_by_definition(peak, drop, levels):
+    """Sec. 5: the highest level at or below round(peak) - drop."""
+    below = [level for level in levels if level <= F.round_half_up(peak) - drop]
+    return max(below) if below else None
+
+
+def test_floor_level_by_bisection_is_the_definition():
+    rng = random.Random(12)
+    ascending = [1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000, 2100]
+    lists = [ascending, tuple(ascending), [1400, 1500, 1600, 1700, 1800, 1900, 2000, 2100],
+             [2100, 1400, 1800.0], [1500, 1500, 1600], [1600.5, 1400.25], []]
+    for _ in range(20000):
+        levels = rng.choice(lists)  # the one remembered list changes between calls
+        peak = rng.choice([rng.uniform(0.0, 3000.0), rng.randint(1300, 2400) + 0.5,
+                           rng.randint(1300, 2400) - 0.5, float(rng.randint(1300, 2400))])
+        drop = rng.choice([200, 150, 0])
+        got = F.floor_level(peak, drop, levels)
+        want = _levels_by_definition(peak, drop, levels)
+        assert got == want and type(got) is type(want), (peak, drop, levels)
+    # an unsorted list that starts out like a remembered ascending one
+    assert F.floor_level(1900.0, 200, ascending) == 1700
+    assert F.floor_level(1900.0, 200, [1200, 1800, 1700, 1300]) == 1700
+
+
+def test_standard_bonus_is_max_of_zero_and_the_excess():
+    rng = random.Random(4)
+    for _ in range(20000):
+        m = rng.randint(1, 9)
+        opps = [rng.uniform(100.0, 2700.0) for _ in range(m)]
+        r0, k, score = rng.uniform(100.0, 2700.0), rng.uniform(1.0, 80.0), rng.randint(0, 2 * m) / 2
+        b, m_prime_min = rng.choice([0, 6.0, 10, 14.0]), rng.choice([4, 4.0, 3])
+        rs, e, bonus = F.standard_rating(r0, k, opps, score, True, b, m_prime_min)
+        e_def = 0.0
+        for ri in opps:
+            e_def += F.we(r0, ri)
+        gain = k * (score - e_def)
+        bonus_def = max(0.0, gain - b * math.sqrt(max(m, m_prime_min)))
+        assert (rs, e, bonus) == (r0 + gain + bonus_def, e_def, bonus_def)
+        assert F.standard_rating(r0, k, opps, score, False, b, m_prime_min) == (r0 + gain, e_def, 0.0)
+    # a gain exactly at the threshold: no bonus (and not -0.0)
+    rs, _, bonus = F.standard_rating(1500.0, 32.0, [1500.0] * 4, 3.0, True, 16.0, 4)
+    assert bonus == 0.0 and math.copysign(1.0, bonus) == 1.0 and rs == 1500.0 + 32.0 * 1.0
+
+
+def _section_with_every_kind_of_record():
+    """A generated section whose records exercise every branch of the finish
+    step: new players, unknown and known counts, a floor lowered after a
+    match (still holding and replaced), OLM and prize floors."""
+    event = C.swiss_event(1, 60, 5, seed=21)
+    section = event.sections[0]
+    for i, pl in enumerate(section.players):
+        rec = pl.ratings.get("OTBR")
+        if rec is None:
+            continue
+        if i % 5 == 0:
+            rec.wins, rec.draws, rec.losses, rec.events3 = 3, 2, rec.games - 5, 2
+        if i % 7 == 1:  # a floor lowered after a match, from the sec. 5 floor it replaced
+            rec.peak = max(rec.rating, 1950.0)
+            rec.lowered_floor, rec.lowered_from = 1600.0, 1700.0
+        if i % 11 == 2:
+            rec.olm, rec.peak = True, 2300.0
+        if i % 13 == 3:
+            rec.prize_floor = 2000
+        if i % 4 == 3:
+            rec.rating = 140.0  # near the floors: they bind
+    return event
+
+
+def test_lean_finish_is_the_full_finish():
+    """Each player finished by :meth:`FinishStep.lean_player` and by the full
+    :meth:`FinishStep.__call__` without a trace: equal results, field for
+    field, the records after the event included."""
+    event = _section_with_every_kind_of_record()
+    section = event.sections[0]
+    book = RuleBook.load()
+    tc = parse_time_control(section.time_control)
+    floors_bound = 0
+    for day in ("2009-06-01", "2025-03-21"):
+        rules = RatingOptions(trace=False).rules_for(book, dt.date.fromisoformat(day))
+        a = FinishStep("OTBR", five_steps(section, "OTBR", rules, tc, trace=False), rules,
+                       section.end, trace=False)
+        b = FinishStep("OTBR", five_steps(section, "OTBR", rules, tc, trace=False), rules,
+                       section.end, trace=False)
+        assert a.lean
+        for pl in section.players:
+            lean, full = a.lean_player(a.st.entrants[pl.pair]), b(b.st.entrants[pl.pair])
+            assert dataclasses.astuple(lean) == dataclasses.astuple(full), pl.pair
+            floors_bound += lean.floor_applied
+    assert floors_bound >= 10
+    # and through the pipeline, as a user rates: the lean path against the traced one
+    traced, untraced = (rate_event(event, RatingOptions(trace=t)) for t in (True, False))
+    for x, y in zip(traced.sections[0].players, untraced.sections[0].players):
+        assert (x.post, x.floor, x.floor_reason, x.record_after) == \
+            (y.post, y.floor, y.floor_reason, y.record_after)
+    assert any(p.record_after.lowered_floor is not None for p in untraced.sections[0].players)
+
+
+def test_no_lean_finish_for_a_trace_or_a_match():
+    event = C.swiss_event(1, 8, 3, seed=2)
+    section = event.sections[0]
+    rules = RatingOptions().rules_for(RuleBook.load(), section.start)
+    tc = parse_time_control(section.time_control)
+    for trace in (True, False):
+        st = five_steps(section, "OTBR", rules, tc, trace=trace)
+        assert FinishStep("OTBR", st, rules, section.end, trace=trace).lean is not trace
+    st = five_steps(section, "OTBR", rules, tc, kind=MATCH, trace=False)
+    assert not FinishStep("OTBR", st, rules, section.end, trace=False).lean
+
+
+def test_record_after_an_event_with_unknown_counts_keeps_them_unknown():
+    """The lean path's record after the event: unknown earlier counts stay
+    unknown; the event's own are added where known."""
+    event = C.swiss_event(1, 20, 4, seed=5)
+    players = event.sections[0].players
+    players[0].ratings["OTBR"] = SystemRecord(1500.0, 40)
+    players[1].ratings["OTBR"] = SystemRecord(1500.0, 40, 10, 10, 20, 5)
+    res = {p.pair: p for p in rate_event(event, RatingOptions(trace=False)).sections[0].players}
+    one, two = res[players[0].pair].record_after, res[players[1].pair].record_after
+    assert one.wins is None and one.events3 is None and one.games == 40 + res[players[0].pair].m
+    assert two.wins + two.draws + two.losses == 40 + res[players[1].pair].m
+
+
+def test_personal_floor_reason_texts_follow_the_parameter():
+    """The personal floor's reason, written once per counts for the value of
+    ``personal_floor`` last asked about: another value writes its own."""
+    from uschess.rules.floors import FloorsSec5
+
+    hook = FloorsSec5().uschess_personal_floor
+    base = RuleBook.load().rules(dt.date(2025, 3, 21)).p
+    other = type(base)({**base.__dict__, "personal_floor": dict(base.personal_floor, base=90)})
+    low = SystemRecord(95.0, 30)  # counts unknown: this event's count
+    event = _counts(2, 1, 2, 1)
+    for p, first in ((base, 100), (other, 90), (base, 100)):
+        fl = hook(system="OTBR", after=low, event=event, p=p)
+        assert fl.reason == (f"personal absolute floor min({first} + 4x2 + 2x1 + 1, 150), counting "
+                             "this event only for the unknown earlier wins, draws, events with 3 "
+                             "or more games")
+        assert fl.value == first + 8 + 2 + 1
+    known = SystemRecord(95.0, 30, 5, 3, 22, 4)
+    assert hook(system="OTBR", after=known, event=event, p=base).reason == \
+        "personal absolute floor min(100 + 4x5 + 2x3 + 4, 150)"
+
+
+def _counts(wins, draws, losses, events3):
+    from uschess.rules.base import EventCounts
+
+    return EventCounts(wins, draws, losses, events3)
+
+
+def test_personal_counts_for_every_unknown_combination():
+    """Unknown earlier counts are this event's own (none: zeros), and named."""
+    from itertools import product
+
+    from uschess.rules.floors import COUNT_NAMES, personal_counts
+
+    event = _counts(3, 1, 1, 1)
+    for wins, draws, events3 in product((None, 7), (None, 4), (None, 2)):
+        after = SystemRecord(1500.0, 40, wins, draws, None, events3)
+        for ev, own in ((event, (3, 1, 1)), (None, (0, 0, 0))):
+            got = personal_counts(after, ev)
+            known = (wins, draws, events3)
+            assert got[:3] == tuple(own[i] if known[i] is None else known[i] for i in range(3))
+            assert got[3] == tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)
