@@ -64,6 +64,9 @@ class Chain:
         self.records: dict[tuple[str, str], SystemRecord] = {}
         self.origin: dict[tuple[str, str], tuple[str, Optional[str]]] = {}
         self.matches: dict[tuple[str, str], list[MatchChange]] = {}
+        #: player id -> the systems ``records`` holds for the player (so that a
+        #: section's players the chain has never rated cost one lookup)
+        self.systems_of: dict[str, set[str]] = {}
         #: called (player id, system, the file's record, the chain's) when a
         #: file's pre-event record is replaced by the chain's
         self.on_record = on_record
@@ -104,14 +107,20 @@ class Chain:
             return None
         return [*(base or []), *(own or [])]
 
+    def _put(self, key: tuple[str, str], record: SystemRecord,
+             where: tuple[str, Optional[str]]) -> None:
+        """Hold ``record`` as the player's latest in the system of ``key``."""
+        self.records[key] = record
+        self.origin[key] = where
+        self.systems_of.setdefault(key[0], set()).add(key[1])
+
     def _keep(self, result: SectionResult, where: tuple[str, Optional[str]]) -> None:
         is_match = result.section.kind == "match"
         for pr in result.players:
             if pr.m == 0 or pr.record_after is None:
                 continue
             key = (pr.id, result.system)
-            self.records[key] = pr.record_after
-            self.origin[key] = where
+            self._put(key, pr.record_after, where)
             if is_match:
                 self.matches.setdefault(key, []).append(
                     MatchChange(result.section.end, pr.post - pr.pre, result.system))
@@ -164,11 +173,20 @@ class Chain:
         own_records = self.records
         base = self.base
         all_of = getattr(base, "records", None)  # every system of a player at once
+        systems_of = self.systems_of
         for pl in section.players:
             pid = pl.id
+            if base is None:  # only the chain's own records count
+                held = systems_of.get(pid)
+                if held is None:
+                    players.append(pl)
+                    continue
+                systems = [s for s in SYSTEMS if s in held]
+            else:
+                systems = SYSTEMS
             stored = all_of(pid) if all_of is not None else None
             ratings = None
-            for system in SYSTEMS:
+            for system in systems:
                 key = (pid, system)
                 rec = own_records.get(key)
                 if rec is not None:
@@ -207,8 +225,8 @@ class Chain:
         result = rate_fide_update(update, rules, trace=options.trace)
         if result.m:
             key = (update.player_id, FIDE_SYSTEM)
-            self.records[key] = result.record_after
-            self.origin[key] = (f"FIDE update {update.event_id or update.event_name}", None)
+            self._put(key, result.record_after,
+                      (f"FIDE update {update.event_id or update.event_name}", None))
         return result
 
 
