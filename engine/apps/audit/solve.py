@@ -1,0 +1,280 @@
+"""Initial ratings the page cannot show, solved player by player.
+
+A page prints ``Unrated`` for a player's pre-event rating, never the initial
+rating step 1 gave them (sec. 2: age, ratings in other systems, FIDE, CFC)
+nor, unless the post is printed ``P<n>``, its weight N.  Which published
+values pin each unknown down follows from steps 3-5 of sec. 1:
+
+* with N > 0 the player is rated by the special formula with R0' = the
+  initial rating weighted by N' = min(N, N*) (sec. 3-4.1): their own post
+  moves with it;
+* with N = 0 their own post hardly depends on it (it enters only their own
+  step-3 estimate, weighted N' = 1 against m games), but it is the opponent
+  rating of every unrated opponent's step-3 estimate, which seeds step 4 of
+  those opponents' opponents, whose step-4 results are everyone's opponents
+  in step 5: the published posts around the player pin it, each with a
+  small weight.
+
+So the sensitivity of every published post of the section to every unknown
+is measured (one rating of the section per unknown, the initial rating moved
+by :data:`PROBE`), and the unknowns are solved by Gauss-Seidel over the
+section: in a fixed order (pairing number), each unknown in turn takes the
+value minimising the robust squared misfit of the published posts around it
+(a one-dimensional problem solved exactly on the linearised posts), until no
+value moves by more than :data:`SETTLE` or :data:`SWEEPS` sweeps are done.
+The section is then rated with the values found and, while that reproduces
+more published posts than before, the sensitivities are measured again at
+the new values and the sweeps repeated (at most :data:`ROUNDS` times).
+Every value stays within the rules' range of ratings (the absolute floor to
+the special formula's cap, both from the rules in force); an unknown that no
+published value depends on keeps the rules' own initial rating.
+
+Only the section and system concerned are rated, with the rules resolved
+once (:class:`SectionModel`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Optional
+
+from uschess.errors import InputError
+from uschess.rating.results import SectionResult
+from uschess.rating.section import rate_section
+from uschess.rules.base import Initial
+
+#: The move of an initial rating used to measure the posts' sensitivity to it.
+PROBE = 50.0
+#: A post moving less than this per point of an initial rating does not
+#: depend on it.
+MIN_SLOPE = 1e-4
+#: Gauss-Seidel: sweeps at most, and the largest move (points) that still
+#: counts as a change.
+SWEEPS, SETTLE = 30, 0.05
+#: Measure-and-solve rounds at most, and the largest move of a value in one
+#: round (the posts are linear in the initial ratings only near the values
+#: measured at).
+ROUNDS, REACH = 6, 300.0
+#: Solves from one measurement at most.
+CHORDS = 4
+#: Residuals beyond this many points weigh less (Huber weights): a post held
+#: by a floor, say, must not drag the values.
+HUBER = 5.0
+#: A misfit beyond this counts as this much when comparing two solutions.
+CLIP = 50.0
+#: Pull of each unknown towards the rules' own initial rating, in squared
+#: points of post per squared point of initial rating: next to nothing, it
+#: only keeps a value that the page barely pins from wandering.
+PRIOR = 1e-6
+#: Sections with more unknowns than this are not solved player by player.
+MAX_UNKNOWNS = 400
+
+INFERRED_HOW = "inferred from the published posts"
+
+
+@dataclass
+class Unknown:
+    """One initial rating the page does not show."""
+
+    pair: int
+    id: str
+    #: what the rules give (or a named variant: an adult's rating)
+    start: float
+    #: N of the initial rating (from the page's P<n>, else the rules')
+    games: int
+    value: float = 0.0
+
+    def __post_init__(self):
+        if not self.value:
+            self.value = self.start
+
+
+class _Call:
+    """The rules' hooks, with step 1 answered from given values for the
+    pairs listed (the others go to the rules)."""
+
+    def __init__(self, call, system: str, values: dict, games: dict):
+        self._call, self._system = call, system
+        self._values, self._games = values, games
+
+    def __getattr__(self, name):
+        return getattr(self._call, name)
+
+    def uschess_initial_rating(self, player, system, end, p, hook):
+        value = self._values.get(player.pair) if system == self._system else None
+        if value is None:
+            return self._call.uschess_initial_rating(player=player, system=system, end=end,
+                                                     p=p, hook=hook)
+        return Initial(value, self._games.get(player.pair, 0), INFERRED_HOW)
+
+
+class SectionModel:
+    """One section in one system, rated again (steps 1-5 and the finish
+    step, :func:`uschess.rating.section.rate_section`) with given initial
+    ratings, the rules of ``rated`` reused."""
+
+    def __init__(self, rated: SectionResult, games: dict):
+        self.rated, self.games = rated, dict(games)
+        self.evaluations = 0
+
+    def posts(self, values: dict) -> Optional[dict]:
+        """pair -> the rating a crosstable prints after the event (the post
+        when the player played a rated game), with initial ratings
+        ``values`` (pair -> rating); None when the section cannot be rated."""
+        sr = self.rated
+        rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
+                                                         self.games))
+        self.evaluations += 1
+        try:
+            res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False)
+        except InputError:
+            return None
+        return {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
+
+
+@dataclass
+class Solution:
+    """What :func:`solve_section` found."""
+
+    values: dict  # pair -> initial rating
+    posts: dict   # pair -> post with them
+    reproduced: int
+    #: pair -> the published posts (pairs) that depend on that unknown
+    pinned_by: dict = field(default_factory=dict)
+    evaluations: int = 0
+    sweeps: int = 0
+
+
+def _score(posts: Optional[dict], published: dict, tol: float) -> tuple:
+    """(reproduced, -clipped misfit): larger is better."""
+    if posts is None:
+        return (-1, float("-inf"))
+    n, misfit = 0, 0.0
+    for pair, pub in published.items():
+        v = posts.get(pair)
+        if v is None:
+            misfit += CLIP
+            continue
+        d = abs(v - pub)
+        n += d <= tol + 1e-9
+        misfit += min(d, CLIP)
+    return (n, -misfit)
+
+
+def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low: float,
+                   high: float) -> dict:
+    """pair of each unknown -> {published pair: d post / d initial rating}."""
+    values = {u.pair: u.value for u in unknowns}
+    out = {}
+    for u in unknowns:
+        h = PROBE if u.value + PROBE <= high or u.value - PROBE < low else -PROBE
+        moved = model.posts({**values, u.pair: u.value + h})
+        col = {}
+        if moved is not None:
+            for pair, v in moved.items():
+                b = base.get(pair)
+                if v is None or b is None:
+                    continue
+                slope = (v - b) / h
+                if abs(slope) >= MIN_SLOPE:
+                    col[pair] = slope
+        out[u.pair] = col
+    return out
+
+
+def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
+            high: float, reach: float) -> int:
+    """Gauss-Seidel on the linearised posts: each unknown in turn moved to
+    the minimum of sum_j w_j r_j^2 + PRIOR (x - start)^2 over its own value
+    (w_j: Huber weights of the current residuals), the residuals updated at
+    once; until no value moves by more than SETTLE.  Returns the sweeps."""
+    r = dict(resid)
+    around = {u.pair: u.value for u in unknowns}
+    for sweep in range(1, SWEEPS + 1):
+        biggest = 0.0
+        for u in unknowns:
+            col = cols[u.pair]
+            if not col:
+                continue
+            g = h = 0.0
+            for j, a in col.items():
+                rj = r[j]
+                w = 1.0 if abs(rj) <= HUBER else HUBER / abs(rj)
+                g += w * a * rj
+                h += w * a * a
+            g += PRIOR * (u.value - u.start)
+            h += PRIOR
+            x = u.value - g / h
+            x = min(high, max(low, around[u.pair] - reach, min(around[u.pair] + reach, x)))
+            d = x - u.value
+            if d:
+                for j, a in col.items():
+                    r[j] += a * d
+                u.value = x
+            biggest = max(biggest, abs(d))
+        if biggest <= SETTLE:
+            return sweep
+    return SWEEPS
+
+
+def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict, tol: float,
+                  low: float, high: float, common: Optional[list] = None) -> Optional[Solution]:
+    """Solve ``unknowns`` (their ``value`` is the starting point and is
+    updated) from ``published`` (pair -> published post of this section and
+    system) as the module text says.  None when the section cannot be rated
+    or there is nothing to solve."""
+    unknowns = sorted(unknowns, key=lambda u: u.pair)
+    if not unknowns or len(unknowns) > MAX_UNKNOWNS:
+        return None
+    for u in unknowns:
+        u.value = min(high, max(low, u.value))
+    best_values = {u.pair: u.value for u in unknowns}
+    posts = model.posts(best_values)
+    if posts is None:
+        return None
+    best = _score(posts, published, tol)
+    best_posts = posts
+    # one value for all first (cheap, and a good start): the best of a grid
+    for x in common or ():
+        values = {u.pair: x for u in unknowns}
+        posts = model.posts(values)
+        score = _score(posts, published, tol)
+        if score > best:
+            best, best_values, best_posts = score, values, posts
+    for u in unknowns:
+        u.value = best_values[u.pair]
+    pinned: dict = {}
+    sweeps = 0
+    for _ in range(ROUNDS):
+        if best[0] == len(published):
+            break
+        cols = _sensitivities(model, unknowns, best_posts, low, high)
+        pinned = {p: sorted(c) for p, c in cols.items()}
+        cols = {p: {j: a for j, a in c.items() if j in published} for p, c in cols.items()}
+        improved, reach = False, REACH
+        for _ in range(CHORDS):
+            # the sensitivities measured once serve several solves (a chord
+            # method): each from the residuals of the last accepted values
+            resid = {j: best_posts[j] - pub for j, pub in published.items()
+                     if best_posts.get(j) is not None}
+            sweeps += _sweeps(unknowns, cols, resid, low, high, reach)
+            values = {u.pair: u.value for u in unknowns}
+            posts = model.posts(values)
+            score = _score(posts, published, tol)
+            if score <= best:
+                for u in unknowns:
+                    u.value = best_values[u.pair]
+                if reach < REACH:
+                    break
+                reach = REACH / 4  # too far for the linear posts: once more, shorter
+                continue
+            best, best_values, best_posts = score, values, posts
+            improved = True
+            if best[0] == len(published):
+                break
+        if not improved:
+            break
+    for u in unknowns:
+        u.value = best_values[u.pair]
+    return Solution(dict(best_values), best_posts, best[0], pinned, model.evaluations, sweeps)
