@@ -36,6 +36,7 @@ once (:class:`SectionModel`).
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -58,15 +59,26 @@ SWEEPS, SETTLE = 30, 0.05
 ROUNDS, REACH = 6, 300.0
 #: Solves from one measurement at most.
 CHORDS = 4
+#: The one-dimensional searches on the real posts: sweeps and ratings of the
+#: section at most, and the smallest step (points).
+POLISH_SWEEPS, POLISH_EVALS, SETTLE_POLISH = 4, 1500, 1.0
+#: The step of the coarse look over the range of an initial rating.
+GRID = 100.0
 #: Residuals beyond this many points weigh less (Huber weights): a post held
 #: by a floor, say, must not drag the values.
-HUBER = 5.0
+HUBER = 20.0
 #: A misfit beyond this counts as this much when comparing two solutions.
 CLIP = 50.0
 #: Pull of each unknown towards the rules' own initial rating, in squared
 #: points of post per squared point of initial rating: next to nothing, it
 #: only keeps a value that the page barely pins from wandering.
 PRIOR = 1e-6
+#: Sections with at most this many unknowns are solved from every start
+#: (the posts are not convex in the values); larger ones from the best start.
+MULTI_START_MAX = 40
+#: Further starts, each value moved at random by up to HOP points from the
+#: best found so far.
+HOPS, HOP = 6, 150.0
 #: Sections with more unknowns than this are not solved player by player.
 MAX_UNKNOWNS = 400
 
@@ -218,6 +230,118 @@ def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
     return SWEEPS
 
 
+def _polish(model: SectionModel, unknowns: list[Unknown], pinned: dict, published: dict,
+            tol: float, low: float, high: float, best: tuple, best_posts: dict):
+    """Where the linearised solves leave a published post missed: a
+    one-dimensional search on the section's real posts for each unknown that
+    post depends on (a pattern search: a step up or down kept when it
+    reproduces more, or as many with less misfit; the step halved
+    otherwise, from REACH / 2 down to SETTLE_POLISH), in pairing order, sweeps repeated while a value
+    changes, within POLISH_EVALS ratings."""
+    budget = model.evaluations + POLISH_EVALS
+    for _ in range(POLISH_SWEEPS):
+        missed = {j for j, pub in published.items()
+                  if best_posts.get(j) is None or abs(best_posts[j] - pub) > tol + 1e-9}
+        todo = [u for u in unknowns if missed.intersection(pinned.get(u.pair, ()))]
+        changed = False
+        for u in todo:
+            # a coarse look over the whole range first (the posts are not
+            # monotone in one value: kinks where an opponent comes within
+            # 400 points, all-win and all-loss results), then finer steps
+            values = {v.pair: v.value for v in unknowns}
+            x = low
+            while x <= high and model.evaluations < budget:
+                posts = model.posts({**values, u.pair: x})
+                score = _score(posts, published, tol)
+                if score > best:
+                    best, best_posts, u.value = score, posts, x
+                    changed = True
+                x += GRID
+            step = GRID / 2
+            while step >= SETTLE_POLISH and model.evaluations < budget:
+                moved = False
+                for x in (u.value + step, u.value - step):
+                    if not low <= x <= high:
+                        continue
+                    values = {v.pair: v.value for v in unknowns}
+                    values[u.pair] = x
+                    posts = model.posts(values)
+                    score = _score(posts, published, tol)
+                    if score > best:
+                        best, best_posts, u.value = score, posts, x
+                        moved = changed = True
+                        break
+                if not moved:
+                    step /= 2
+            if best[0] == len(published) or model.evaluations >= budget:
+                return best, best_posts
+        if not changed:
+            break
+    return best, best_posts
+
+
+@dataclass
+class _Best:
+    """The best values seen (by reproduced, then misfit) and their posts."""
+
+    score: tuple
+    values: dict
+    posts: dict
+
+    def offer(self, score: tuple, values: dict, posts: dict) -> None:
+        if score > self.score:
+            self.score, self.values, self.posts = score, dict(values), posts
+
+
+def _descend(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
+             tol: float, low: float, high: float, best: _Best) -> tuple[dict, int]:
+    """Linearised solves from ``start`` (see the module text); the path
+    follows the misfit (smooth in the values), every rating seen is offered
+    to ``best``.  Returns the sensitivities last measured (pair -> published
+    pairs) and the sweeps made."""
+    for u in unknowns:
+        u.value = start[u.pair]
+    here_values = dict(start)
+    here_posts = model.posts(here_values)
+    if here_posts is None:
+        return {}, 0
+    here = _score(here_posts, published, tol)
+    best.offer(here, here_values, here_posts)
+    pinned: dict = {}
+    sweeps = 0
+    for _ in range(ROUNDS):
+        if best.score[0] == len(published):
+            break
+        cols = _sensitivities(model, unknowns, here_posts, low, high)
+        pinned = {p: sorted(c) for p, c in cols.items()}
+        cols = {p: {j: a for j, a in c.items() if j in published} for p, c in cols.items()}
+        improved, reach = False, REACH
+        for _ in range(CHORDS):
+            # the sensitivities measured once serve several solves (a chord
+            # method): each from the residuals of the last accepted values
+            resid = {j: here_posts[j] - pub for j, pub in published.items()
+                     if here_posts.get(j) is not None}
+            sweeps += _sweeps(unknowns, cols, resid, low, high, reach)
+            values = {u.pair: u.value for u in unknowns}
+            posts = model.posts(values)
+            score = _score(posts, published, tol)
+            best.offer(score, values, posts)
+            if score[1] <= here[1]:
+                for u in unknowns:
+                    u.value = here_values[u.pair]
+                if reach < REACH:
+                    break
+                reach = REACH / 4  # too far for the linear posts: once more, shorter
+                continue
+            here, here_values, here_posts = score, values, posts
+            improved = True
+            if best.score[0] == len(published):
+                break
+        if not improved:
+            break
+    return pinned, sweeps
+
+
 def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict, tol: float,
                   low: float, high: float, common: Optional[list] = None) -> Optional[Solution]:
     """Solve ``unknowns`` (their ``value`` is the starting point and is
@@ -227,54 +351,51 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
     unknowns = sorted(unknowns, key=lambda u: u.pair)
     if not unknowns or len(unknowns) > MAX_UNKNOWNS:
         return None
-    for u in unknowns:
-        u.value = min(high, max(low, u.value))
-    best_values = {u.pair: u.value for u in unknowns}
-    posts = model.posts(best_values)
+    given = {u.pair: min(high, max(low, u.value)) for u in unknowns}
+    posts = model.posts(given)
     if posts is None:
         return None
-    best = _score(posts, published, tol)
-    best_posts = posts
-    # one value for all first (cheap, and a good start): the best of a grid
+    best = _Best(_score(posts, published, tol), given, posts)
+    # starts: the values given (the rules', or a named variant's); one value
+    # for all (the best of ``common``); each at their own published post (a
+    # new player's initial rating and post estimate the same strength)
+    starts = [given]
+    flat = _Best((-1, float("-inf")), given, posts)
     for x in common or ():
         values = {u.pair: x for u in unknowns}
-        posts = model.posts(values)
-        score = _score(posts, published, tol)
-        if score > best:
-            best, best_values, best_posts = score, values, posts
-    for u in unknowns:
-        u.value = best_values[u.pair]
+        got = model.posts(values)
+        flat.offer(_score(got, published, tol), values, got)
+    if flat.values is not given:
+        starts.append(flat.values)
+    starts.append({u.pair: min(high, max(low, published.get(u.pair, given[u.pair])))
+                   for u in unknowns})
+    if len(unknowns) > MULTI_START_MAX:
+        starts = [max(starts, key=lambda v: _score(model.posts(v), published, tol))]
     pinned: dict = {}
     sweeps = 0
-    for _ in range(ROUNDS):
-        if best[0] == len(published):
+    for start in starts:
+        if best.score[0] == len(published):
             break
-        cols = _sensitivities(model, unknowns, best_posts, low, high)
-        pinned = {p: sorted(c) for p, c in cols.items()}
-        cols = {p: {j: a for j, a in c.items() if j in published} for p, c in cols.items()}
-        improved, reach = False, REACH
-        for _ in range(CHORDS):
-            # the sensitivities measured once serve several solves (a chord
-            # method): each from the residuals of the last accepted values
-            resid = {j: best_posts[j] - pub for j, pub in published.items()
-                     if best_posts.get(j) is not None}
-            sweeps += _sweeps(unknowns, cols, resid, low, high, reach)
-            values = {u.pair: u.value for u in unknowns}
-            posts = model.posts(values)
-            score = _score(posts, published, tol)
-            if score <= best:
-                for u in unknowns:
-                    u.value = best_values[u.pair]
-                if reach < REACH:
-                    break
-                reach = REACH / 4  # too far for the linear posts: once more, shorter
-                continue
-            best, best_values, best_posts = score, values, posts
-            improved = True
-            if best[0] == len(published):
-                break
-        if not improved:
+        got, n = _descend(model, unknowns, start, published, tol, low, high, best)
+        pinned = pinned or got
+        sweeps += n
+    # small sections: starts scattered around the best values (a fixed
+    # seed: the same page gives the same values)
+    rng = random.Random(len(unknowns))
+    for _ in range(HOPS if len(unknowns) <= MULTI_START_MAX else 0):
+        if best.score[0] == len(published):
             break
+        start = {p: min(high, max(low, x + rng.uniform(-HOP, HOP)))
+                 for p, x in best.values.items()}
+        got, n = _descend(model, unknowns, start, published, tol, low, high, best)
+        sweeps += n
     for u in unknowns:
-        u.value = best_values[u.pair]
-    return Solution(dict(best_values), best_posts, best[0], pinned, model.evaluations, sweeps)
+        u.value = best.values[u.pair]
+    if best.score[0] < len(published) and pinned:
+        score, posts = _polish(model, unknowns, pinned, published, tol, low, high, best.score,
+                               best.posts)
+        best.offer(score, {u.pair: u.value for u in unknowns}, posts)
+    for u in unknowns:
+        u.value = best.values[u.pair]
+    return Solution(dict(best.values), best.posts, best.score[0], pinned, model.evaluations,
+                    sweeps)
