@@ -56,9 +56,10 @@ SWEEPS, SETTLE = 30, 0.05
 #: Measure-and-solve rounds at most, and the largest move of a value in one
 #: round (the posts are linear in the initial ratings only near the values
 #: measured at).
-ROUNDS, REACH = 6, 300.0
-#: Solves from one measurement at most.
-CHORDS = 4
+ROUNDS, REACH = 16, 300.0
+#: Solves from one measurement at most, and the fractions of a solve's move
+#: tried in turn until the misfit falls.
+CHORDS, LINE_SEARCH = 4, (1.0, 0.5, 0.25, 0.1)
 #: The one-dimensional searches on the real posts: sweeps and ratings of the
 #: section at most, and the smallest step (points).
 POLISH_SWEEPS, POLISH_EVALS, SETTLE_POLISH = 4, 1500, 1.0
@@ -73,12 +74,14 @@ CLIP = 50.0
 #: points of post per squared point of initial rating: next to nothing, it
 #: only keeps a value that the page barely pins from wandering.
 PRIOR = 1e-6
-#: Sections with at most this many unknowns are solved from every start
-#: (the posts are not convex in the values); larger ones from the best start.
-MULTI_START_MAX = 40
-#: Further starts, each value moved at random by up to HOP points from the
-#: best found so far.
+#: Further starts after the given ones, each value moved at random by up to
+#: HOP points from the best found so far (the posts are not convex in the
+#: values).
 HOPS, HOP = 6, 150.0
+#: After the first start's solve, further work on a section is bounded by
+#: this many ratings of one player (ratings of the section x its players):
+#: a small section gets many starts, a 500-player one few.
+WORK = 200_000
 #: Sections with more unknowns than this are not solved player by player.
 MAX_UNKNOWNS = 400
 
@@ -231,14 +234,14 @@ def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
 
 
 def _polish(model: SectionModel, unknowns: list[Unknown], pinned: dict, published: dict,
-            tol: float, low: float, high: float, best: tuple, best_posts: dict):
+            tol: float, low: float, high: float, best: tuple, best_posts: dict, limit: int):
     """Where the linearised solves leave a published post missed: a
     one-dimensional search on the section's real posts for each unknown that
     post depends on (a pattern search: a step up or down kept when it
     reproduces more, or as many with less misfit; the step halved
     otherwise, from REACH / 2 down to SETTLE_POLISH), in pairing order, sweeps repeated while a value
     changes, within POLISH_EVALS ratings."""
-    budget = model.evaluations + POLISH_EVALS
+    budget = min(limit, model.evaluations + POLISH_EVALS)
     for _ in range(POLISH_SWEEPS):
         missed = {j for j, pub in published.items()
                   if best_posts.get(j) is None or abs(best_posts[j] - pub) > tol + 1e-9}
@@ -294,7 +297,8 @@ class _Best:
 
 
 def _descend(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
-             tol: float, low: float, high: float, best: _Best) -> tuple[dict, int]:
+             tol: float, low: float, high: float, best: _Best,
+             limit: Optional[int] = None) -> tuple[dict, int]:
     """Linearised solves from ``start`` (see the module text); the path
     follows the misfit (smooth in the values), every rating seen is offered
     to ``best``.  Returns the sensitivities last measured (pair -> published
@@ -312,30 +316,34 @@ def _descend(model: SectionModel, unknowns: list[Unknown], start: dict, publishe
     for _ in range(ROUNDS):
         if best.score[0] == len(published):
             break
+        if limit is not None and model.evaluations + len(unknowns) + CHORDS > limit:
+            break
         cols = _sensitivities(model, unknowns, here_posts, low, high)
         pinned = {p: sorted(c) for p, c in cols.items()}
         cols = {p: {j: a for j, a in c.items() if j in published} for p, c in cols.items()}
-        improved, reach = False, REACH
+        improved = False
         for _ in range(CHORDS):
             # the sensitivities measured once serve several solves (a chord
-            # method): each from the residuals of the last accepted values
+            # method): each from the residuals of the last accepted values;
+            # the move is shortened (a line search on the real posts) until
+            # the misfit falls
             resid = {j: here_posts[j] - pub for j, pub in published.items()
                      if here_posts.get(j) is not None}
-            sweeps += _sweeps(unknowns, cols, resid, low, high, reach)
-            values = {u.pair: u.value for u in unknowns}
-            posts = model.posts(values)
-            score = _score(posts, published, tol)
-            best.offer(score, values, posts)
-            if score[1] <= here[1]:
-                for u in unknowns:
-                    u.value = here_values[u.pair]
-                if reach < REACH:
+            sweeps += _sweeps(unknowns, cols, resid, low, high, REACH)
+            target = {u.pair: u.value for u in unknowns}
+            moved = False
+            for t in LINE_SEARCH:
+                values = {p: here_values[p] + t * (target[p] - here_values[p]) for p in target}
+                posts = model.posts(values)
+                score = _score(posts, published, tol)
+                best.offer(score, values, posts)
+                if score[1] > here[1]:
+                    here, here_values, here_posts = score, values, posts
+                    moved = improved = True
                     break
-                reach = REACH / 4  # too far for the linear posts: once more, shorter
-                continue
-            here, here_values, here_posts = score, values, posts
-            improved = True
-            if best.score[0] == len(published):
+            for u in unknowns:
+                u.value = here_values[u.pair]
+            if not moved or best.score[0] == len(published):
                 break
         if not improved:
             break
@@ -369,31 +377,33 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
         starts.append(flat.values)
     starts.append({u.pair: min(high, max(low, published.get(u.pair, given[u.pair])))
                    for u in unknowns})
-    if len(unknowns) > MULTI_START_MAX:
-        starts = [max(starts, key=lambda v: _score(model.posts(v), published, tol))]
+    starts.sort(key=lambda v: _score(model.posts(v), published, tol), reverse=True)
     pinned: dict = {}
     sweeps = 0
-    for start in starts:
-        if best.score[0] == len(published):
-            break
-        got, n = _descend(model, unknowns, start, published, tol, low, high, best)
-        pinned = pinned or got
-        sweeps += n
-    # small sections: starts scattered around the best values (a fixed
-    # seed: the same page gives the same values)
+    # the best start is always followed; the other starts, then starts
+    # scattered around the best values (a fixed seed: the same page gives the
+    # same values), then the one-dimensional searches, within the budget
     rng = random.Random(len(unknowns))
-    for _ in range(HOPS if len(unknowns) <= MULTI_START_MAX else 0):
+    limit = None
+    for k in range(len(starts) + HOPS):
         if best.score[0] == len(published):
             break
-        start = {p: min(high, max(low, x + rng.uniform(-HOP, HOP)))
-                 for p, x in best.values.items()}
-        got, n = _descend(model, unknowns, start, published, tol, low, high, best)
+        if k < len(starts):
+            start = starts[k]
+        else:
+            start = {p: min(high, max(low, x + rng.uniform(-HOP, HOP)))
+                     for p, x in best.values.items()}
+        got, n = _descend(model, unknowns, start, published, tol, low, high, best, limit)
+        for p, c in got.items():
+            pinned[p] = sorted(set(pinned.get(p, ())) | set(c))
         sweeps += n
+        if limit is None:
+            limit = model.evaluations + max(0, WORK // max(1, len(model.rated.section.players)))
     for u in unknowns:
         u.value = best.values[u.pair]
-    if best.score[0] < len(published) and pinned:
+    if best.score[0] < len(published) and pinned and model.evaluations < limit:
         score, posts = _polish(model, unknowns, pinned, published, tol, low, high, best.score,
-                               best.posts)
+                               best.posts, limit)
         best.offer(score, {u.pair: u.value for u in unknowns}, posts)
     for u in unknowns:
         u.value = best.values[u.pair]
