@@ -15,19 +15,35 @@ values pin each unknown down follows from steps 3-5 of sec. 1:
   in step 5: the published posts around the player pin it, each with a
   small weight.
 
-So the sensitivity of every published post of the section to every unknown
-is measured (one rating of the section per unknown, the initial rating moved
-by :data:`PROBE`), and the unknowns are solved by Gauss-Seidel over the
-section: in a fixed order (pairing number), each unknown in turn takes the
-value minimising the robust squared misfit of the published posts around it
-(a one-dimensional problem solved exactly on the linearised posts), until no
-value moves by more than :data:`SETTLE` or :data:`SWEEPS` sweeps are done.
-The section is then rated with the values found and, while that reproduces
-more published posts than before, the sensitivities are measured again at
-the new values and the sweeps repeated (at most :data:`ROUNDS` times).
-Every value stays within the rules' range of ratings (the absolute floor to
-the special formula's cap, both from the rules in force); an unknown that no
-published value depends on keeps the rules' own initial rating.
+So the solver works on the published posts of the whole section:
+
+1. *Starts.*  The values given (the rules' own initial ratings, or a named
+   variant's such as an adult's 1300), one value for all the unknowns (the
+   best of the age-based range), and each unknown at its own published post
+   (an initial rating and the post estimate the same strength).
+2. *Descent from a start.*  The sensitivity of every published post to every
+   unknown is measured (one rating of the section per unknown, the value
+   moved by :data:`PROBE`); then Gauss-Seidel over the section: in a fixed
+   order (pairing number), each unknown in turn takes the value minimising
+   the robust (Huber) squared misfit of the posts that depend on it, a
+   one-dimensional problem solved exactly on the linearised posts, until no
+   value moves by more than :data:`SETTLE` (at most :data:`SWEEPS` sweeps).
+   The section is rated with the values found; the move is shortened until
+   the misfit falls (a line search); a few solves reuse one measurement,
+   then the sensitivities are measured again (at most :data:`ROUNDS` times).
+3. *More starts* while posts stay missed: the other starts, then starts
+   scattered around the best values so far (the posts are not convex in the
+   values: all-win and all-loss results, opponents coming within 400
+   points), all within a work budget per section (:data:`WORK`).
+4. *One-dimensional searches on the real posts* for each unknown that a
+   missed post depends on: a coarse look over the whole range, then finer
+   steps, in pairing order, sweeps repeated while a value changes.
+
+The answer is the best rating seen: the most published posts reproduced,
+then the least misfit.  Every value stays within the rules' range of
+ratings (the absolute floor to the special formula's cap, both from the
+rules in force); an unknown that no published value depends on keeps the
+value given.  Every loop is bounded; the same page gives the same values.
 
 Only the section and system concerned are rated, with the rules resolved
 once (:class:`SectionModel`).
