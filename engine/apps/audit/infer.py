@@ -98,15 +98,23 @@ def _age_for(value: float, a: dict) -> Optional[float]:
     return age if a["young_below"] <= age <= a["old_above"] else None
 
 
-def _initial_games(row) -> int:
+def _initial_games(row, page: bool) -> int:
     """N of an unrated player's initial rating, from the page: a post printed
     ``P<n>`` after m rated games was initialized with n - m (000 sec. 2: the
-    blended N counts as games); otherwise the rules' own N."""
+    blended N counts as games); a post a page prints established (no
+    ``P<n>``) after m games was based on more than ``established_games``
+    (002), so N was at least established_games + 1 - m; otherwise the rules'
+    own N.  ``page``: the published values come from a page, which prints
+    the provisional counts (a published-results file does not)."""
     m = row.result.m
     n_after = row.entry.post_games
+    own = row.result.initial.games
     if n_after is not None and n_after >= m:
         return n_after - m
-    return row.result.initial.games
+    if page and n_after is None:
+        least = row.section.rules.p.established_games + 1 - m
+        return max(own, least)
+    return own
 
 
 class _InitialRatings:
@@ -198,7 +206,7 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         mine = [r for r in here if r.entry.pre is None and r.result.initial is not None]
         if not mine or all(r.reproduced for r in here):
             continue
-        own_games = {r.result.pair: _initial_games(r) for r in mine}
+        own_games = {r.result.pair: _initial_games(r, published.kind != "json") for r in mine}
         model = SectionModel(sr, own_games)
         # named variants first: adult or not (sec. 2.3's fallbacks)
         start: dict = {}
