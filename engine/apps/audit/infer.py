@@ -67,6 +67,9 @@ class Inferred:
     #: many other published posts do (what pins it down)
     own: bool = False
     pinned_by: int = 0
+    #: N of the value (from the page's P<n>, or the least N an established
+    #: post implies; else the rules')
+    games: int = 0
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -85,7 +88,9 @@ class Inferred:
         if self.pinned_by:
             pins.append(f"the posts of {self.pinned_by} other player"
                         f"{'s' if self.pinned_by != 1 else ''}")
-        return (f"initial {self.system} rating about {self.value:.0f}{what} for {self.name} "
+        weight = f", N = {self.games}" if self.games else ""
+        return (f"initial {self.system} rating about {self.value:.0f}{weight}{what} for "
+                f"{self.name} "
                 f"({self.id}), inferred from the page ({' and '.join(pins) or 'the section'}), "
                 f"which does not show it; the rules in force give {self.rules_value:.0f} "
                 f"({self.rules_how})")
@@ -252,7 +257,8 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                                      u.value, r.result.initial.rating, r.result.initial.how, age,
                                      None if age is None else round(sr.section.start.year - age),
                                      a.get("adult"), own=u.pair in pins,
-                                     pinned_by=sum(1 for j in pins if j != u.pair)))
+                                     pinned_by=sum(1 for j in pins if j != u.pair),
+                                     games=u.games))
     if not inferred:
         return [], None
     try:

@@ -253,10 +253,12 @@ def _polish(model: SectionModel, unknowns: list[Unknown], pinned: dict, publishe
             tol: float, low: float, high: float, best: tuple, best_posts: dict, limit: int):
     """Where the linearised solves leave a published post missed: a
     one-dimensional search on the section's real posts for each unknown that
-    post depends on (a pattern search: a step up or down kept when it
-    reproduces more, or as many with less misfit; the step halved
-    otherwise, from REACH / 2 down to SETTLE_POLISH), in pairing order, sweeps repeated while a value
-    changes, within POLISH_EVALS ratings."""
+    post depends on, in pairing order, sweeps repeated while a value changes,
+    within POLISH_EVALS ratings: a coarse look over the whole range (GRID
+    apart; the posts are not monotone in one value), then a pattern search
+    (a step up or down kept when it reproduces more, or as many with less
+    misfit; the step halved otherwise, from GRID / 2 down to
+    SETTLE_POLISH)."""
     budget = min(limit, model.evaluations + POLISH_EVALS)
     for _ in range(POLISH_SWEEPS):
         missed = {j for j, pub in published.items()
