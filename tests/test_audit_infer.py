@@ -200,3 +200,27 @@ def test_audit_reports_values_as_inferred_and_re_checks_everyone(tmp_path, capsy
     data = json.loads(capsys.readouterr().out)
     assert data["reproduced_inferred"] == a.total
     assert all(i["value"] != i["rules_value"] for i in data["inferred"])
+
+
+def test_initial_games_from_what_the_page_prints():
+    """N of an unrated player's initial rating: P<n> after m games gives
+    n - m; a post a page prints established after m games gives at least
+    established_games + 1 - m (a published-results file prints no counts:
+    the rules' N)."""
+    from types import SimpleNamespace as NS
+
+    from uschess.apps.audit.infer import _initial_games
+    from uschess.calendar.rulebook import RuleBook
+
+    rules = RuleBook.load().rules(dt.date(2020, 7, 11))
+    est = rules.p.established_games
+
+    def row(m, post_games, own=0):
+        return NS(result=NS(m=m, initial=NS(games=own)), entry=NS(post_games=post_games),
+                  section=NS(rules=rules))
+
+    assert _initial_games(row(6, 16), page=True) == 10
+    assert _initial_games(row(19, None), page=True) == est + 1 - 19
+    assert _initial_games(row(19, None, own=10), page=True) == 10
+    assert _initial_games(row(est + 5, None), page=True) == 0
+    assert _initial_games(row(19, None), page=False) == 0
