@@ -229,7 +229,8 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                 value = posts.get(r.result.pair) if posts else None
                 if _within(value, r.entry.post, tol):
                     start[r.result.pair] = init.rating
-                    how = ("as an adult (1300, sec. 2.3: no birth date, adult)" if adult else
+                    how = (f"as an adult ({init.rating:g}, sec. 2.3: no birth date, adult)"
+                           if adult else
                            "as a player not known to be adult (the rules' default)")
                     r.causes.append(Cause("initialization", f"initialized {how} the post is "
                                           f"{value:.2f}; the page cannot show the player's age",
