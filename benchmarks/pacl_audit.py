@@ -9,8 +9,11 @@ others too), and the script prints, per era and overall, how many published
 ratings are reproduced within 1 point under the rules as known on the page's
 Rated or Re-Rated date (``uschess audit PAGE --as-rated``: what the page was
 computed with; nothing else is given), and with the unrated players' initial
-ratings inferred from the page; then the pages it could not read and why, and
-the best explanation of every miss by count.
+ratings inferred from the page (:mod:`uschess.apps.audit.infer`, each unrated
+player's initial rating solved from the posts that depend on it); then the
+pages it could not read and why, the best explanation of every miss by count,
+and of every miss left with the inferred values.  ``--json FILE`` writes every
+miss with its post computed with the inferred values.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ def main(argv=None) -> int:
         files = files[:args.limit]
     totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
     causes = collections.Counter()
+    left = collections.Counter()  # misses left with the inferred values, by best cause
+    solved = 0  # initial ratings inferred
     unread = collections.Counter()
     misses = []
     started = time.perf_counter()
@@ -79,12 +84,19 @@ def main(argv=None) -> int:
             t[0] += a.reproduced
             t[1] += a.reproduced_inferred if a.reproduced_inferred is not None else a.reproduced
             t[2] += a.total
+        solved += len(a.inferred)
         for r in a.mismatches:
             best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
             causes[best] += 1
+            inferred_ok = (r.with_inferred is not None
+                           and abs(r.with_inferred - r.entry.post) <= a.tolerance + 1e-9)
+            if not inferred_ok:
+                rest = [c.cause for c in r.causes if c.cause != "initialization"]
+                left[rest[0] if rest else ("no rating" if r.problem else "unexplained")] += 1
             misses.append({"page": f.name, "id": r.entry.id, "system": r.entry.system,
                            "published": r.entry.post, "computed": r.computed, "cause": best,
-                           "start": sec.start.isoformat()})
+                           "with_inferred": r.with_inferred, "reproduced_inferred": inferred_ok,
+                           "start": sec.start.isoformat(), "kind": kind})
         if k % 100 == 0:
             print(f"  {k} pages, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s; "
@@ -94,8 +106,12 @@ def main(argv=None) -> int:
         n, ni, m = totals[key]
         if m:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
-    print("misses by best explanation:")
+    print(f"{solved} initial ratings inferred from the pages")
+    print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
+        print(f"  {cause:<20} {n}")
+    print("misses left with the inferred initial ratings, by best explanation:")
+    for cause, n in left.most_common():
         print(f"  {cause:<20} {n}")
     if unread:
         print("pages not read:")

@@ -355,3 +355,39 @@ def test_double_forfeit_is_no_game():
     pub = load_published(PACL / "XtblMain_202103069452_1.html")
     me = next(p for p in pub.event.sections[0].players if p.pair == 160)
     assert not any(r.opponent == 161 for r in me.rounds)
+
+
+# ------------------------------------------------------------------ inputs the page cannot show
+
+#: Real PACL pages with unrated players where the rules' own initialization
+#: reproduces few published ratings and one common inferred value for all the
+#: unrated players of a section did not reproduce them all (7 of 26, 2 of 12,
+#: 111 of 114): each unrated player's initial rating solved from the posts
+#: that depend on it reproduces every one.  (page, section, plain, total)
+SOLVED_PAGES = [("XtblMain_202106126422_2.html", "2", 0, 26),
+                ("XtblMain_202007011012_1.html", "1", 0, 12),
+                ("XtblMain_202001121082_5.html", "5", 92, 114)]
+
+
+@pytest.mark.parametrize("name,section,plain,total", SOLVED_PAGES)
+def test_pacl_pages_reproduced_with_initial_ratings_solved_per_player(name, section, plain,
+                                                                      total):
+    pub = load_published(PACL / name, section=section)
+    a = audit(pub, known_on=pub.rated_on)
+    assert (a.reproduced, a.total) == (plain, total)
+    assert a.reproduced_inferred == total
+    assert a.inferred and all(100 <= i.value <= 2700 for i in a.inferred)
+    unrated = {(e.id, e.system) for e in pub.entries if e.pre is None}
+    assert {(i.id, i.system) for i in a.inferred} <= unrated
+    for r in a.mismatches:  # every miss of the plain rating explained by them
+        assert any(c.cause == "initialization" for c in r.causes)
+
+
+def test_inferred_values_are_reported_as_inferred(capsys):
+    page = PACL / SOLVED_PAGES[1][0]
+    code, out, _ = run(capsys, "audit", page, "--as-rated")
+    assert code == 0 and "0 of 12 reproduced" in out
+    assert "12 of 12 reproduced" in out
+    lines = [ln for ln in out.splitlines() if "inferred:" in ln]
+    assert lines and all("inferred from the page" in ln and "which does not show it" in ln
+                         for ln in lines)

@@ -41,6 +41,9 @@ class AuditRow:
     causes: list[Cause] = field(default_factory=list)
     problem: Optional[str] = None  # why no rating was computed
     explain: Optional[str] = None
+    #: the post with the initial ratings inferred from the page (None when
+    #: none were inferred for the event)
+    with_inferred: Optional[float] = None
 
     @property
     def diff(self) -> Optional[float]:
@@ -57,7 +60,8 @@ class AuditRow:
                 "reproduced": self.reproduced, "section": e.section, "pair": e.pair,
                 "name": e.name, "published_pre": e.pre,
                 "pre": self.result.pre if self.result is not None else None,
-                "warnings": self.warnings, "problem": self.problem, "explain": self.explain}
+                "warnings": self.warnings, "problem": self.problem, "explain": self.explain,
+                "with_inferred": self.with_inferred}
 
 
 @dataclass

@@ -2,24 +2,25 @@
 
 A page prints ``Unrated`` for a player's pre-event rating but not the initial
 rating step 1 gave them (sec. 2: from their age, their ratings in other
-systems, FIDE or CFC), and through steps 4 and 5 that value moves their
-opponents too.  The published posts pin it down:
+systems, FIDE or CFC), and through steps 3-5 that value moves their
+opponents and their opponents' opponents too.  The published posts pin it
+down.  For each section and system with a published rating not reproduced:
 
-* named variants first: the player initialized as an adult (1300, sec. 2.3)
-  or as one not known to be adult (the rules' default);
-* then, for every unrated player whose published post is not reproduced, a
-  one-dimensional search for the initial rating that reproduces it (N from
-  the page: a post printed ``P<n>`` after m games had N = n - m), iterated
-  over the section since each value moves the others' opponents, and every
-  published rating re-checked with the values found;
-* an initial rating with N = 0 hardly moves its own post, only the
-  opponents': for the players whose own post does not pin it down, the one
-  value of the age-based range (:data:`FLAT_VALUES`, the same for all of
-  them) that reproduces the most published ratings of the section.
+* named variants first: each unrated player whose own post is missed
+  initialized as an adult (1300, sec. 2.3) or as one not known to be adult
+  (the rules' default);
+* then every unrated player's initial rating solved from the page, player by
+  player over the section (:mod:`uschess.apps.audit.solve`): N from the page
+  (a post printed ``P<n>`` after m games had N = n - m), each value from the
+  published posts that depend on it (their own when N > 0, those of the
+  players around them when N = 0), within the rules' range of ratings;
+* then the whole event rated again with the values found and every published
+  rating re-checked.
 
-A rating reproduced only with an inferred value gets the cause
-``initialization`` naming the value ("initial rating about 1460, from
-ratings the page does not show; the rules in force give 750").
+A rating reproduced only with inferred values gets the cause
+``initialization`` naming the values ("initial rating about 1460, inferred
+from the page; the rules in force give 750"): an inferred value is always
+reported as inferred, never as the page's.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Optional
 
 from uschess.apps.audit.cause import Cause
 from uschess.apps.audit.page_chain import rate_published as rate_event
+from uschess.apps.audit.solve import INFERRED_HOW, SectionModel, Unknown, solve_section
 from uschess.calendar.rulebook import Reform, RuleBook
 from uschess.errors import InputError
 from uschess.model import Event
@@ -38,17 +40,11 @@ from uschess.rating.pipeline import EventResult, RatingOptions
 from uschess.rules.base import Initial
 from uschess.rules.hookspecs import hookimpl
 
-#: Range of an initial rating and the smallest change worth a pass.
-SEARCH_LOW, SEARCH_HIGH, SEARCH_STEP = 100.0, 2900.0, 0.1
-#: Newton passes over a section (two ratings of the section each), the move
-#: used to measure slopes, the least slope (points of post per point of
-#: initial rating) worth following and the largest move in one pass.
-PASSES, STEP, MIN_SLOPE, MAX_MOVE = 12, 20.0, 0.02, 400.0
-#: Values tried, for all at once, for the unrated players whose own post
-#: does not pin their initial rating down (the age-based range of sec. 2.3).
-FLAT_VALUES = tuple(range(100, 1400, 100))
-#: Sections with more unrated players than this are not searched.
-MAX_UNKNOWN = 400
+#: An inferred value closer than this to the rules' own is not reported.
+SEARCH_STEP = 0.1
+#: A cause names at most this many of the inferred initial ratings that
+#: moved a player's post (their opponents' first).
+MAX_NAMED = 6
 
 
 @dataclass
@@ -67,6 +63,13 @@ class Inferred:
     year: Optional[int] = None
     #: an inferred adult's rating under the rules in force (``age_formula``)
     adult: Optional[float] = None
+    #: whether the player's own published post depends on the value, and how
+    #: many other published posts do (what pins it down)
+    own: bool = False
+    pinned_by: int = 0
+    #: N of the value (from the page's P<n>, or the least N an established
+    #: post implies; else the rules')
+    games: int = 0
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -79,9 +82,18 @@ class Inferred:
                     f"{self.year}, sec. 2.3, or ratings in other systems)")
         else:
             what = ""
-        return (f"initial {self.system} rating about {self.value:.0f}{what} for {self.name} "
-                f"({self.id}), from what the page does not show; the rules in force give "
-                f"{self.rules_value:.0f} ({self.rules_how})")
+        pins = []
+        if self.own:
+            pins.append("their own post")
+        if self.pinned_by:
+            pins.append(f"the posts of {self.pinned_by} other player"
+                        f"{'s' if self.pinned_by != 1 else ''}")
+        weight = f", N = {self.games}" if self.games else ""
+        return (f"initial {self.system} rating about {self.value:.0f}{weight}{what} for "
+                f"{self.name} "
+                f"({self.id}), inferred from the page ({' and '.join(pins) or 'the section'}), "
+                f"which does not show it; the rules in force give {self.rules_value:.0f} "
+                f"({self.rules_how})")
 
 
 def _age_for(value: float, a: dict) -> Optional[float]:
@@ -91,15 +103,23 @@ def _age_for(value: float, a: dict) -> Optional[float]:
     return age if a["young_below"] <= age <= a["old_above"] else None
 
 
-def _initial_games(row) -> int:
+def _initial_games(row, page: bool) -> int:
     """N of an unrated player's initial rating, from the page: a post printed
     ``P<n>`` after m rated games was initialized with n - m (000 sec. 2: the
-    blended N counts as games); otherwise the rules' own N."""
+    blended N counts as games); a post a page prints established (no
+    ``P<n>``) after m games was based on more than ``established_games``
+    (002), so N was at least established_games + 1 - m; otherwise the rules'
+    own N.  ``page``: the published values come from a page, which prints
+    the provisional counts (a published-results file does not)."""
     m = row.result.m
     n_after = row.entry.post_games
+    own = row.result.initial.games
     if n_after is not None and n_after >= m:
         return n_after - m
-    return row.result.initial.games
+    if page and n_after is None:
+        least = row.section.rules.p.established_games + 1 - m
+        return max(own, least)
+    return own
 
 
 class _InitialRatings:
@@ -115,8 +135,7 @@ class _InitialRatings:
         value = self.values.get((player.id, system))
         if value is None:
             return None
-        return Initial(value, self.games.get((player.id, system), 0),
-                       "inferred from the published posts")
+        return Initial(value, self.games.get((player.id, system), 0), INFERRED_HOW)
 
 
 def _options(base: RatingOptions, values: dict, games: Optional[dict] = None) -> RatingOptions:
@@ -145,6 +164,30 @@ def _within(value, published, tol) -> bool:
     return value is not None and abs(value - published) <= tol + 1e-9
 
 
+def _named_initial(sr, pl, adult: bool) -> Optional[Initial]:
+    """Step 1's answer for ``pl`` in ``sr``'s system had the player been
+    (or not been) an adult (sec. 2.3), from the rules of ``sr``."""
+    rules = sr.rules
+    try:
+        return rules.call.uschess_initial_rating(player=dataclasses.replace(pl, adult=adult),
+                                                 system=sr.system, end=sr.section.end,
+                                                 p=rules.p, hook=rules.call)
+    except InputError:
+        return None
+
+
+def _common_values(rules) -> list[float]:
+    """The values tried for all unknowns at once before each is solved: the
+    age-based range of sec. 2.3 (young to old) in steps of two years."""
+    a = rules.p.age_formula
+    step = 2 * a["per_year"]
+    out, x = [], a["young"]
+    while x <= a["old"] + 1e-9:
+        out.append(float(x))
+        x += step
+    return out
+
+
 def initialization_causes(published, rows, result: EventResult, options: RatingOptions,
                           book: RuleBook, tol: float):
     """Add ``initialization`` causes to ``rows`` (audit rows); return the
@@ -158,141 +201,75 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                and r.result.initial is not None and r.computed is not None]
     if not unrated:
         return [], None
-    # named variants: adult or not (sec. 2.3's fallbacks)
-    named: dict = {}  # (id, system) -> the initial rating of the variant that reproduced it
-    for r in unrated:
-        if r.reproduced:
-            continue
-        sec = next(s for s in event.sections if s.name == r.entry.section)
-        me = next(p for p in sec.players if p.id == r.entry.id)
-        for adult in (True, False):
-            if bool(me.adult) == adult:
-                continue
-            players = [dataclasses.replace(p, adult=adult) if p.id == me.id else p
-                       for p in sec.players]
-            ev = dataclasses.replace(event, sections=[dataclasses.replace(sec, players=players)])
-            try:
-                res = rate_event(ev, dataclasses.replace(options, trace=False), book=book)
-            except InputError:
-                continue
-            value = _post(res, sec.name, r.entry.system, r.entry.id)
-            if _within(value, r.entry.post, tol):
-                init = next((pr.initial for sr in res.sections if sr.system == r.entry.system
-                             and sr.section.name == sec.name for pr in sr.players
-                             if pr.id == r.entry.id), None)
-                if init is not None:
-                    named[(r.entry.id, r.entry.system)] = init.rating
-                how = ("as an adult (1300, sec. 2.3: no birth date, adult)" if adult else
-                       "as a player not known to be adult (the rules' default)")
-                r.causes.append(Cause("initialization", f"initialized {how} the post is "
-                                      f"{value:.2f}; the page cannot show the player's age",
-                                      value, r.entry.post))
-    # the search, section by section
     inferred: list[Inferred] = []
-    values: dict = {}
-    final: dict = {}
-    for sec in event.sections:
-        mine = [r for r in unrated if r.entry.section == sec.name]
-        missing = [r for r in mine if not r.reproduced]
-        if not missing or len(mine) > MAX_UNKNOWN:
+    values: dict = {}   # (id, system) -> initial rating
+    games: dict = {}    # (id, system) -> its N
+    for sr in result.sections:
+        here = [r for r in rows if r.entry.section == sr.section.name
+                and r.entry.system == sr.system and r.result is not None
+                and r.computed is not None]
+        mine = [r for r in here if r.entry.pre is None and r.result.initial is not None]
+        if not mine or all(r.reproduced for r in here):
             continue
-        ev = dataclasses.replace(event, sections=[sec])
-        current = {(r.entry.id, r.entry.system):
-                   named.get((r.entry.id, r.entry.system), r.result.initial.rating) for r in mine}
-        games = {(r.entry.id, r.entry.system): _initial_games(r) for r in mine}
-        cache: dict = {}
-
-        def rate(vals, ev=ev, cache=cache, games=games):
-            key = tuple(sorted((k, round(v, 2)) for k, v in vals.items()))
-            if key not in cache:
-                try:
-                    cache[key] = rate_event(ev, _options(options, vals, games), book=book)
-                except InputError:
-                    cache[key] = None
-            return cache[key]
-
-        section_rows = [r for r in rows if r.entry.section == sec.name]
-
-        def reproduced(res, section_rows=section_rows, name=sec.name) -> int:
-            return sum(_within(_post(res, name, r.entry.system, r.entry.id), r.entry.post, tol)
-                       for r in section_rows) if res is not None else -1
-
-        # Newton steps on every unknown at once: each player's post depends
-        # mostly on their own initial rating, so one evaluation with every
-        # value moved by STEP gives each its slope (two ratings a pass)
-        flat: set = set()
-        for _ in range(PASSES):
-            res = rate(current)
-            if res is None:
-                break
-            off = {}
-            for r in mine:
-                k = (r.entry.id, r.entry.system)
-                v = _post(res, sec.name, r.entry.system, r.entry.id)
-                if v is not None and not _within(v, r.entry.post, tol):
-                    off[k] = v - r.entry.post
-            if not off:
-                break
-            moved = rate({k: x + STEP if k in off else x for k, x in current.items()})
-            if moved is None:
-                break
-            changed = False
-            for r in mine:
-                k = (r.entry.id, r.entry.system)
-                if k not in off:
-                    continue
-                v0 = _post(res, sec.name, r.entry.system, r.entry.id)
-                v1 = _post(moved, sec.name, r.entry.system, r.entry.id)
-                slope = (v1 - v0) / STEP if v0 is not None and v1 is not None else 0.0
-                if slope < MIN_SLOPE:
-                    flat.add(k)  # the own post hardly depends on it: see below
-                    continue
-                step = max(-MAX_MOVE, min(MAX_MOVE, -off[k] / slope))
-                x = min(SEARCH_HIGH, max(SEARCH_LOW, current[k] + step))
-                if abs(x - current[k]) > SEARCH_STEP:
-                    current[k] = round(x, 1)
-                    changed = True
-            if not changed:
-                break
-        # an initial rating with no weight (N = 0: age-based or default)
-        # barely moves its own post but moves the opponents' (through their
-        # step 4): one value for all such players, the one that reproduces
-        # the most published ratings of the section
-        if flat:
-            best, count = None, reproduced(rate(current))
-            for x in FLAT_VALUES:
-                n = reproduced(rate({**current, **{k: float(x) for k in flat}}))
-                if n > count:
-                    best, count = x, n
-            if best is not None:
-                current.update({k: float(best) for k in flat})
-        res = rate(current)
-        if res is None:
-            continue
+        own_games = {r.result.pair: _initial_games(r, published.kind != "json") for r in mine}
+        model = SectionModel(sr, own_games)
+        # named variants first: adult or not (sec. 2.3's fallbacks)
+        start: dict = {}
         for r in mine:
-            k = (r.entry.id, r.entry.system)
-            if abs(current[k] - r.result.initial.rating) > SEARCH_STEP:
-                age = adult = None
-                try:
-                    rules = book.rules(sec.start, known_on=options.known_on,
-                                       readings=options.readings)
-                    age = _age_for(current[k], rules.p.age_formula)
-                    adult = rules.p.age_formula.get("adult")
-                except InputError:
-                    pass
-                inferred.append(Inferred(sec.name, r.entry.system, r.entry.id, r.entry.name,
-                                         current[k], r.result.initial.rating,
-                                         r.result.initial.how, age,
-                                         None if age is None else round(sec.start.year - age),
-                                         adult))
-        values.update({(sec.name,) + k: v for k, v in current.items()})
-        final[sec.name] = res
+            if r.reproduced:
+                continue
+            pl = sr.section.player(r.result.pair)
+            for adult in (True, False):
+                if bool(pl.adult) == adult:
+                    continue
+                init = _named_initial(sr, pl, adult)
+                if init is None or init.rating == r.result.initial.rating:
+                    continue
+                posts = model.posts({r.result.pair: init.rating})
+                value = posts.get(r.result.pair) if posts else None
+                if _within(value, r.entry.post, tol):
+                    start[r.result.pair] = init.rating
+                    how = (f"as an adult ({init.rating:g}, sec. 2.3: no birth date, adult)"
+                           if adult else
+                           "as a player not known to be adult (the rules' default)")
+                    r.causes.append(Cause("initialization", f"initialized {how} the post is "
+                                          f"{value:.2f}; the page cannot show the player's age",
+                                          value, r.entry.post))
+                    break
+        unknowns = [Unknown(r.result.pair, r.entry.id,
+                            start.get(r.result.pair, r.result.initial.rating),
+                            own_games[r.result.pair]) for r in mine]
+        published_posts = {r.result.pair: r.entry.post for r in here}
+        p = sr.rules.p
+        sol = solve_section(model, unknowns, published_posts, tol, p.absolute_floor,
+                            p.special_cap, common=_common_values(sr.rules))
+        if sol is None:
+            continue
+        a = p.age_formula
+        for r, u in zip(sorted(mine, key=lambda r: r.result.pair), sorted(unknowns,
+                                                                        key=lambda u: u.pair)):
+            k = (r.entry.id, sr.system)
+            values[k], games[k] = u.value, u.games
+            if abs(u.value - r.result.initial.rating) <= SEARCH_STEP:
+                continue
+            age = _age_for(u.value, a)
+            pins = sol.pinned_by.get(u.pair, [])
+            inferred.append(Inferred(sr.section.name, sr.system, r.entry.id, r.entry.name,
+                                     u.value, r.result.initial.rating, r.result.initial.how, age,
+                                     None if age is None else round(sr.section.start.year - age),
+                                     a.get("adult"), own=u.pair in pins,
+                                     pinned_by=sum(1 for j in pins if j != u.pair),
+                                     games=u.games))
     if not inferred:
+        return [], None
+    try:
+        final = rate_event(event, _options(options, values, games), book=book)
+    except InputError:
         return [], None
     count = 0
     for r in rows:
-        res = final.get(r.entry.section)
-        value = _post(res, r.entry.section, r.entry.system, r.entry.id) if res else r.computed
+        value = _post(final, r.entry.section, r.entry.system, r.entry.id)
+        r.with_inferred = value
         ok = _within(value, r.entry.post, tol)
         count += ok
         if ok and not r.reproduced and not any(c.cause == "initialization" for c in r.causes):
@@ -305,8 +282,14 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                 detail = (f"the initial rating the page cannot show: {own.describe()}; "
                           f"with it the post is {value:.2f}")
             else:
-                detail = ("an unrated opponent's initial rating the page cannot show: "
-                          + "; ".join(i.describe() for i in here)
-                          + f"; with it the post is {value:.2f}")
+                me = r.section.section.player(r.result.pair)
+                opps = {r.section.section.player(g.opponent).id for g in me.rounds
+                        if g.opponent is not None}
+                shown = sorted(here, key=lambda i: (i.id not in opps, i.id))[:MAX_NAMED]
+                detail = ("the initial ratings of unrated players the page cannot show: "
+                          + "; ".join(i.describe() for i in shown)
+                          + (f"; and {len(here) - len(shown)} more" if len(here) > len(shown)
+                             else "")
+                          + f"; with them the post is {value:.2f}")
             r.causes.append(Cause("initialization", detail, value, r.entry.post))
     return inferred, count

@@ -1,0 +1,429 @@
+"""Initial ratings the page cannot show, solved player by player.
+
+A page prints ``Unrated`` for a player's pre-event rating, never the initial
+rating step 1 gave them (sec. 2: age, ratings in other systems, FIDE, CFC)
+nor, unless the post is printed ``P<n>``, its weight N.  Which published
+values pin each unknown down follows from steps 3-5 of sec. 1:
+
+* with N > 0 the player is rated by the special formula with R0' = the
+  initial rating weighted by N' = min(N, N*) (sec. 3-4.1): their own post
+  moves with it;
+* with N = 0 their own post hardly depends on it (it enters only their own
+  step-3 estimate, weighted N' = 1 against m games), but it is the opponent
+  rating of every unrated opponent's step-3 estimate, which seeds step 4 of
+  those opponents' opponents, whose step-4 results are everyone's opponents
+  in step 5: the published posts around the player pin it, each with a
+  small weight.
+
+So the solver works on the published posts of the whole section:
+
+1. *Starts.*  The values given (the rules' own initial ratings, or a named
+   variant's such as an adult's 1300), one value for all the unknowns (the
+   best of the age-based range), and each unknown at its own published post
+   (an initial rating and the post estimate the same strength).
+2. *Descent from a start.*  The sensitivity of every published post to every
+   unknown is measured (one rating of the section per unknown, the value
+   moved by :data:`PROBE`); then Gauss-Seidel over the section: in a fixed
+   order (pairing number), each unknown in turn takes the value minimising
+   the robust (Huber) squared misfit of the posts that depend on it, a
+   one-dimensional problem solved exactly on the linearised posts, until no
+   value moves by more than :data:`SETTLE` (at most :data:`SWEEPS` sweeps).
+   The section is rated with the values found; the move is shortened until
+   the misfit falls (a line search); a few solves reuse one measurement,
+   then the sensitivities are measured again (at most :data:`ROUNDS` times).
+3. *More starts* while posts stay missed: the other starts, then starts
+   scattered around the best values so far (the posts are not convex in the
+   values: all-win and all-loss results, opponents coming within 400
+   points), all within a work budget per section (:data:`WORK`).
+4. *One-dimensional searches on the real posts* for each unknown that a
+   missed post depends on: a coarse look over the whole range, then finer
+   steps, in pairing order, sweeps repeated while a value changes.
+
+The answer is the best rating seen: the most published posts reproduced,
+then the least misfit.  Every value stays within the rules' range of
+ratings (the absolute floor to the special formula's cap, both from the
+rules in force); an unknown that no published value depends on keeps the
+value given.  Every loop is bounded; the same page gives the same values.
+
+Only the section and system concerned are rated, with the rules resolved
+once (:class:`SectionModel`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass, field
+from typing import Optional
+
+from uschess.errors import InputError
+from uschess.rating.results import SectionResult
+from uschess.rating.section import rate_section
+from uschess.rules.base import Initial
+
+#: The move of an initial rating used to measure the posts' sensitivity to it.
+PROBE = 50.0
+#: A post moving less than this per point of an initial rating does not
+#: depend on it.
+MIN_SLOPE = 1e-4
+#: Gauss-Seidel: sweeps at most, and the largest move (points) that still
+#: counts as a change.
+SWEEPS, SETTLE = 30, 0.05
+#: Measure-and-solve rounds at most, and the largest move of a value in one
+#: round (the posts are linear in the initial ratings only near the values
+#: measured at).
+ROUNDS, REACH = 16, 300.0
+#: Solves from one measurement at most, and the fractions of a solve's move
+#: tried in turn until the misfit falls.
+CHORDS, LINE_SEARCH = 4, (1.0, 0.5, 0.25, 0.1)
+#: The one-dimensional searches on the real posts: sweeps and ratings of the
+#: section at most, and the smallest step (points).
+POLISH_SWEEPS, POLISH_EVALS, SETTLE_POLISH = 4, 1500, 1.0
+#: The step of the coarse look over the range of an initial rating.
+GRID = 100.0
+#: Residuals beyond this many points weigh less (Huber weights): a post held
+#: by a floor, say, must not drag the values.
+HUBER = 20.0
+#: A misfit beyond this counts as this much when comparing two solutions.
+CLIP = 50.0
+#: Pull of each unknown towards the rules' own initial rating, in squared
+#: points of post per squared point of initial rating: next to nothing, it
+#: only keeps a value that the page barely pins from wandering.
+PRIOR = 1e-6
+#: Further starts after the given ones, each value moved at random by up to
+#: HOP points from the best found so far (the posts are not convex in the
+#: values).
+HOPS, HOP = 6, 150.0
+#: After the first start's solve, further work on a section is bounded by
+#: this many ratings of one player (ratings of the section x its players):
+#: a small section gets many starts, a 500-player one few.
+WORK = 200_000
+#: Sections with more unknowns than this are not solved player by player.
+MAX_UNKNOWNS = 400
+
+INFERRED_HOW = "inferred from the published posts"
+
+
+@dataclass
+class Unknown:
+    """One initial rating the page does not show."""
+
+    pair: int
+    id: str
+    #: what the rules give (or a named variant: an adult's rating)
+    start: float
+    #: N of the initial rating (from the page's P<n>, else the rules')
+    games: int
+    value: float = 0.0
+
+    def __post_init__(self):
+        if not self.value:
+            self.value = self.start
+
+
+class _Call:
+    """The rules' hooks, with step 1 answered from given values for the
+    pairs listed (the others go to the rules)."""
+
+    def __init__(self, call, system: str, values: dict, games: dict):
+        self._call, self._system = call, system
+        self._values, self._games = values, games
+
+    def __getattr__(self, name):
+        return getattr(self._call, name)
+
+    def uschess_initial_rating(self, player, system, end, p, hook):
+        value = self._values.get(player.pair) if system == self._system else None
+        if value is None:
+            return self._call.uschess_initial_rating(player=player, system=system, end=end,
+                                                     p=p, hook=hook)
+        return Initial(value, self._games.get(player.pair, 0), INFERRED_HOW)
+
+
+class SectionModel:
+    """One section in one system, rated again (steps 1-5 and the finish
+    step, :func:`uschess.rating.section.rate_section`) with given initial
+    ratings, the rules of ``rated`` reused."""
+
+    def __init__(self, rated: SectionResult, games: dict):
+        self.rated, self.games = rated, dict(games)
+        self.evaluations = 0
+
+    def posts(self, values: dict) -> Optional[dict]:
+        """pair -> the rating a crosstable prints after the event (the post
+        when the player played a rated game), with initial ratings
+        ``values`` (pair -> rating); None when the section cannot be rated."""
+        sr = self.rated
+        rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
+                                                         self.games))
+        self.evaluations += 1
+        try:
+            res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False)
+        except InputError:
+            return None
+        return {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
+
+
+@dataclass
+class Solution:
+    """What :func:`solve_section` found."""
+
+    values: dict  # pair -> initial rating
+    posts: dict   # pair -> post with them
+    reproduced: int
+    #: pair -> the published posts (pairs) that depend on that unknown
+    pinned_by: dict = field(default_factory=dict)
+    evaluations: int = 0
+    sweeps: int = 0
+
+
+def _score(posts: Optional[dict], published: dict, tol: float) -> tuple:
+    """(reproduced, -clipped misfit): larger is better."""
+    if posts is None:
+        return (-1, float("-inf"))
+    n, misfit = 0, 0.0
+    for pair, pub in published.items():
+        v = posts.get(pair)
+        if v is None:
+            misfit += CLIP
+            continue
+        d = abs(v - pub)
+        n += d <= tol + 1e-9
+        misfit += min(d, CLIP)
+    return (n, -misfit)
+
+
+def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low: float,
+                   high: float) -> dict:
+    """pair of each unknown -> {published pair: d post / d initial rating}."""
+    values = {u.pair: u.value for u in unknowns}
+    out = {}
+    for u in unknowns:
+        h = PROBE if u.value + PROBE <= high or u.value - PROBE < low else -PROBE
+        moved = model.posts({**values, u.pair: u.value + h})
+        col = {}
+        if moved is not None:
+            for pair, v in moved.items():
+                b = base.get(pair)
+                if v is None or b is None:
+                    continue
+                slope = (v - b) / h
+                if abs(slope) >= MIN_SLOPE:
+                    col[pair] = slope
+        out[u.pair] = col
+    return out
+
+
+def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
+            high: float, reach: float) -> int:
+    """Gauss-Seidel on the linearised posts: each unknown in turn moved to
+    the minimum of sum_j w_j r_j^2 + PRIOR (x - start)^2 over its own value
+    (w_j: Huber weights of the current residuals), the residuals updated at
+    once; until no value moves by more than SETTLE.  Returns the sweeps."""
+    r = dict(resid)
+    around = {u.pair: u.value for u in unknowns}
+    for sweep in range(1, SWEEPS + 1):
+        biggest = 0.0
+        for u in unknowns:
+            col = cols[u.pair]
+            if not col:
+                continue
+            g = h = 0.0
+            for j, a in col.items():
+                rj = r[j]
+                w = 1.0 if abs(rj) <= HUBER else HUBER / abs(rj)
+                g += w * a * rj
+                h += w * a * a
+            g += PRIOR * (u.value - u.start)
+            h += PRIOR
+            x = u.value - g / h
+            x = min(high, max(low, around[u.pair] - reach, min(around[u.pair] + reach, x)))
+            d = x - u.value
+            if d:
+                for j, a in col.items():
+                    r[j] += a * d
+                u.value = x
+            biggest = max(biggest, abs(d))
+        if biggest <= SETTLE:
+            return sweep
+    return SWEEPS
+
+
+def _polish(model: SectionModel, unknowns: list[Unknown], pinned: dict, published: dict,
+            tol: float, low: float, high: float, best: tuple, best_posts: dict, limit: int):
+    """Where the linearised solves leave a published post missed: a
+    one-dimensional search on the section's real posts for each unknown that
+    post depends on, in pairing order, sweeps repeated while a value changes,
+    within POLISH_EVALS ratings: a coarse look over the whole range (GRID
+    apart; the posts are not monotone in one value), then a pattern search
+    (a step up or down kept when it reproduces more, or as many with less
+    misfit; the step halved otherwise, from GRID / 2 down to
+    SETTLE_POLISH)."""
+    budget = min(limit, model.evaluations + POLISH_EVALS)
+    for _ in range(POLISH_SWEEPS):
+        missed = {j for j, pub in published.items()
+                  if best_posts.get(j) is None or abs(best_posts[j] - pub) > tol + 1e-9}
+        todo = [u for u in unknowns if missed.intersection(pinned.get(u.pair, ()))]
+        changed = False
+        for u in todo:
+            # a coarse look over the whole range first (the posts are not
+            # monotone in one value: kinks where an opponent comes within
+            # 400 points, all-win and all-loss results), then finer steps
+            values = {v.pair: v.value for v in unknowns}
+            x = low
+            while x <= high and model.evaluations < budget:
+                posts = model.posts({**values, u.pair: x})
+                score = _score(posts, published, tol)
+                if score > best:
+                    best, best_posts, u.value = score, posts, x
+                    changed = True
+                x += GRID
+            step = GRID / 2
+            while step >= SETTLE_POLISH and model.evaluations < budget:
+                moved = False
+                for x in (u.value + step, u.value - step):
+                    if not low <= x <= high:
+                        continue
+                    values = {v.pair: v.value for v in unknowns}
+                    values[u.pair] = x
+                    posts = model.posts(values)
+                    score = _score(posts, published, tol)
+                    if score > best:
+                        best, best_posts, u.value = score, posts, x
+                        moved = changed = True
+                        break
+                if not moved:
+                    step /= 2
+            if best[0] == len(published) or model.evaluations >= budget:
+                return best, best_posts
+        if not changed:
+            break
+    return best, best_posts
+
+
+@dataclass
+class _Best:
+    """The best values seen (by reproduced, then misfit) and their posts."""
+
+    score: tuple
+    values: dict
+    posts: dict
+
+    def offer(self, score: tuple, values: dict, posts: dict) -> None:
+        if score > self.score:
+            self.score, self.values, self.posts = score, dict(values), posts
+
+
+def _descend(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
+             tol: float, low: float, high: float, best: _Best,
+             limit: Optional[int] = None) -> tuple[dict, int]:
+    """Linearised solves from ``start`` (see the module text); the path
+    follows the misfit (smooth in the values), every rating seen is offered
+    to ``best``.  Returns the sensitivities last measured (pair -> published
+    pairs) and the sweeps made."""
+    for u in unknowns:
+        u.value = start[u.pair]
+    here_values = dict(start)
+    here_posts = model.posts(here_values)
+    if here_posts is None:
+        return {}, 0
+    here = _score(here_posts, published, tol)
+    best.offer(here, here_values, here_posts)
+    pinned: dict = {}
+    sweeps = 0
+    for _ in range(ROUNDS):
+        if best.score[0] == len(published):
+            break
+        if limit is not None and model.evaluations + len(unknowns) + CHORDS > limit:
+            break
+        cols = _sensitivities(model, unknowns, here_posts, low, high)
+        pinned = {p: sorted(c) for p, c in cols.items()}
+        cols = {p: {j: a for j, a in c.items() if j in published} for p, c in cols.items()}
+        improved = False
+        for _ in range(CHORDS):
+            # the sensitivities measured once serve several solves (a chord
+            # method): each from the residuals of the last accepted values;
+            # the move is shortened (a line search on the real posts) until
+            # the misfit falls
+            resid = {j: here_posts[j] - pub for j, pub in published.items()
+                     if here_posts.get(j) is not None}
+            sweeps += _sweeps(unknowns, cols, resid, low, high, REACH)
+            target = {u.pair: u.value for u in unknowns}
+            moved = False
+            for t in LINE_SEARCH:
+                values = {p: here_values[p] + t * (target[p] - here_values[p]) for p in target}
+                posts = model.posts(values)
+                score = _score(posts, published, tol)
+                best.offer(score, values, posts)
+                if score[1] > here[1]:
+                    here, here_values, here_posts = score, values, posts
+                    moved = improved = True
+                    break
+            for u in unknowns:
+                u.value = here_values[u.pair]
+            if not moved or best.score[0] == len(published):
+                break
+        if not improved:
+            break
+    return pinned, sweeps
+
+
+def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict, tol: float,
+                  low: float, high: float, common: Optional[list] = None) -> Optional[Solution]:
+    """Solve ``unknowns`` (their ``value`` is the starting point and is
+    updated) from ``published`` (pair -> published post of this section and
+    system) as the module text says.  None when the section cannot be rated
+    or there is nothing to solve."""
+    unknowns = sorted(unknowns, key=lambda u: u.pair)
+    if not unknowns or len(unknowns) > MAX_UNKNOWNS:
+        return None
+    given = {u.pair: min(high, max(low, u.value)) for u in unknowns}
+    posts = model.posts(given)
+    if posts is None:
+        return None
+    best = _Best(_score(posts, published, tol), given, posts)
+    # starts: the values given (the rules', or a named variant's); one value
+    # for all (the best of ``common``); each at their own published post (a
+    # new player's initial rating and post estimate the same strength)
+    starts = [given]
+    flat = _Best((-1, float("-inf")), given, posts)
+    for x in common or ():
+        values = {u.pair: x for u in unknowns}
+        got = model.posts(values)
+        flat.offer(_score(got, published, tol), values, got)
+    if flat.values is not given:
+        starts.append(flat.values)
+    starts.append({u.pair: min(high, max(low, published.get(u.pair, given[u.pair])))
+                   for u in unknowns})
+    starts.sort(key=lambda v: _score(model.posts(v), published, tol), reverse=True)
+    pinned: dict = {}
+    sweeps = 0
+    # the best start is always followed; the other starts, then starts
+    # scattered around the best values (a fixed seed: the same page gives the
+    # same values), then the one-dimensional searches, within the budget
+    rng = random.Random(len(unknowns))
+    limit = None
+    for k in range(len(starts) + HOPS):
+        if best.score[0] == len(published):
+            break
+        if k < len(starts):
+            start = starts[k]
+        else:
+            start = {p: min(high, max(low, x + rng.uniform(-HOP, HOP)))
+                     for p, x in best.values.items()}
+        got, n = _descend(model, unknowns, start, published, tol, low, high, best, limit)
+        for p, c in got.items():
+            pinned[p] = sorted(set(pinned.get(p, ())) | set(c))
+        sweeps += n
+        if limit is None:
+            limit = model.evaluations + max(0, WORK // max(1, len(model.rated.section.players)))
+    for u in unknowns:
+        u.value = best.values[u.pair]
+    if best.score[0] < len(published) and pinned and model.evaluations < limit:
+        score, posts = _polish(model, unknowns, pinned, published, tol, low, high, best.score,
+                               best.posts, limit)
+        best.offer(score, {u.pair: u.value for u in unknowns}, posts)
+    for u in unknowns:
+        u.value = best.values[u.pair]
+    return Solution(dict(best.values), best.posts, best.score[0], pinned, model.evaluations,
+                    sweeps)

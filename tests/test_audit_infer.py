@@ -1,0 +1,226 @@
+"""Initial ratings the page cannot show, solved from the published posts
+(engine/apps/audit/solve.py, engine/apps/audit/infer.py).
+
+Each test rates a constructed section through the engine with initial
+ratings it knows (unrated players with birth dates: age-based, N = 0; or
+with a rating in another system: blended, N > 0), publishes the posts
+rounded as a page prints them, drops what a page cannot show, and infers it
+back."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import random
+
+import pytest
+
+from uschess.apps.audit import audit, published_from_dict
+from uschess.apps.audit import solve as S
+from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
+from uschess.cli import main
+from uschess.formulas import round_half_up
+from uschess.io.eventfile import event_from_dict, event_to_dict
+from uschess.rating.pipeline import RatingOptions, rate_event
+
+
+def _swiss(n_rated: int, n_new: int, rounds: int, seed: int, start: str, *, ages=True,
+           other: str = None) -> dict:
+    """A section as an event file's structure: ``n_rated`` established
+    players and ``n_new`` unrated ones (a birth date each when ``ages``,
+    else a rating in ``other`` with 12 games), paired at random without
+    repeats, results drawn from the players' strengths."""
+    rng = random.Random(seed)
+    day = dt.date.fromisoformat(start)
+    players, strength = [], {}
+    for pair in range(1, n_rated + n_new + 1):
+        p = {"pair": pair, "id": f"{20000000 + pair}", "name": f"Player {pair}", "rounds": []}
+        if pair <= n_rated:
+            r = rng.randrange(400, 1900)
+            p["ratings"] = {"OTBR": {"rating": r, "games": 40 + pair}}
+        else:
+            age = rng.randrange(7, 24)
+            r = 50 * age
+            if ages:
+                p["birth_date"] = (day - dt.timedelta(days=int(365.25 * age) + 100)).isoformat()
+            else:
+                r = rng.randrange(600, 1600)
+                p["ratings"] = {other: {"rating": r, "games": 12, "date": start}}
+        strength[pair] = r
+        players.append(p)
+    met = set()
+    for _ in range(rounds):
+        order = list(strength)
+        rng.shuffle(order)
+        paired = set()
+        for a in order:
+            if a in paired:
+                continue
+            b = next((b for b in order if b != a and b not in paired
+                      and (min(a, b), max(a, b)) not in met), None)
+            if b is None:
+                players[a - 1]["rounds"].append("B")
+                paired.add(a)
+                continue
+            paired |= {a, b}
+            met.add((min(a, b), max(a, b)))
+            e = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+            x = rng.random()
+            ra, rb = ("W", "L") if x < e - 0.05 else ("L", "W") if x > e + 0.05 else ("D", "D")
+            players[a - 1]["rounds"].append(f"{ra}{b}")
+            players[b - 1]["rounds"].append(f"{rb}{a}")
+    return {"event": {"name": "Constructed", "start": start, "end": start},
+            "sections": [{"name": "S", "time_control": "G/90;d30", "players": players}]}
+
+
+def _published(raw: dict, system="OTBR") -> tuple[dict, dict]:
+    """The section rated with what ``raw`` knows, and the page's published
+    posts by pair (rounded: a page prints whole points)."""
+    res = rate_event(event_from_dict(raw, source="truth.yaml"), RatingOptions())
+    sr = next(s for s in res.sections if s.system == system)
+    return ({pr.pair: float(round_half_up(pr.post if pr.m else pr.pre)) for pr in sr.players},
+            {pr.pair: pr.initial for pr in sr.players if pr.initial is not None})
+
+
+def _hidden(raw: dict, keep_other=False) -> dict:
+    """``raw`` as a page shows it: no birth dates, no other systems."""
+    raw = json.loads(json.dumps(raw))
+    for p in raw["sections"][0]["players"]:
+        p.pop("birth_date", None)
+        if not keep_other:
+            p.get("ratings", {}).pop("OTBQ", None)
+            if not p.get("ratings"):
+                p.pop("ratings", None)
+    return raw
+
+
+def _solve(raw_hidden: dict, published: dict, games: dict):
+    res = rate_event(event_from_dict(raw_hidden, source="page.yaml"), RatingOptions(trace=False))
+    sr = next(s for s in res.sections if s.system == "OTBR")
+    unknowns = [Unknown(pr.pair, pr.id, pr.initial.rating, games.get(pr.pair, 0))
+                for pr in sr.players if pr.initial is not None]
+    model = SectionModel(sr, {u.pair: u.games for u in unknowns})
+    before = sum(abs((pr.post if pr.m else pr.pre) - published[pr.pair]) <= 1 + 1e-9
+                 for pr in sr.players)
+    p = sr.rules.p
+    sol = solve_section(model, unknowns, published, 1.0, p.absolute_floor, p.special_cap)
+    return before, sol, unknowns
+
+
+@pytest.mark.parametrize("start,seed", [("2015-05-02", 3), ("2021-03-06", 11)])
+def test_age_based_initial_ratings_solved_back(start, seed):
+    """N = 0 players (age-based): the own post barely depends on the value,
+    the opponents' posts pin it; every post reproduced with the values found."""
+    raw = _swiss(8, 12, 4, seed, start)
+    published, truth = _published(raw)
+    assert all(i.games == 0 and i.how.startswith("age-based") for i in truth.values())
+    before, sol, unknowns = _solve(_hidden(raw), published, {})
+    assert before < len(published)  # the rules' default does not reproduce the page
+    assert sol.reproduced == len(published)
+    assert all(100 <= u.value <= 2700 for u in unknowns)
+    # what pins an N = 0 value: other players' posts, not (only) its own
+    assert all(any(j != u.pair for j in sol.pinned_by[u.pair]) for u in unknowns)
+    # the model rates the section as the pipeline does: with the true values,
+    # the published posts exactly (before rounding)
+    model = SectionModel(rate_event(event_from_dict(_hidden(raw), source="p"),
+                                    RatingOptions(trace=False)).sections[0], {})
+    posts = model.posts({pair: i.rating for pair, i in truth.items()})
+    assert all(abs(posts[j] - published[j]) <= 0.5 + 1e-9 for j in published)
+
+
+def test_blended_initial_ratings_solved_from_own_posts():
+    """N > 0 (2020 blended from an OTBQ rating the page does not show): the
+    player's own post pins the value, to within a few points of the truth."""
+    raw = _swiss(10, 6, 4, 5, "2021-03-06", ages=False, other="OTBQ")
+    for p in raw["sections"][0]["players"][:10]:
+        p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"], date="2021-03-06")
+    raw["sections"][0]["time_control"] = "G/60;d5"  # dual-rated: OTBR and OTBQ
+    published, truth = _published(raw)
+    games = {pair: i.games for pair, i in truth.items()}
+    assert all(i.games > 0 and i.how.startswith("blended") for i in truth.values())
+    hidden = _hidden(raw)
+    for p in hidden["sections"][0]["players"][:10]:
+        p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"], date="2021-03-06")
+    before, sol, unknowns = _solve(hidden, published, games)
+    assert before < len(published)
+    assert sol.reproduced == len(published)
+    for u in unknowns:
+        assert u.pair in sol.pinned_by[u.pair]  # its own post depends on it
+        assert abs(u.value - truth[u.pair].rating) <= 15
+
+
+def test_solver_never_leaves_the_rules_range_and_stops():
+    """Posts no initial rating can give (a page's typo): the values stay in
+    the rules' range, the solver stops within its bounds, and nothing is
+    made worse than the start."""
+    raw = _swiss(6, 6, 3, 7, "2019-05-04")
+    published, _ = _published(raw)
+    published = {j: v + 900 for j, v in published.items()}
+    before, sol, unknowns = _solve(_hidden(raw), published, {})
+    assert sol.reproduced >= before
+    assert all(100 <= u.value <= 2700 for u in unknowns)
+    # bounded: every start's rounds (a measurement and its solves each), the
+    # coarse starts and the one-dimensional searches' budget
+    starts = 3 + S.HOPS
+    bound = 1 + 14 + starts * (1 + S.ROUNDS * (len(unknowns) + S.CHORDS)) + S.POLISH_EVALS + 60
+    assert sol.evaluations <= bound
+
+
+def _page_file(tmp_path, raw, published):
+    """A published-results file for ``raw`` (hidden) with ``published``."""
+    out = event_to_dict(event_from_dict(_hidden(raw), source="page.yaml"))
+    out["published"] = [{"id": f"{20000000 + pair}", "system": "OTBR", "post": post,
+                         "section": "S"} for pair, post in sorted(published.items())]
+    path = tmp_path / "published.json"
+    path.write_text(json.dumps(out))
+    return path
+
+
+def test_audit_reports_values_as_inferred_and_re_checks_everyone(tmp_path, capsys):
+    """``uschess audit`` end to end: the plain figure beside the one with the
+    inferred values, each value reported as inferred with what pinned it."""
+    raw = _swiss(8, 12, 4, 3, "2015-05-02")
+    published, truth = _published(raw)
+    path = _page_file(tmp_path, raw, published)
+    a = audit(published_from_dict(json.loads(path.read_text()), source=str(path)))
+    assert a.reproduced < a.total == len(published)
+    assert a.reproduced_inferred == a.total
+    assert {i.id for i in a.inferred} <= {f"{20000000 + p}" for p in truth}
+    assert all(r.with_inferred is not None for r in a.rows)
+    for r in a.mismatches:
+        assert r.causes and r.causes[0].cause == "initialization"
+    code = main(["audit", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"{a.reproduced} of {a.total} reproduced" in out
+    assert f"{a.total} of {a.total} reproduced" in out  # with the inferred values
+    assert "inferred from the page" in out and "which does not show it" in out
+    code = main(["audit", str(path), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["reproduced_inferred"] == a.total
+    assert all(i["value"] != i["rules_value"] for i in data["inferred"])
+
+
+def test_initial_games_from_what_the_page_prints():
+    """N of an unrated player's initial rating: P<n> after m games gives
+    n - m; a post a page prints established after m games gives at least
+    established_games + 1 - m (a published-results file prints no counts:
+    the rules' N)."""
+    from types import SimpleNamespace as NS
+
+    from uschess.apps.audit.infer import _initial_games
+    from uschess.calendar.rulebook import RuleBook
+
+    rules = RuleBook.load().rules(dt.date(2020, 7, 11))
+    est = rules.p.established_games
+
+    def row(m, post_games, own=0):
+        return NS(result=NS(m=m, initial=NS(games=own)), entry=NS(post_games=post_games),
+                  section=NS(rules=rules))
+
+    assert _initial_games(row(6, 16), page=True) == 10
+    assert _initial_games(row(19, None), page=True) == est + 1 - 19
+    assert _initial_games(row(19, None, own=10), page=True) == 10
+    assert _initial_games(row(est + 5, None), page=True) == 0
+    assert _initial_games(row(19, None), page=False) == 0
