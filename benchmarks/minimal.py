@@ -417,7 +417,7 @@ def rate_section(sec: Sec, system: str, before: dict, dual: bool, P: dict) -> li
         def add(before, extra):
             return extra if rec is None else (None if before is None else before + extra)
 
-        games = (rec.games if rec else 0) + m
+        games = (rec.games if rec else n[e.pair]) + m    # a new player: step 1's N + m
         was_est = rec is not None and rec.games > est
         peak = rec.peak if rec else None
         for x in (rec.rating if was_est else None, value if games > est else None):

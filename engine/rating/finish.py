@@ -28,11 +28,14 @@ from uschess.rules.base import EventCounts, Floor
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
-                 value: float, date, p) -> SystemRecord:
+                 value: float, date, p, initial_games: int = 0) -> SystemRecord:
     """A player's record after an event of ``m`` rated games, rated ``value``
     before personal floors and storage.  Counts include the event (project
     reading 2); unknown earlier counts stay unknown, except for a player new
-    to the system.  The highest established rating takes in the pre-event
+    to the system.  A player new to the system has played N + m games after
+    it, N the games step 1 gave the initial rating (``initial_games``; 0 for
+    an age-based one), as the published provisional counts show (project
+    reading 12).  The highest established rating takes in the pre-event
     rating (when established) and ``value`` (when established after).  A
     floor lowered after a match is carried over (the finish step decides
     whether it still holds)."""
@@ -40,8 +43,8 @@ def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, los
     est = p.established_games
     olm = p.olm
     three = 1 if m >= p.event_rated_games else 0
-    if rec is None:  # new to the system: every count is this event's
-        games = m
+    if rec is None:  # new to the system: every win, draw and loss is this event's
+        games = initial_games + m
         peak = value if games > est else None
         above = 0
         after = SystemRecord(value, games, wins, draws, losses, three, peak, False, None, date, 0)
@@ -157,7 +160,8 @@ class FinishStep:
         value = step5 = self.step5[pair]
         m, wins, losses = e.m, e.wins, e.losses
         draws = m - wins - losses  # Entrant.draws
-        after = record_after(rec, m, wins, draws, losses, value, self.end, p)
+        after = record_after(rec, m, wins, draws, losses, value, self.end, p,
+                             0 if rec is not None else e.n)
         fl = self.personal_floor(
             system=self.system, after=after,
             event=EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0), p=p)
@@ -219,7 +223,8 @@ class FinishStep:
 
         m, wins, losses = e.m, e.wins, e.losses
         draws = m - wins - losses  # Entrant.draws
-        after = record_after(rec, m, wins, draws, losses, value, end, p)
+        after = record_after(rec, m, wins, draws, losses, value, end, p,
+                             0 if rec is not None else e.n)
         if trace:
             event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
             floor_reads = Reads()
