@@ -25,6 +25,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "data" / "real" / "pacl-2001-2021" / "sections"
@@ -44,23 +45,35 @@ def era(date) -> str:
     return ERAS[-1][0]
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def corpus_parser(doc: str) -> argparse.ArgumentParser:
+    """The options every corpus script takes: a sample, a limit, JSON misses."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--limit", type=int, help="only the first N pages")
     ap.add_argument("--every", type=int, default=1, help="only every K-th page (a sample)")
     ap.add_argument("--json", metavar="FILE", help="also write every miss as JSON")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def corpus_files(args) -> Optional[list[Path]]:
+    """The pages ``args`` select, in name order; None (said on standard error)
+    when the corpus is not beside the checkout."""
     if not CORPUS.is_dir():
         print(f"{CORPUS} is not beside the checkout", file=sys.stderr)
+        return None
+    files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
+    return files[:args.limit] if args.limit else files
+
+
+def main(argv=None) -> int:
+    args = corpus_parser(__doc__).parse_args(argv)
+    files = corpus_files(args)
+    if files is None:
         return 2
     from uschess.apps.audit import audit, load_published
     from uschess.calendar.rulebook import RuleBook
     from uschess.errors import InputError
 
     book = RuleBook.load()
-    files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
-    if args.limit:
-        files = files[:args.limit]
     totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
     causes = collections.Counter()
     left = collections.Counter()  # misses left with the inferred values, by best cause

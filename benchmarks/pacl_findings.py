@@ -23,22 +23,14 @@ fields; ``--misses N`` lists the N largest.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
-import re
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "data" / "real" / "pacl-2001-2021" / "sections"
-NAME = re.compile(r"XtblMain_([0-9]+)_([0-9]+)\.html$")
-
-#: Eras of the rules (000 sec. 8): integer ratings before 2014-09-01, the
-#: float era to the 2017 B = 14, that to the 2020 revision, and after.
-ERAS = (("2001..2014-08", "2014-09-01"), ("2014-09..2017-05", "2017-06-01"),
-        ("2017-06..2020-05", "2020-06-01"), ("2020-06..2021", "9999-12-31"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pacl_audit import NAME, corpus_files, corpus_parser, era  # noqa: E402
 
 #: Rating systems by the section's ``Rating Sys:`` letter.
 KINDS = {"R": "Regular", "Q": "Quick", "D": "dual", "B": "Blitz", "OR": "Regular",
@@ -51,14 +43,6 @@ KINDS = {"R": "Regular", "Q": "Quick", "D": "dual", "B": "Blitz", "OR": "Regular
 #: causes (another B, N*, reading or rules date) are disagreements with the
 #: rules in force.
 HIDDEN_INPUTS = ("floor", "games", "history", "rounding", "initialization", "chaining")
-
-
-def era(date) -> str:
-    text = date.isoformat()
-    for name, before in ERAS:
-        if text < before:
-            return name
-    return ERAS[-1][0]
 
 
 def known_systems(section) -> list[str]:
@@ -108,24 +92,18 @@ def miss_record(page: str, pub, facts, row) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, help="only the first N pages")
-    ap.add_argument("--every", type=int, default=1, help="only every K-th page (a sample)")
-    ap.add_argument("--json", metavar="FILE", help="also write every miss as JSON")
+    ap = corpus_parser(__doc__)
     ap.add_argument("--misses", type=int, default=0, metavar="N",
                     help="list the N largest misses")
     args = ap.parse_args(argv)
-    if not CORPUS.is_dir():
-        print(f"{CORPUS} is not beside the checkout", file=sys.stderr)
+    files = corpus_files(args)
+    if files is None:
         return 2
     from uschess.apps.audit import audit, load_published
     from uschess.calendar.rulebook import RuleBook
     from uschess.errors import InputError
 
     book = RuleBook.load()
-    files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
-    if args.limit:
-        files = files[:args.limit]
     totals = collections.defaultdict(lambda: [0, 0, 0])  # key -> [reproduced, + hidden, total]
     misses = []
     pages = skipped = unread = 0
