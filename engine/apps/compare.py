@@ -197,11 +197,20 @@ def replay(events: Sequence[tuple[str, Item]], options: RatingOptions, *,
     return out
 
 
+@dataclass(slots=True)
 class _Posts:
-    """What a row says of the two posts (``a_post``, ``b_post``: None where
-    a side did not rate the player)."""
+    """Where a row is (event, section, player, system) and what it says of
+    the two posts (``a_post``, ``b_post``: None where a side did not rate the
+    player)."""
 
-    __slots__ = ()
+    event: str
+    event_name: str
+    date: _dt.date
+    section: str
+    pair: int
+    id: str
+    name: str
+    system: str
 
     @property
     def diff(self) -> Optional[float]:
@@ -218,6 +227,11 @@ class _Posts:
                 "b": self.b_post, "diff": self.diff, "name": self.name, "section": self.section,
                 "pair": self.pair, "date": self.date.isoformat()}
 
+    def where(self) -> tuple:
+        """The identifying fields, in their order."""
+        return (self.event, self.event_name, self.date, self.section, self.pair, self.id,
+                self.name, self.system)
+
 
 @dataclass
 class Row(_Posts):
@@ -225,14 +239,6 @@ class Row(_Posts):
     (either may be None when the section is rated in that system on one
     side only)."""
 
-    event: str
-    event_name: str
-    date: _dt.date
-    section: str
-    pair: int
-    id: str
-    name: str
-    system: str
     a: Optional[PlayerResult]
     b: Optional[PlayerResult]
 
@@ -249,25 +255,15 @@ class Row(_Posts):
 class PostsRow(_Posts):
     """A :class:`Row` as a streamed comparison keeps it: the two posts only."""
 
-    event: str
-    event_name: str
-    date: _dt.date
-    section: str
-    pair: int
-    id: str
-    name: str
-    system: str
     a_post: Optional[float]
     b_post: Optional[float]
 
     @classmethod
     def of(cls, row: Row) -> "PostsRow":
-        return cls(row.event, row.event_name, row.date, row.section, row.pair, row.id, row.name,
-                   row.system, row.a_post, row.b_post)
+        return cls(*row.where(), row.a_post, row.b_post)
 
     def astuple(self) -> tuple:
-        return (self.event, self.event_name, self.date, self.section, self.pair, self.id,
-                self.name, self.system, self.a_post, self.b_post)
+        return (*self.where(), self.a_post, self.b_post)
 
 
 def _brief(r) -> dict:
