@@ -231,46 +231,40 @@ def minimal_posts(posts) -> dict:
     return {(p.section, p.system, p.id): p.post for p in posts}
 
 
-def store_ratings(db: str) -> dict:
-    """(player, system) -> (rating, games, wins, draws, losses, events3, peak)
-    of a SQLite store, the engine's or the minimal replay's."""
+def _rows(db: str, query: str) -> list:
     import sqlite3
 
     con = sqlite3.connect(db)
     try:
-        rows = con.execute("SELECT player_id, system, rating, games, wins, draws, losses, "
-                           "events3, peak FROM ratings").fetchall()
+        return con.execute(query).fetchall()
     finally:
         con.close()
+
+
+def store_ratings(db: str) -> dict:
+    """(player, system) -> (rating, games, wins, draws, losses, events3, peak)
+    of a SQLite store, the engine's or the minimal replay's."""
+    rows = _rows(db, "SELECT player_id, system, rating, games, wins, draws, losses, "
+                     "events3, peak FROM ratings")
     return {(r[0], r[1]): r[2:] for r in rows}
 
 
 def store_changes(db: str) -> dict:
     """(event, section, system, player) -> (pre, post) of a SQLite store."""
-    import sqlite3
-
-    con = sqlite3.connect(db)
-    try:
-        rows = con.execute("SELECT event_id, section, system, player_id, pre, post "
-                           "FROM changes").fetchall()
-    finally:
-        con.close()
+    rows = _rows(db, "SELECT event_id, section, system, player_id, pre, post FROM changes")
     return {r[:4]: r[4:] for r in rows}
 
 
 def check_stores(engine_db: str, minimal_db: str) -> tuple[int, int]:
     """Stop unless both stores hold the same ratings rows and the same
     changes (pre and post, bit for bit).  Returns (ratings, changes)."""
-    a, b = store_ratings(engine_db), store_ratings(minimal_db)
-    if a != b:
-        diff = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
-        k = diff[0]
-        raise SystemExit(f"the stores differ in {len(diff)} ratings rows, e.g. {k}: "
-                         f"engine {a.get(k)}, minimal {b.get(k)}")
-    ca, cb = store_changes(engine_db), store_changes(minimal_db)
-    if ca != cb:
-        diff = sorted(k for k in ca.keys() | cb.keys() if ca.get(k) != cb.get(k))
-        k = diff[0]
-        raise SystemExit(f"the stores differ in {len(diff)} changes, e.g. {k}: "
-                         f"engine {ca.get(k)}, minimal {cb.get(k)}")
-    return len(a), len(ca)
+    counts = []
+    for what, read in (("ratings rows", store_ratings), ("changes", store_changes)):
+        a, b = read(engine_db), read(minimal_db)
+        if a != b:
+            diff = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+            k = diff[0]
+            raise SystemExit(f"the stores differ in {len(diff)} {what}, e.g. {k}: "
+                             f"engine {a.get(k)}, minimal {b.get(k)}")
+        counts.append(len(a))
+    return counts[0], counts[1]

@@ -67,6 +67,14 @@ def test_the_ordering_pass_keeps_no_more_than_its_budget(history, monkeypatch):
     assert all(x.event_file for x in items if x.item is None)
 
 
+def _copy(files, events: Path) -> Path:
+    """The history's event files copied into ``events`` (to break one)."""
+    events.mkdir()
+    for f in files:
+        (events / f.name).write_bytes(f.read_bytes())
+    return events
+
+
 def _bad_round(path: Path) -> tuple[str, str, int]:
     """Break a round cell of the file's first player (the header is left
     alone); return (section, player label, round)."""
@@ -81,10 +89,7 @@ def _bad_round(path: Path) -> tuple[str, str, int]:
 def test_a_bad_file_read_at_its_turn_stops_the_run_after_whole_events(history, tmp_path,
                                                                        monkeypatch, capsys):
     base, files, _ = history
-    events = tmp_path / "events"
-    events.mkdir()
-    for f in files:
-        (events / f.name).write_bytes(f.read_bytes())
+    events = _copy(files, tmp_path / "events")
     ordered = sorted(events.glob("*.json"))
     bad = ordered[40]
     section, player, round_ = _bad_round(bad)
@@ -111,10 +116,7 @@ def test_a_bad_file_read_at_its_turn_stops_the_run_after_whole_events(history, t
 def test_a_file_whose_header_does_not_read_stops_the_run_before_any_write(history, tmp_path,
                                                                          monkeypatch, capsys):
     base, files, _ = history
-    events = tmp_path / "events"
-    events.mkdir()
-    for f in files:
-        (events / f.name).write_bytes(f.read_bytes())
+    events = _copy(files, tmp_path / "events")
     bad = sorted(events.glob("*.json"))[50]
     data = json.loads(bad.read_text())
     data["event"]["end"] = "2024-02-30"
@@ -130,10 +132,7 @@ def test_a_file_whose_header_does_not_read_stops_the_run_before_any_write(histor
 
 def test_a_file_changed_during_the_run_is_refused(history, tmp_path, monkeypatch):
     base, files, _ = history
-    events = tmp_path / "events"
-    events.mkdir()
-    for f in files:
-        (events / f.name).write_bytes(f.read_bytes())
+    events = _copy(files, tmp_path / "events")
     paths = sorted(str(p) for p in events.glob("*.json"))
     victim = Path(paths[-1])
     monkeypatch.setattr(replay_module, "KEEP_PLAYERS", 40)
