@@ -405,3 +405,14 @@ def test_the_default_run_uses_a_small_example_budget(monkeypatch):
     assert examples(2000) == {"dev": 200, "ci": 2000}[profile]
     ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "USCHESS_HYPOTHESIS=ci python -m pytest" in ci_run
+
+
+def test_histogram_counts_a_change_as_the_comparison_does(tmp_path):
+    """A difference within the comparison's tolerance is unchanged in the plot
+    too, so the plot's counts agree with the printed summary."""
+    pytest.importorskip("matplotlib")
+    from uschess.apps.compare import EPSILON
+    from uschess.apps.plots import plot_differences
+    plot_differences([0.0, 1e-12, -3e-10, -2.0, 1.5], tmp_path, title="t", tolerance=EPSILON)
+    texts = "".join(ET.parse(tmp_path / "differences.svg").getroot().itertext())
+    assert "5 results compared: 2 changed (1 lower, 1 higher under B; drawn), 3 unchanged" in texts

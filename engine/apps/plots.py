@@ -108,19 +108,19 @@ def _bin_edges(values: Sequence[float]) -> list[float]:
 
 
 def plot_differences(diffs: Sequence[float], out_dir, *, title: str = "",
-                     stem: str = "differences") -> list[Path]:
+                     stem: str = "differences", tolerance: float = 0.0) -> list[Path]:
     """A histogram of the differences B - A, one value per player, event
-    section and system.  Only changed results are drawn (an unchanged one is
-    exactly 0 and would swamp the bins next to it); the title gives how many
-    were unchanged, and 0 is a bin edge, so gains and losses never share a
-    bin."""
+    section and system.  Only changed results (``|B - A| > tolerance``, the
+    comparison's own test of a change) are drawn (the unchanged would swamp
+    the bins next to 0); the title gives how many were unchanged, and 0 is a
+    bin edge, so gains and losses never share a bin."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
     values = [float(d) for d in diffs]
-    changed = [d for d in values if d != 0.0]
+    changed = [d for d in values if abs(d) > tolerance]
     if changed:
         ax.hist(changed, bins=_bin_edges(changed), color="#4a78b5", edgecolor="white")
         ax.axvline(0.0, color="#444444", linewidth=0.8)
@@ -133,7 +133,7 @@ def plot_differences(diffs: Sequence[float], out_dir, *, title: str = "",
     lower = sum(1 for d in changed if d < 0)
     ax.set_title(f"{title or 'Rating differences'}\n{len(values)} results compared: "
                  f"{len(changed)} changed ({lower} lower, {len(changed) - lower} higher under B; "
-                 f"drawn), {len(values) - len(changed)} unchanged (not drawn)", fontsize=10)
+                 f"drawn), {len(values) - len(changed)} unchanged (not drawn)", fontsize=9)
     return _save(fig, Path(out_dir), stem)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from uschess.apps.compare import (compare_streamed, iter_json, iter_text, parse_rules_spec,
-                                  to_csv)
+from uschess.apps.compare import (EPSILON, compare_streamed, iter_json, iter_text,
+                                  parse_rules_spec, to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.commands.common import (Console, add_force_option, add_member_data_options,
@@ -118,7 +118,7 @@ def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
             csv.write(to_csv(cmp), console)
         if args.plot_dir:
             from uschess.apps.plots import plot_differences, plot_paths
-            written = plot_differences(cmp.diffs(), args.plot_dir,
+            written = plot_differences(cmp.diffs(), args.plot_dir, tolerance=EPSILON,
                                        title=f"B - A: {args.b} vs {args.a}")
             if args.player:
                 written += plot_paths(cmp.paths, args.plot_dir, names=cmp.names,
