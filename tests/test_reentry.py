@@ -59,3 +59,27 @@ def test_event_file_with_a_reentry_rates_with_a_note(tmp_path, capsys):
     data = __import__("json").loads(capsys.readouterr().out)
     players = data["sections"][0]["players"]
     assert sorted(p["pair"] for p in players) == [1, 2, 3]
+
+
+def test_entries_with_games_in_the_same_round_are_laid_out_apart():
+    """Both entries of 11111111 played round 1, against the two entries of
+    22222222 and 33333333: their blocks collide, so the later game moves to a
+    round free for both its players (event 201807080972, section 3)."""
+    ev = event([
+        player(1, ["W5"], rating=1500, games=40, pid="11111111"),
+        player(2, ["U"], rating=1600, games=40, pid="22222222"),
+        player(3, ["W4"], rating=1400, games=40, pid="33333333"),
+        player(4, ["L3"], rating=1500, games=40, pid="11111111"),
+        player(5, ["L1"], rating=1600, games=40, pid="22222222"),
+    ])
+    sec = ev.sections[0]
+    assert any("the entries of 11111111" in n and "same round" in n for n in sec.notes)
+    assert sorted(r.code for r in sec.player(1).rounds if r.rated) == ["L", "W"]
+    plain = event([
+        player(1, ["W2", "L3"], rating=1500, games=40, pid="11111111"),
+        player(2, ["L1", "U"], rating=1600, games=40, pid="22222222"),
+        player(3, ["U", "W1"], rating=1400, games=40, pid="33333333"),
+    ])
+    got = {p.id: p.post for s in rate_event(ev).sections for p in s.players}
+    want = {p.id: p.post for s in rate_event(plain).sections for p in s.players}
+    assert got == pytest.approx(want, abs=1e-9)

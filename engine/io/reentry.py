@@ -9,14 +9,17 @@ reader: the member keeps the first entry's pair, record and details, and
 every game of every entry.  A rating uses the games of an event as a whole,
 not their order, so the games move to extra rounds: a game between entry
 ``b`` of one player and entry ``c`` of another goes to the block of rounds of
-the unordered pair {b, c}, the same block for both sides.
+the unordered pair {b, c}, the same block for both sides.  Where two games
+of one merged player fall on the same round of a block (entries that both
+played a round: event 201807080972, section 3, member 12688571 at pairs 22
+and 211, both with a game in round 1), the later game moves to the first
+round after it that is free for both its players, with a note.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from uschess.errors import InputError
 from uschess.model import Player, Round, Section
 
 
@@ -39,33 +42,68 @@ def merge_reentries(section: Section) -> tuple[Section, list[str]]:
     for i, (b, c) in enumerate(order):
         blocks[(b, c)] = blocks[(c, b)] = i
     entry_of = {p.pair: (by_id[p.id][0].pair, by_id[p.id].index(p)) for p in section.players}
-    total = rounds * len(order)
+    by_pair = {p.pair: p for p in section.players}
     notes = [f"section {section.name}: member {pid} is listed {len(entries)} times (pairs "
              f"{', '.join(str(e.pair) for e in entries)}): rated as one player with the games "
              "of every entry, as US Chess rates a re-entry"
              for pid, entries in doubles.items()]
+    cells: dict[int, dict[int, Round]] = {p.pair: {} for p in section.players
+                                          if not entry_of[p.pair][1]}
+    placed: set = set()  # (entry pair, round) of cells already laid out
+    moved = set()
+
+    def free(first: int, at: int) -> bool:
+        return at not in cells[first]
+
+    for p in section.players:
+        mine, b = entry_of[p.pair]
+        for k, r in enumerate(p.rounds):
+            if (p.pair, k) in placed:
+                continue
+            if r.opponent is not None and r.opponent in entry_of and r.opponent != p.pair:
+                theirs, c = entry_of[r.opponent]
+                back = by_pair[r.opponent].rounds
+                mirrored = k < len(back) and back[k].opponent == p.pair \
+                    and (r.opponent, k) not in placed
+                at = want = blocks[(b, c)] * rounds + k
+                if mirrored:
+                    # both sides of one game share a round: the block of the
+                    # entries' pair, or the first round after it free for both
+                    while not (free(mine, at) and free(theirs, at)):
+                        at += 1
+                    cells[theirs][at] = Round(back[k].code, mine)
+                    placed.add((r.opponent, k))
+                else:
+                    while not free(mine, at):
+                        at += 1
+                cell = Round(r.code, theirs)
+            elif r.code == "U" and r.opponent is None:
+                continue
+            else:
+                at = want = blocks[(b, b)] * rounds + k
+                cell = r
+                while not free(mine, at):
+                    at += 1
+            if at != want:  # name the member listed twice whose games collided
+                moved.update(x for x in (p.id, by_pair[r.opponent].id if r.opponent in by_pair
+                                         else None) if x in doubles)
+            cells[mine][at] = cell
+            placed.add((p.pair, k))
+    total = max([rounds * len(order)] + [at + 1 for c in cells.values() for at in c])
+    if moved:
+        notes.append(f"section {section.name}: the entries of "
+                     f"{', '.join(sorted(moved))} have results in the same round: "
+                     "their games are laid out in further rounds (a rating does not "
+                     "depend on the order of an event's games)")
     players = []
     for p in section.players:
         if entry_of[p.pair][1]:
             continue
-        cells: list[Round] = [Round("U")] * total
-        for b, e in enumerate(by_id[p.id]):
-            for k, r in enumerate(e.rounds):
-                if r.opponent is not None and r.opponent in entry_of:
-                    first, c = entry_of[r.opponent]
-                    at, cell = blocks[(b, c)] * rounds + k, Round(r.code, first)
-                elif r.code == "U" and r.opponent is None:
-                    continue
-                else:
-                    at, cell = blocks[(b, b)] * rounds + k, r
-                if cells[at].code != "U" or cells[at].opponent is not None:
-                    raise InputError(f"member {p.id}'s entries have results in round {k + 1} "
-                                     "that cannot be told apart", player=e.label, round=k + 1,
-                                     section=section.name)
-                cells[at] = cell
+        laid = cells[p.pair]
+        cells_of_p = [laid.get(at, Round("U")) for at in range(total)]
         ratings = dict(p.ratings)
         for e in by_id[p.id][1:]:
             for system, rec in e.ratings.items():
                 ratings.setdefault(system, rec)
-        players.append(dataclasses.replace(p, rounds=cells, ratings=ratings))
+        players.append(dataclasses.replace(p, rounds=cells_of_p, ratings=ratings))
     return dataclasses.replace(section, players=players), notes
