@@ -168,14 +168,61 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
         validate_section(section)
     except InputError as err:
         regrouped = regroup_games(section)
-        if regrouped is None:
-            raise
-        section = regrouped
-        notes.append(f"{where}: the two sides of some games are printed in different rounds "
-                     f"({err.message}; a round robin's columns, say): every game matched from "
-                     "both sides and rated once (a rating does not depend on the round order)")
+        if regrouped is not None:
+            section = regrouped
+            notes.append(f"{where}: the two sides of some games are printed in different "
+                         f"rounds ({err.message}; a round robin's columns, say): every game "
+                         "matched from both sides and rated once (a rating does not depend on "
+                         "the round order)")
+        else:
+            section, mended = mend_opponent_numbers(section)
+            if not mended:
+                raise
+            notes.extend(f"{where}: {m}" for m in mended)
+            section.notes.extend(mended)
         validate_section(section)
     return section, published, facts
+
+
+def mend_opponent_numbers(section: Section) -> tuple[Section, list[str]]:
+    """``section`` with the opponent numbers that a page misprints put right,
+    and a note for each; no note when there is none.
+
+    A game cell is misprinted when the player it names does not name the
+    player back in that round, and exactly one other player does, with the
+    mirrored result, whom the cell does not name (event 201402175282: pair
+    566 prints ``L1119`` in round 5, pair 1119's round 5 is ``U``, and pair
+    1001 prints ``W566``).  The game is the one both sides of which the page
+    prints save a number; the posts of both players check it."""
+    by_pair = {p.pair: p for p in section.players}
+    rounds = {p.pair: list(p.rounds) for p in section.players}
+    claims: dict[tuple[int, int], list[int]] = {}  # (pair, round) -> pairs naming it
+    for p in section.players:
+        for k, r in enumerate(p.rounds):
+            if r.opponent is not None and r.opponent in by_pair:
+                claims.setdefault((r.opponent, k), []).append(p.pair)
+    notes = []
+    for p in section.players:
+        for k, r in enumerate(p.rounds):
+            if r.opponent is None or r.code not in MIRROR or r.opponent not in by_pair:
+                continue
+            theirs = by_pair[r.opponent].rounds
+            if k < len(theirs) and theirs[k].opponent == p.pair:
+                continue  # named back: not misprinted
+            others = [q for q in claims.get((p.pair, k), ())
+                      if q != r.opponent and by_pair[q].rounds[k].code == MIRROR[r.code]]
+            if len(others) != 1:
+                continue
+            q = others[0]
+            rounds[p.pair][k] = Round(r.code, q)
+            notes.append(f"pair {p.pair} prints {r} in round {k + 1}, but pair {r.opponent}'s "
+                         f"round {k + 1} is {theirs[k] if k < len(theirs) else 'missing'} and "
+                         f"pair {q} prints {by_pair[q].rounds[k]}: read as the game with pair "
+                         f"{q} (the opponent's number misprinted)")
+    if not notes:
+        return section, []
+    players = [dataclasses.replace(p, rounds=rounds[p.pair]) for p in section.players]
+    return dataclasses.replace(section, players=players), notes
 
 
 def regroup_games(section: Section) -> Optional[Section]:
