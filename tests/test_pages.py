@@ -187,6 +187,39 @@ def test_member_listed_twice_is_one_player():
     assert a.total == 27
 
 
+def test_entries_of_one_member_that_both_played_a_round():
+    """Event 201807080972 section 3 lists 17 members twice; both entries of
+    12688571 have a game in round 1: the games are laid out apart and the
+    page audits to its floors."""
+    pub = load_published(PACL / "XtblMain_201807080972_3.html", section="3")
+    assert any("the entries of 12688571" in n and "same round" in n for n in pub.notes)
+    me = next(p for p in pub.event.sections[0].players if p.id == "12688571")
+    assert sum(r.rated for r in me.rounds) == 10  # 9 games of pair 22, 1 of pair 211
+    a = audit(pub, known_on=pub.rated_on)
+    assert (a.reproduced, a.total) == (195, 202)
+    assert {r.causes[0].cause for r in a.mismatches} == {"floor"}
+
+
+def test_misprinted_opponent_number_is_mended_with_a_note():
+    """World Amateur Team 2014: pair 566 prints L1119 in round 5, pair 1119
+    has no game that round and pair 1001 prints W566."""
+    pub = load_published(PACL / "XtblMain_201402175282_1.html", section="1")
+    assert any("pair 566 prints L1119 in round 5" in n and "pair 1001 prints W566" in n
+               for n in pub.notes)
+    sec = pub.event.sections[0]
+    me = next(p for p in sec.players if p.pair == 566)
+    assert me.rounds[4].code == "L" and me.rounds[4].opponent == 1001
+
+
+def test_unreadable_forfeit_cell_is_read_as_the_forfeit(capsys):
+    """Event 201102102521 prints 'F W10' for pair 10 and 'F L11' for pair
+    11: forfeits without an opponent, which the totals agree with."""
+    code, out, err = run(capsys, "audit", PACL / "XtblMain_201102102521_1.html", "--as-rated")
+    assert code == 0, err
+    assert "the cell 'F W10' is read as its first letter, F" in out
+    assert "12 of 12 reproduced" in out
+
+
 def test_html_report_lists_misses_first(tmp_path, capsys):
     html_out = tmp_path / "r.html"
     code, _, _ = run(capsys, "audit", WAUKESHA_MSA, "--html", html_out)

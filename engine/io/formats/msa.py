@@ -245,6 +245,8 @@ class TableRow:
     norm: str
     colours: list[str]
     line: int
+    #: what a page's reading made of cells it could not read as printed
+    notes: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -288,12 +290,18 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             raise InputError(f"total {total_text!r} is not a number of points like 4.5",
                              field="total")
         total = float(total_text)
-        played = []
+        played, notes = [], []
         for k, cell in enumerate(cells[3:], start=1):
             try:
                 played.append(_page_cell(cell) if page else parse_cell(cell))
             except InputError as err:
-                raise err.located(round=k)
+                salvaged = _forfeit_prefix(cell) if page else None
+                if salvaged is None:
+                    raise err.located(round=k)
+                played.append(salvaged)
+                notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
+                             f"as its first letter, {salvaged.code}, a forfeit or bye "
+                             "without opponent (no rated game)")
         points = sum(r.points for r in played)
         if points != total:
             raise InputError(f"total {total_text} but the rounds add up to {points:g}",
@@ -338,8 +346,19 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
         raise err.located(record=number, player=label)
     return TableRow(pair=pair, name=name, total=total, rounds=played, state=state,
                     id=match.group("id"), ratings={first.label: first} if first else {},
-                    norm=norm,
-                    colours=colours, line=number - 1)
+                    norm=norm, colours=colours, line=number - 1, notes=notes)
+
+
+def _forfeit_prefix(cell: str) -> Optional[Round]:
+    """A page's unreadable cell that begins with a forfeit or bye code
+    followed by a space (``F W10`` on event 201102102521's page, a player
+    paired against their own number): that forfeit or bye without opponent,
+    which is no rated game whatever the rest says; None otherwise.  The
+    player's total still has to agree."""
+    text = cell.strip()
+    if len(text) > 2 and text[1] == " " and text[0] in {**FORFEIT_CODES, **BYE_CODES}:
+        return Round(text[0])
+    return None
 
 
 def _annotation(line: str) -> bool:

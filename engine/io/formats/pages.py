@@ -258,9 +258,13 @@ def _date(text: Optional[str], what: str, line: int) -> Optional[_dt.date]:
         raise InputError(f"{what} {text!r} is not a date", record=line)
 
 
-def _page_players(rows: list[TableRow]) -> list[PagePlayer]:
+def _page_players(rows: list[TableRow], warnings: list[str], section: str = ""
+                  ) -> list[PagePlayer]:
+    """The players of ``rows``; what the reading made of unreadable cells goes
+    to ``warnings``."""
     out = []
     for row in rows:
+        warnings.extend(f"section {section}: {n}" if section else n for n in row.notes)
         ratings = {}
         for label, printed in row.ratings.items():
             system = LABEL_SYSTEMS.get(label)
@@ -351,7 +355,7 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
             rows = read_table("\n".join(lines[first:past]), first_line=first + 1, page=True)
             if not rows:
                 raise InputError("the crosstable lists no players", record=first + 1)
-            sec.players = _page_players(rows)
+            sec.players = _page_players(rows, page.warnings, sec.name)
         except InputError as err:
             raise err.located(section=sec.name)
         page.sections.append(sec)
@@ -378,7 +382,7 @@ def _read_export(text: str, source: Optional[str]) -> Page:
             if LABEL_SYSTEMS.get(label) != system:
                 raise InputError(f"heading names {system} with label '{label}:'", record=begin + 1)
             rows = read_table("\n".join(lines[begin + 1:stop]), first_line=begin + 2, page=True)
-            players = _page_players(rows)
+            players = _page_players(rows, page.warnings, name)
             for p in players:
                 if set(p.ratings) != {system}:
                     raise InputError(f"ratings labelled {sorted(p.ratings)} under a {system} "
@@ -598,8 +602,9 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
             rows = read_table(text, page=True)
             if not rows:
                 raise InputError("no players found: not an MSA crosstable")
-            return Page(layout="msa-table", source=source,
-                        sections=[PageSection(name="", players=_page_players(rows))])
+            page = Page(layout="msa-table", source=source, sections=[])
+            page.sections.append(PageSection(name="", players=_page_players(rows, page.warnings)))
+            return page
         raise InputError("not a crosstable page this program reads (an MSA page as HTML or "
                          "text, a bare MSA table, the TD crosstable, or 'uschess export "
                          "crosstable' output)")
