@@ -372,3 +372,37 @@ def test_audit_of_a_store(tmp_path, capsys):
         assert json.loads(capsys.readouterr().out)["total"] == 64
     finally:
         del os.environ["USCHESS_DB"]
+
+
+def test_a_floor_under_the_post_computed_with_inferred_values(monkeypatch):
+    """A post missed with the inferred initial ratings is still explained by a
+    floor when that post falls below a floor level the published value sits on
+    (a personal absolute floor of 112, for example), even where the plain
+    re-rating was above it (real K-3 pages: XtblMain_201503142562_2 pair 82)."""
+    import uschess.apps.audit.causes as causes_module
+
+    raw = {"event": {"name": "Floor", "start": "2015-03-14"},
+           "sections": [{"name": "K-3", "time_control": "G/30;d5", "players": [
+               {"pair": 1, "id": "11111111", "name": "A", "rounds": ["D2"],
+                "ratings": {"OTBR": {"rating": 118, "games": 40}}},
+               {"pair": 2, "id": "22222222", "name": "B", "rounds": ["D1"],
+                "ratings": {"OTBR": {"rating": 118, "games": 40}}}]}],
+           "published": [{"id": "11111111", "system": "OTBR", "post": 112},
+                         {"id": "22222222", "system": "OTBR", "post": 118}]}
+    pub = published_from_dict(raw, "floor.json")
+
+    def inferred_lower(published, rows, result, options, book, tol):
+        for r in rows:  # stands for values inferred for unrated opponents
+            r.with_inferred = 105.0 if r.entry.id == "11111111" else r.computed
+        return [], 1
+
+    plain = audit(pub)
+    row = next(r for r in plain.rows if r.entry.id == "11111111")
+    assert row.computed == pytest.approx(118) and not any(c.cause == "floor" for c in row.causes)
+    monkeypatch.setattr(causes_module, "initialization_causes", inferred_lower)
+    a = audit(pub)
+    row = next(r for r in a.rows if r.entry.id == "11111111")
+    floor = next(c for c in row.causes if c.cause == "floor")
+    assert floor.detail.startswith("with the initial ratings inferred from the page, published "
+                                   "112 is a floor level and the computed 105.00 is below it")
+    assert "personal absolute floor of 112" in floor.detail

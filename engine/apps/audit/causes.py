@@ -670,6 +670,14 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
     inferred, with_inferred = initialization_causes(published, rows, result, options, book,
                                                     tolerance)
+    for r in rows:  # a floor that holds the post computed with the inferred values
+        if (r.with_inferred is not None and not _within(r.with_inferred, r.entry.post, tolerance)
+                and r.result is not None and not any(c.cause == "floor" for c in r.causes)):
+            cause = _floor_cause(dataclasses.replace(r, computed=r.with_inferred), tolerance)
+            if cause is not None:
+                cause.detail = ("with the initial ratings inferred from the page, "
+                                + cause.detail)
+                r.causes.append(cause)
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []
