@@ -20,7 +20,7 @@ from uschess.formulas import round_half_up
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.calendar.reform import reform_from_dict
 
-from helpers import TEACHING_MSA
+from helpers import TEACHING_MSA, event, player
 
 ROOT = Path(__file__).resolve().parent.parent
 MSA = TEACHING_MSA
@@ -391,7 +391,7 @@ def test_a_floor_under_the_post_computed_with_inferred_values(monkeypatch):
                          {"id": "22222222", "system": "OTBR", "post": 118}]}
     pub = published_from_dict(raw, "floor.json")
 
-    def inferred_lower(published, rows, result, options, book, tol):
+    def inferred_lower(published, rows, result, options, book, tol, **kw):
         for r in rows:  # stands for values inferred for unrated opponents
             r.with_inferred = 105.0 if r.entry.id == "11111111" else r.computed
         return [], 1
@@ -403,6 +403,33 @@ def test_a_floor_under_the_post_computed_with_inferred_values(monkeypatch):
     a = audit(pub)
     row = next(r for r in a.rows if r.entry.id == "11111111")
     floor = next(c for c in row.causes if c.cause == "floor")
-    assert floor.detail.startswith("with the initial ratings inferred from the page, published "
+    assert floor.detail.startswith("with the inputs inferred from the page, published "
                                    "112 is a floor level and the computed 105.00 is below it")
     assert "personal absolute floor of 112" in floor.detail
+
+
+def test_a_hidden_history_is_solved_from_the_posts():
+    """An established player whose earlier games were all wins (a record the
+    file cannot show) is rated by the special formula: the audit finds the
+    history from the published posts, checks every other post with it, and
+    reports it as inferred."""
+    schedule = ({1: 2, 2: 1, 3: 4, 4: 3}, {1: 3, 3: 1, 2: 4, 4: 2}, {1: 4, 4: 1, 2: 3, 3: 2})
+
+    def rr(pair):  # a round robin of four: the lower pair number wins
+        return [f"{'W' if pair < r[pair] else 'L'}{r[pair]}" for r in schedule]
+    players = [player(k, rr(k), rating=1500 + 100 * k, games=30,
+                      record={"wins": 30, "draws": 0, "losses": 0} if k == 1 else
+                      {"wins": 15, "draws": 0, "losses": 15})
+               for k in range(1, 5)]
+    truth = event(players, start="2019-06-01")
+    raw = _published(truth, rate_event(truth), rounded=False)
+    for p in raw["sections"][0]["players"]:  # the file shows no earlier results
+        for rec in p["ratings"].values():
+            for key in ("wins", "draws", "losses"):
+                rec.pop(key, None)
+    a = audit(published_from_dict(raw, "hidden.json"), tolerance=0.01)
+    assert a.reproduced < a.total
+    hist = [i for i in a.inferred if i.as_dict().get("inferred") == "history"]
+    assert [(i.id, i.system, i.kind) for i in hist] == [("10000001", "OTBR", "wins")]
+    assert a.reproduced_inferred == a.total
+    assert "an earlier OTBR history of only wins (30 games)" in hist[0].describe()

@@ -56,7 +56,8 @@ the published value within the tolerance:
 ``games``
     an established player's number of earlier games, which an MSA page does
     not print (taken as 50, at least N*): a count from 26 up to N* gives
-    N' = N and a larger K; the counts that reproduce the post are named;
+    N' = N and a larger K; the counts that reproduce the post are named
+    (and solved as an input the page cannot show, below);
 ``bonus_multiplier``
     every other value of B in the history (6, 8, 10, 12, 14, 16), each a
     reform of ``bonus_multiplier`` over the whole event;
@@ -78,6 +79,13 @@ the published value within the tolerance:
     the rules as known on the page's Rated (or Re-Rated) date, else when the
     event ended (a later retroactive correction not yet applied), when no
     ``known_on`` was given.
+
+After the initial ratings, the players still missed with a ``games`` or
+``history`` cause have that history solved from the page too
+(:mod:`uschess.apps.audit.hidden`): kept only when the whole event, re-rated
+with it, reproduces more published ratings, and reported as inferred.  A
+post still missed is then checked for a floor against the post computed with
+everything inferred.
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.hidden import infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import _EPS, PublishedEntry, PublishedResults
@@ -75,7 +76,8 @@ class Audit:
     #: whole-event variants tried that reproduce more published ratings than
     #: the rules in force: (what, how many reproduced), best first
     variants: list = field(default_factory=list)
-    #: initial ratings the page cannot show, solved from its published posts
+    #: initial ratings and earlier histories the page cannot show, solved
+    #: from its published posts (infer.Inferred, hidden.InferredHistory)
     inferred: list = field(default_factory=list)
     #: how many are reproduced with them
     reproduced_inferred: Optional[int] = None
@@ -668,14 +670,20 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
             if row.computed is not None:
                 causes = _causes(row, variants, book, tolerance)
                 row.causes = sorted(causes, key=lambda c: CAUSE_ORDER.index(c.cause))
+    solved: dict = {}
     inferred, with_inferred = initialization_causes(published, rows, result, options, book,
-                                                    tolerance)
+                                                    tolerance, solved=solved)
+    histories, with_histories = infer_histories(
+        published, rows, options, book, tolerance, solved.get("options"), with_inferred,
+        lambda r: int(r.section.rules.p.established_games), variants.games_printed)
+    if histories:
+        inferred, with_inferred = list(inferred) + histories, with_histories
     for r in rows:  # a floor that holds the post computed with the inferred values
         if (r.with_inferred is not None and not _within(r.with_inferred, r.entry.post, tolerance)
                 and r.result is not None and not any(c.cause == "floor" for c in r.causes)):
             cause = _floor_cause(dataclasses.replace(r, computed=r.with_inferred), tolerance)
             if cause is not None:
-                cause.detail = ("with the initial ratings inferred from the page, "
+                cause.detail = ("with the inputs inferred from the page, "
                                 + cause.detail)
                 r.causes.append(cause)
     for r in rows:

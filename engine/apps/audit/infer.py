@@ -189,10 +189,11 @@ def _common_values(rules) -> list[float]:
 
 
 def initialization_causes(published, rows, result: EventResult, options: RatingOptions,
-                          book: RuleBook, tol: float):
+                          book: RuleBook, tol: float, solved: Optional[dict] = None):
     """Add ``initialization`` causes to ``rows`` (audit rows); return the
     values inferred and how many published ratings are reproduced with them
-    (None when nothing was inferred)."""
+    (None when nothing was inferred).  ``solved``, when given, receives the
+    rating options that rate the event with them (``options``)."""
 
     if options.reform is not None or options.edition is not None:
         return [], None
@@ -262,10 +263,13 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                                      games=u.games))
     if not inferred:
         return [], None
+    final_options = _options(options, values, games)
     try:
-        final = rate_event(event, _options(options, values, games), book=book)
+        final = rate_event(event, final_options, book=book)
     except InputError:
         return [], None
+    if solved is not None:
+        solved["options"] = final_options
     count = 0
     for r in rows:
         value = _post(final, r.entry.section, r.entry.system, r.entry.id)

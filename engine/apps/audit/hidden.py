@@ -1,0 +1,244 @@
+"""Earlier histories the page cannot show, solved from the page.
+
+Beside the unrated players' initial ratings (:mod:`uschess.apps.audit.infer`)
+a page hides two facts of a rated player's history that move their post:
+
+* an established player's number of earlier games: an MSA page prints a
+  count only for provisional ratings (``P<n>``), and the reader takes
+  :data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`, at least N* for every
+  rating; a player with N between the established threshold and N* has
+  N' = N and a larger K (sec. 3, 4.2);
+* an earlier history of only wins or only losses, which sends a player to
+  the special formula with an adjusted R0' (sec. 4.1); through step 5 it also
+  moves the posts of their unrated opponents.
+
+The audit's ``games`` and ``history`` causes test each of these on one
+player at a time, against the plain re-rating.  Here they become inferred
+inputs, as the initial ratings are: for each player whose post is still
+missed with the initial ratings inferred and who has such a cause, the count
+(searched by bisection between the established threshold and N*, the post
+being monotone in it) or the history that reproduces their post is tried on
+the whole event, with the values inferred so far, and kept only when the
+number of published ratings reproduced grows (no other post is lost).  The
+work is bounded (:data:`MAX_RATINGS` ratings of the event), every value is
+reported as inferred, never as the page's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from uschess.apps.audit.infer import _post, _within
+from uschess.apps.audit.page_chain import rate_published
+from uschess.errors import InputError
+from uschess.io.formats.msa import ESTABLISHED_GAMES
+from uschess.model import Event
+from uschess.rating.pipeline import EventResult, RatingOptions
+
+#: Ratings of the whole event at most, per audit.
+MAX_RATINGS = 120
+#: The causes whose players are tried.
+KINDS = ("games", "history")
+
+
+@dataclass
+class InferredHistory:
+    """An earlier history solved from the page: ``games`` earlier games
+    (``kind`` "games"), or only wins or only losses (``kind`` "wins" or
+    "losses") in ``games`` earlier games."""
+
+    section: str
+    system: str
+    id: str
+    name: str
+    kind: str
+    games: int
+    #: False where ``games`` is the reader's assumption for an established
+    #: player (a page that prints no count)
+    count_printed: bool = True
+
+    def as_dict(self) -> dict:
+        return {"inferred": "history", **dataclasses.asdict(self)}
+
+    def describe(self) -> str:
+        if self.kind == "games":
+            return (f"{self.games} earlier {self.system} games for {self.name} ({self.id}), an "
+                    "established player's count the page does not print (read as "
+                    f"{ESTABLISHED_GAMES}), inferred from the page: N' = N gives a larger K")
+        count = (f"{self.games} games" if self.count_printed else
+                 "in earlier games the page does not count")
+        return (f"an earlier {self.system} history of only {self.kind} ({count}) for "
+                f"{self.name} ({self.id}), which the page does not show, inferred from the page "
+                "(special formula, sec. 4.1)")
+
+
+def _edited(event: Event, edits: dict) -> Event:
+    """``event`` with the records ``edits`` names changed: (section, system,
+    pair) -> (kind, games).  Only the edited players' records are copied."""
+    if not edits:
+        return event
+    sections = []
+    for sec in event.sections:
+        mine = {(system, pair): e for (name, system, pair), e in edits.items() if name == sec.name}
+        if mine:
+            players = []
+            for p in sec.players:
+                changes = [(system, e) for (system, pair), e in mine.items() if pair == p.pair]
+                if changes:
+                    ratings = {k: dataclasses.replace(v) for k, v in p.ratings.items()}
+                    for system, (kind, games) in changes:
+                        r = ratings[system]
+                        if kind == "games":
+                            r.games = games
+                        elif kind == "wins":
+                            r.wins, r.draws, r.losses = r.games, 0, 0
+                        else:
+                            r.wins, r.draws, r.losses = 0, 0, r.games
+                    p = dataclasses.replace(p, ratings=ratings)
+                players.append(p)
+            sec = dataclasses.replace(sec, players=players)
+        sections.append(sec)
+    return dataclasses.replace(event, sections=sections)
+
+
+class _Trials:
+    """Ratings of the event with a set of edits, counted against the budget."""
+
+    def __init__(self, event: Event, options: RatingOptions, book, rows, tol: float):
+        self.event, self.options, self.book, self.rows, self.tol = event, options, book, rows, tol
+        self.used = 0
+
+    def rate(self, edits: dict) -> Optional[EventResult]:
+        if self.used >= MAX_RATINGS:
+            return None
+        self.used += 1
+        try:
+            return rate_published(_edited(self.event, edits), self.options, book=self.book)
+        except InputError:
+            return None
+
+    def score(self, result: Optional[EventResult]) -> int:
+        return sum(1 for r in self.rows
+                   if _within(_post(result, r.entry.section, r.entry.system, r.entry.id),
+                              r.entry.post, self.tol))
+
+
+def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
+                 established: int) -> list[tuple[tuple, EventResult]]:
+    """The established player's earlier-game count that brings their post
+    closest to the published one: bisection from ``established`` + 1 to N*,
+    the post moving away from the pre-event rating as N falls."""
+    e, pr = row.entry, row.result
+    if pr.formula != "standard" or pr.n_eff is None:
+        return []
+    rec = row.section.section.player(pr.pair).ratings.get(e.system)
+    if rec is None or rec.games != ESTABLISHED_GAMES:
+        return []
+    lo, hi = established + 1, math.ceil(pr.n_eff) - 1
+    want, have = e.post - pr.pre, base - pr.pre
+    if hi < lo or want * have <= 0 or abs(want) <= abs(have):
+        return []
+    seen: dict[int, tuple[Optional[float], Optional[EventResult]]] = {}
+
+    def at(n: int) -> Optional[float]:
+        if n not in seen:
+            res = trials.rate({**edits, key: ("games", n)})
+            seen[n] = (_post(res, e.section, e.system, e.id) if res else None, res)
+        return seen[n][0]
+
+    v_lo, v_hi = at(lo), at(hi)
+    if v_lo is None or v_hi is None:
+        return []
+    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * post falls as n grows
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        value = at(mid)
+        if value is None:
+            return []
+        if sign * (value - e.post) > 0:
+            a = mid
+        else:
+            b = mid
+    found = sorted((n for n in (a, b) if _within(at(n), e.post, trials.tol)),
+                   key=lambda n: abs(at(n) - e.post))
+    return [(("games", n), seen[n][1]) for n in found]
+
+
+def _history_tries(row, trials: _Trials, edits: dict, key) -> list[tuple[tuple, EventResult]]:
+    """Only wins, or only losses, in the player's earlier games."""
+    e, pr = row.entry, row.result
+    rec = row.section.section.player(pr.pair).ratings.get(e.system)
+    if rec is None or rec.games <= 0:
+        return []
+    out = []
+    for kind in ("wins", "losses"):
+        if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
+            continue
+        res = trials.rate({**edits, key: (kind, rec.games)})
+        if res is not None and _within(_post(res, e.section, e.system, e.id), e.post, trials.tol):
+            out.append(((kind, rec.games), res))
+    return out
+
+
+def infer_histories(published, rows, options: RatingOptions, book, tol: float,
+                    base_options: Optional[RatingOptions], base_count: Optional[int],
+                    established: Callable[[object], int], games_printed: bool = True):
+    """Solve the hidden histories of the players in ``rows`` still missed;
+    return (what was inferred, how many published ratings are reproduced
+    with everything inferred) or ([], None) when nothing was.  ``base_options``
+    rate the event with the initial ratings inferred (None: none were, the
+    plain options then); ``established(row)`` is the established threshold
+    of the row's rules; ``games_printed`` is False for a page that prints no
+    game count of established players."""
+    if options.reform is not None or options.edition is not None:
+        return [], None
+    inferred_initial = base_options is not None
+    if base_options is None:
+        base_options = RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
+                                     readings=dict(options.readings), trace=False)
+    trials = _Trials(published.event, base_options, book, rows, tol)
+
+    def value(r):
+        return r.with_inferred if inferred_initial else r.computed
+
+    todo = [r for r in rows if r.result is not None and value(r) is not None
+            and not _within(value(r), r.entry.post, tol)
+            and any(c.cause in KINDS for c in r.causes)]
+    if not todo:
+        return [], None
+    edits: dict = {}
+    best, best_result = (base_count if base_count is not None
+                         else sum(1 for r in rows if r.reproduced)), None
+    found: list[InferredHistory] = []
+    for r in todo:
+        e = r.entry
+        key = (e.section, e.system, r.result.pair)
+        current = (_post(best_result, e.section, e.system, e.id) if best_result is not None
+                   else value(r))
+        if current is None or _within(current, e.post, tol):
+            continue  # reproduced by an earlier player's history
+        kinds = {c.cause for c in r.causes}
+        tries = []
+        if "games" in kinds:
+            tries += _games_tries(r, trials, edits, key, current, established(r))
+        if "history" in kinds:
+            tries += _history_tries(r, trials, edits, key)
+        for edit, res in tries:
+            n = trials.score(res)
+            if n > best:
+                best, best_result = n, res
+                edits[key] = edit
+                assumed = (not games_printed and edit[0] != "games"
+                           and edit[1] == ESTABLISHED_GAMES)
+                found.append(InferredHistory(e.section, e.system, e.id, e.name or e.id,
+                                             edit[0], edit[1], count_printed=not assumed))
+                break
+    if best_result is None:
+        return [], None
+    for r in rows:
+        r.with_inferred = _post(best_result, r.entry.section, r.entry.system, r.entry.id)
+    return found, best
