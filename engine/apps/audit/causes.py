@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause
-from uschess.apps.audit.hidden import infer_histories
+from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import _EPS, PublishedEntry, PublishedResults
@@ -526,22 +526,10 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
             values[n] = _post(res or _empty(), e.section, e.system, e.id)
         return values[n]
 
-    v_lo, v_hi = at(lo), at(hi)
-    if v_lo is None or v_hi is None \
-            or not min(v_lo, v_hi) - tol - _EPS <= e.post <= max(v_lo, v_hi) + tol + _EPS:
-        return []
-    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * value falls as n grows
-    a, b = lo, hi
-    while b - a > 1:
-        mid = (a + b) // 2
-        if sign * (at(mid) - e.post) > 0:
-            a = mid
-        else:
-            b = mid
-    found = [n for n in (a, b) if _within(at(n), e.post, tol)]
+    found = counts_reproducing(at, lo, hi, e.post, tol)
     if not found:
         return []
-    first = last = min(found, key=lambda n: abs(at(n) - e.post))
+    first = last = found[0]
     while first - 1 >= lo and _within(at(first - 1), e.post, tol):
         first -= 1
     while last + 1 <= hi and _within(at(last + 1), e.post, tol):

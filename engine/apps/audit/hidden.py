@@ -126,6 +126,31 @@ class _Trials:
                               r.entry.post, self.tol))
 
 
+def counts_reproducing(at: Callable[[int], Optional[float]], lo: int, hi: int, post: float,
+                       tol: float) -> list[int]:
+    """The earlier-game counts in ``lo``..``hi`` whose post ``at(n)`` is within
+    ``tol`` of ``post``, found by bisection (the post moves monotonically with
+    the count: N' = N for an established player below N*, sec. 3), closest
+    first; at most the two counts around the published post."""
+    v_lo, v_hi = at(lo), at(hi)
+    if v_lo is None or v_hi is None \
+            or not min(v_lo, v_hi) - tol - 1e-9 <= post <= max(v_lo, v_hi) + tol + 1e-9:
+        return []
+    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * post falls as n grows
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        value = at(mid)
+        if value is None:
+            return []
+        if sign * (value - post) > 0:
+            a = mid
+        else:
+            b = mid
+    return sorted((n for n in (a, b) if _within(at(n), post, tol)),
+                  key=lambda n: abs(at(n) - post))
+
+
 def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
                  established: int) -> list[tuple[tuple, EventResult]]:
     """The established player's earlier-game count that brings their post
@@ -149,23 +174,8 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
             seen[n] = (_post(res, e.section, e.system, e.id) if res else None, res)
         return seen[n][0]
 
-    v_lo, v_hi = at(lo), at(hi)
-    if v_lo is None or v_hi is None:
-        return []
-    sign = 1.0 if v_lo >= v_hi else -1.0  # sign * post falls as n grows
-    a, b = lo, hi
-    while b - a > 1:
-        mid = (a + b) // 2
-        value = at(mid)
-        if value is None:
-            return []
-        if sign * (value - e.post) > 0:
-            a = mid
-        else:
-            b = mid
-    found = sorted((n for n in (a, b) if _within(at(n), e.post, trials.tol)),
-                   key=lambda n: abs(at(n) - e.post))
-    return [(("games", n), seen[n][1]) for n in found]
+    return [(("games", n), seen[n][1])
+            for n in counts_reproducing(at, lo, hi, e.post, trials.tol)]
 
 
 def _history_tries(row, trials: _Trials, edits: dict, key) -> list[tuple[tuple, EventResult]]:
