@@ -51,17 +51,18 @@ class _Floors(RulePlugin):
         force), the established floor, the OLM floor and a prize floor.  The
         reason is written out only for the floor that wins."""
         best, kind = p.absolute_floor, "absolute"
-        counts, could_be = None, None
+        counts = could_be = None
         if self.personal and system in p.personal_floor_systems:
             pf = p.personal_floor
             nw, nd, nr = after.wins, after.draws, after.events3
             if nw is None or nd is None or nr is None:  # an earlier count unknown
                 counts = personal_counts(after, event)
-                nw, nd, nr, unknown = counts
-                could_be = pf["cap"]
+                nw, nd, nr = counts[0], counts[1], counts[2]
+                could_be = cap = pf["cap"]
             else:
                 counts = (nw, nd, nr, ())
-            af, cap = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"]
+                cap = pf["cap"]
+            af = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr
             if cap < af:  # min(AF, cap)
                 af = cap
             if af > best:
@@ -73,20 +74,18 @@ class _Floors(RulePlugin):
                 best, kind = level, "established"
         if after.olm and system in p.olm_systems and p.olm["floor"] > best:
             best, kind = p.olm["floor"], "olm"
-        if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
-            best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
-        reason = _REASONS.get(kind) or self._reason(kind, counts, after, p)
+        prize = after.prize_floor
+        if prize is not None and min(prize, p.prize_floor_top) > best:
+            best, kind = min(prize, p.prize_floor_top), "prize"
+        if kind == "personal":
+            reason = _personal_reason(pf, counts)
+        elif kind == "established":
+            reason = f"established floor: highest established {peak:.2f} - {p.floor_drop}"
+        else:
+            reason = _REASONS[kind]
         if could_be is None or could_be <= best:
             return Floor(best, reason)
         return Floor(best, reason, could_be, counts[3])
-
-    @staticmethod
-    def _reason(kind, counts, after, p) -> str:
-        if kind == "personal":
-            return _personal_reason(p.personal_floor, counts)
-        if kind == "established":
-            return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
-        return _REASONS[kind]
 
 
 def _personal_reason(pf, counts) -> str:
