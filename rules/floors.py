@@ -49,29 +49,35 @@ class _Floors(RulePlugin):
     def uschess_personal_floor(self, system, after, event, p):
         """Highest of: the absolute floor, the personal absolute floor (where in
         force), the established floor, the OLM floor and a prize floor.  The
-        reason is written out only for the floor that wins."""
+        reason is written out only for the floor that wins.
+
+        The personal absolute floor is not counted where the established
+        floor is above its cap: it can then neither win nor be the higher
+        floor an unknown history could give (the parameters read are the
+        same either way)."""
         best, kind = p.absolute_floor, "absolute"
         counts = could_be = None
-        if self.personal and system in p.personal_floor_systems:
+        personal = self.personal and system in p.personal_floor_systems
+        if personal:
             pf = p.personal_floor
+            cap = pf["cap"]
+        peak = after.peak
+        level = None if peak is None else floor_level(peak, p.floor_drop, p.floor_levels)
+        if personal and (level is None or not level > cap):
             nw, nd, nr = after.wins, after.draws, after.events3
             if nw is None or nd is None or nr is None:  # an earlier count unknown
                 counts = personal_counts(after, event)
                 nw, nd, nr = counts[0], counts[1], counts[2]
-                could_be = cap = pf["cap"]
+                could_be = cap
             else:
                 counts = (nw, nd, nr, ())
-                cap = pf["cap"]
             af = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr
             if cap < af:  # min(AF, cap)
                 af = cap
             if af > best:
                 best, kind = af, "personal"
-        peak = after.peak
-        if peak is not None:
-            level = floor_level(peak, p.floor_drop, p.floor_levels)
-            if level is not None and level > best:
-                best, kind = level, "established"
+        if level is not None and level > best:
+            best, kind = level, "established"
         if after.olm and system in p.olm_systems and p.olm["floor"] > best:
             best, kind = p.olm["floor"], "olm"
         prize = after.prize_floor

@@ -188,3 +188,98 @@ def test_personal_counts_for_every_unknown_combination():
             known = (wins, draws, events3)
             assert got[:3] == tuple(own[i] if known[i] is None else known[i] for i in range(3))
             assert got[3] == tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)
+
+
+def _floor_by_definition(system, after, event, p, personal):
+    """Sec. 5 written plainly: every floor in force computed, the highest
+    kept (the first listed on a tie), with its reason; ``could_be`` where an
+    unknown history could give a higher personal floor."""
+    from uschess.rules.floors import COUNT_NAMES
+
+    candidates = [(p.absolute_floor, "absolute floor")]
+    could_be, unknown = None, ()
+    if personal and system in p.personal_floor_systems:
+        pf = p.personal_floor
+        known = (after.wins, after.draws, after.events3)
+        own = (event.wins, event.draws, event.events3) if event else (0, 0, 0)
+        nw, nd, nr = (k if k is not None else o for k, o in zip(known, own))
+        unknown = tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)
+        text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
+                f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
+        if unknown:
+            text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
+            could_be = pf["cap"]
+        candidates.append((min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr,
+                               pf["cap"]), text))
+    if after.peak is not None:
+        level = _levels_by_definition(after.peak, p.floor_drop, p.floor_levels)
+        if level is not None:
+            candidates.append((level, f"established floor: highest established "
+                                      f"{after.peak:.2f} - {p.floor_drop}"))
+    if after.olm and system in p.olm_systems:
+        candidates.append((p.olm["floor"], "Original Life Master floor"))
+    if after.prize_floor is not None:
+        candidates.append((min(after.prize_floor, p.prize_floor_top), "prize floor"))
+    best = candidates[0]
+    for cand in candidates[1:]:
+        if cand[0] > best[0]:
+            best = cand
+    if could_be is not None and could_be > best[0]:
+        return best[0], best[1], could_be, unknown
+    return best[0], best[1], None, ()
+
+
+def test_personal_floor_hook_is_the_highest_floor():
+    """The floors hook (which leaves out the personal absolute floor where the
+    established floor is above its cap) against sec. 5 written plainly, on
+    records of every kind, in every system, with and without the personal
+    floor; traced, it reads the same parameters either way."""
+    from uschess.rules.base import EventCounts
+    from uschess.rating.steps import Reads
+    from uschess.rules.floors import Floors002, FloorsSec5
+
+    rng = random.Random(55)
+    book = RuleBook.load()
+    params = [book.rules(dt.date.fromisoformat(day)).p
+              for day in ("2009-06-01", "2019-01-01", "2025-03-21")]
+    kinds = {"established": 0, "personal": 0, "could_be": 0}
+    for _ in range(20000):
+        p = rng.choice(params)
+        plugin = rng.choice((Floors002(), FloorsSec5()))
+        system = rng.choice(("OTBR", "OTBQ", "OLR"))
+
+        def count(hi):
+            return rng.choice((None, rng.randint(0, hi)))
+
+        after = SystemRecord(
+            rng.uniform(90.0, 2500.0), rng.randint(1, 400), count(30), count(30), count(30),
+            count(15), rng.choice((None, rng.uniform(300.0, 2600.0), rng.randint(1300, 1500) + 0.5)),
+            rng.random() < 0.1, rng.choice((None, None, None, rng.randint(1500, 2300))))
+        event = rng.choice((None, EventCounts(rng.randint(0, 5), rng.randint(0, 5), 0,
+                                              rng.randint(0, 1))))
+        fl = plugin.uschess_personal_floor(system=system, after=after, event=event, p=p)
+        want = _floor_by_definition(system, after, event, p, plugin.personal)
+        assert (fl.value, fl.reason, fl.could_be, fl.unknown) == want, (system, after, event)
+        assert type(fl.value) is type(want[0])
+        kinds["established"] += fl.reason.startswith("established")
+        kinds["personal"] += fl.reason.startswith("personal")
+        kinds["could_be"] += fl.could_be is not None
+        # the parameters a traced rating notes: the same whichever floor is left out
+        reads = Reads()
+        plugin.uschess_personal_floor(system=system, after=after, event=event,
+                                      p=reads.params(p))
+        noted = {"absolute_floor"}
+        if plugin.personal:
+            noted.add("personal_floor_systems")
+            if system in p.personal_floor_systems:
+                noted.add("personal_floor")
+        if after.peak is not None:
+            noted |= {"floor_drop", "floor_levels"}
+        if after.olm:
+            noted.add("olm_systems")
+            if system in p.olm_systems:
+                noted.add("olm")
+        if after.prize_floor is not None:
+            noted.add("prize_floor_top")
+        assert reads.names == noted
+    assert min(kinds.values()) > 500, kinds
