@@ -183,6 +183,8 @@ class Chain:
         players, came_from = [], {}
         own_records = self.records
         base = self.base
+        if base is None and not own_records:  # nothing to give: every record is the file's
+            return section, came_from
         all_of = getattr(base, "records", None)  # every system of a player at once
         systems_of = self.systems_of
         for pl in section.players:

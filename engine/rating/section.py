@@ -56,7 +56,11 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     ordered = [entrants[pl.pair] for pl in section.players]
     lean = step.lean
     if lean:  # every player with rated games at once, in the section's order
-        finished = iter(step.lean_players([e for e in ordered if e.m]))
+        rated = [e for e in ordered if e.m]
+        finished = step.lean_players(rated)
+        if len(rated) == len(ordered) and not pre_from:  # as the loop below would give
+            return SectionResult(section, system, rules, tc, finished)
+        finished = iter(finished)
     out = []
     add = out.append
     for e in ordered:
