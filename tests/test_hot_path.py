@@ -283,3 +283,55 @@ def test_personal_floor_hook_is_the_highest_floor():
             noted.add("prize_floor_top")
         assert reads.names == noted
     assert min(kinds.values()) > 500, kinds
+
+
+def _repeat_opponents_section():
+    """Six established players over five rounds: 1 and 2 meet three times
+    (neither is eligible for a bonus under any wording), the others at most
+    twice; 1 and 3, rated low, win every game (a bonus term if eligible)."""
+    from helpers import event, player
+
+    pairings = [((1, 2), (3, 4), (5, 6)), ((1, 2), (3, 5), (4, 6)), ((1, 2), (3, 6), (4, 5)),
+                ((1, 3), (2, 4), (5, 6)), ((1, 4), (2, 5), (3, 6))]
+    winners = {1, 3}
+    rounds: dict = {i: [] for i in range(1, 7)}
+    for games in pairings:
+        for a, b in games:
+            if a in winners or b in winners:
+                w, lo = (a, b) if a in winners and (b not in winners or a < b) else (b, a)
+                rounds[w].append(f"W{lo}")
+                rounds[lo].append(f"L{w}")
+            else:
+                rounds[a].append(f"D{b}")
+                rounds[b].append(f"D{a}")
+    ratings = {1: 1300.0, 2: 1900.0, 3: 1350.5, 4: 1800.0, 5: 1750.0, 6: 1700.25}
+    return event([player(i, rounds[i], rating=ratings[i], games=40) for i in range(1, 7)])
+
+
+def test_bonus_eligibility_asked_only_where_the_bonus_term_is_positive():
+    """Untraced, a section's bonus eligibility is asked only for a player whose
+    bonus term is positive; the ratings, E and bonus are those of the traced
+    rating (which asks every player) in every edition of the wording."""
+    ev = _repeat_opponents_section()
+    section = ev.sections[0]
+    tc = parse_time_control(section.time_control)
+    book = RuleBook.load()
+    for day in ("2003-05-02", "2019-03-01", "2025-03-21"):
+        rules = book.rules(dt.date.fromisoformat(day))
+        traced = five_steps(section, "OTBR", rules, tc, trace=True)
+        lean = five_steps(section, "OTBR", rules, tc, trace=False)
+        assert (traced.step4, traced.step5) == (lean.step4, lean.step5)
+        for pair, e in lean.entrants.items():
+            t = traced.entrants[pair]
+            assert (e.expected, e.bonus, e.k) == (t.expected, t.bonus, t.k)
+            if e.eligible is None:  # not asked: the bonus term was not positive in step 4 or 5
+                assert e.bonus == 0.0
+            else:
+                assert e.eligible == t.eligible
+        assert lean.entrants[1].eligible is False and lean.entrants[3].eligible is True
+        assert traced.entrants[1].eligible is False and lean.entrants[3].bonus > 0.0
+        assert lean.entrants[2].eligible is None and traced.entrants[2].eligible is False
+        opts = {"rules_on": dt.date.fromisoformat(day)}
+        a = rate_event(ev, RatingOptions(trace=True, **opts)).sections[0].players
+        b = rate_event(ev, RatingOptions(trace=False, **opts)).sections[0].players
+        assert [(x.post, x.bonus, x.expected) for x in a] == [(x.post, x.bonus, x.expected) for x in b]
