@@ -335,3 +335,75 @@ def test_bonus_eligibility_asked_only_where_the_bonus_term_is_positive():
         a = rate_event(ev, RatingOptions(trace=True, **opts)).sections[0].players
         b = rate_event(ev, RatingOptions(trace=False, **opts)).sections[0].players
         assert [(x.post, x.bonus, x.expected) for x in a] == [(x.post, x.bonus, x.expected) for x in b]
+
+
+def test_prepared_k_factor_is_the_hook():
+    """Every K plugin's form made once for a unit gives the hook's K bit for
+    bit, for time controls inside and outside the exception's range (inside,
+    it declines: the hook per player), half-K events and dual-rated units."""
+    from uschess.rules import ALL
+    from uschess.rules.base import prepared
+
+    rng = random.Random(7)
+    book = RuleBook.load()
+    params = [book.rules(dt.date.fromisoformat(day)).p
+              for day in ("2003-05-02", "2017-06-01", "2020-07-02", "2025-03-21")]
+    plugins = [cls() for cls in ALL if cls.slot == "k_factor"]
+    tcs = [parse_time_control(t) for t in ("G/90;d30", "G/45;d5", "G/30", "G/60+5", "40/120, SD/30",
+                                           "G/10;d2", "G/25+5")] + [None]
+    made = declined = 0
+    for _ in range(4000):
+        plugin, p, tc = rng.choice(plugins), rng.choice(params), rng.choice(tcs)
+        unit = {"system": rng.choice(("OTBR", "OTBQ", "OLR")), "tc": tc,
+                "half_k": rng.choice((False, True)),
+                "systems": rng.choice((("OTBR",), ("OTBR", "OTBQ"), ("OLQ",))), "p": p}
+        k_of = prepared(plugin.uschess_k_factor, **unit)
+        kd = p.k_dual
+        in_range = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
+        assert (k_of is None) == in_range
+        if k_of is None:
+            declined += 1
+            continue
+        made += 1
+        for _ in range(5):
+            r0, n_eff = rng.uniform(100.0, 2800.0), rng.uniform(0.0, 50.0)
+            m, otbr = rng.randint(1, 12), rng.choice((None, rng.uniform(100.0, 2800.0)))
+            want = plugin.uschess_k_factor(r0=r0, n_eff=n_eff, m=m, otbr=otbr, **unit)
+            got = k_of(r0, n_eff, m, otbr)
+            assert got == want and type(got) is type(want)
+    assert made > 1000 and declined > 500
+
+
+def test_prepared_hooks_only_for_a_plugins_own_hook():
+    """No prepared form where a reform answers first, where a subclass defines
+    the hook anew, or where the plugin has none."""
+    from uschess.calendar.rulebook import Reform
+    from uschess.rules.base import prepared
+    from uschess.rules.formulas import KDualOTBR
+    from uschess.rules.hookspecs import hookimpl
+
+    class Reformed:
+        @hookimpl
+        def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
+            return 16.0 if r0 < 1500.0 else None
+
+    class HalfAgain(KDualOTBR):
+        def uschess_k_factor(self, **kw):
+            return 0.5 * super().uschess_k_factor(**kw)
+
+    day = dt.date(2025, 3, 21)
+    plain = RuleBook.load().rules(day)
+    reformed = RuleBook.load().rules(day, reform=Reform("k", extra_plugins=[Reformed()]))
+    unit = {"system": "OTBR", "tc": parse_time_control("G/90;d30"), "half_k": False,
+            "systems": ("OTBR",), "p": plain.p}
+    assert prepared(plain.call.uschess_k_factor, **unit) is not None
+    assert prepared(reformed.call.uschess_k_factor, **unit) is None
+    assert prepared(HalfAgain().uschess_k_factor, **unit) is None
+    assert prepared(plain.call.uschess_bonus_eligible, m=3, p=plain.p) is None
+    # rating with the reform: its K answers where it answers, untraced as traced
+    event = C.swiss_event(1, 40, 5, seed=3)
+    opts = {"reform": Reform("k", extra_plugins=[Reformed()])}
+    traced = rate_event(event, RatingOptions(trace=True, **opts)).sections[0].players
+    lean = rate_event(event, RatingOptions(trace=False, **opts)).sections[0].players
+    assert [(x.post, x.k) for x in traced] == [(x.post, x.k) for x in lean]
+    assert any(x.k == 16.0 for x in lean)

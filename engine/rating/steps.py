@@ -26,7 +26,7 @@ from typing import Optional
 from uschess.errors import InputError, RuleError
 from uschess.formulas import SpecialTrace, n_star, standard_rating
 from uschess.model import GAME_CODES, Player, Section, SystemRecord
-from uschess.rules.base import Initial
+from uschess.rules.base import Initial, prepared
 from uschess.rules.hookspecs import HOOK_SLOTS
 from uschess.timecontrol import TimeControl
 
@@ -253,7 +253,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     p_unit, call_unit = rules.p, rules.call
     rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
     standard_only, with_bonus = kind.standard_only, kind.bonus
-    half_k = special_max = None  # read when first needed, as each player reads them
+    half_k = special_max = k_of = None  # read when first needed, as each player reads them
     k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
     # Untraced, a section's bonus eligibility is asked in steps 4 and 5, only
     # where the bonus term would be positive (``_step``): nothing else reads it
@@ -299,12 +299,17 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             if special:
                 continue
             otbr = e.pl.ratings.get("OTBR")
+            otbr = otbr.rating if otbr is not None else None
             if half_k is None:
                 half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
+                k_of = prepared(k_factor, system=system, tc=tc, half_k=half_k, systems=rated_in,
+                                p=p_unit)
             m = e.m
-            e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
-                           otbr=otbr.rating if otbr is not None else None, systems=rated_in,
-                           p=p_unit)
+            if k_of is not None:
+                e.k = k_of(e.r0, n_eff, m, otbr)
+            else:
+                e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
+                               otbr=otbr, systems=rated_in, p=p_unit)
             if not with_bonus:
                 e.eligible = False
             elif not lazy_bonus:
