@@ -21,6 +21,7 @@ result says so in ``PlayerResult.pre_from``.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Callable, Optional, Protocol
 
 from uschess.calendar.rulebook import RuleBook
@@ -32,7 +33,14 @@ from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, SectionResult
 from uschess.rating.section import declared_systems_warnings, rate_section, systems_for
-from uschess.timecontrol import parse_time_control
+from uschess.timecontrol import TimeControl, parse_time_control
+
+
+@lru_cache(maxsize=256)
+def _time_control(text: str) -> TimeControl:
+    """A section's time control, parsed once per text (a TimeControl is a
+    value: the sections of an event, and of a history, share a few texts)."""
+    return parse_time_control(text)
 
 
 class ChainBase(Protocol):
@@ -149,7 +157,7 @@ class Chain:
         for i, section in enumerate(event.sections):
             try:
                 rules = options.rules_for(book, section.start)
-                tc = parse_time_control(section.time_control)
+                tc = _time_control(str(section.time_control))
                 declared = declared_systems_warnings(section, rules, tc)
                 # every system's record as it stands before the section: a
                 # dual-rated section's OTBQ pass must not see its OTBR result
