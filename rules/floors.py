@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from uschess.errors import RuleError
 from uschess.formulas import floor_level
 
 from uschess.rules.base import EventCounts, Floor, RulePlugin, src
@@ -86,12 +87,75 @@ class _Floors(RulePlugin):
         if kind == "personal":
             reason = _personal_reason(pf, counts)
         elif kind == "established":
-            reason = f"established floor: highest established {peak:.2f} - {p.floor_drop}"
+            reason = _established_reason(peak, p.floor_drop)
         else:
             reason = _REASONS[kind]
         if could_be is None or could_be <= best:
             return Floor(best, reason)
         return Floor(best, reason, could_be, counts[3])
+
+
+    def prepared_personal_floor(self, system, p):
+        """The hook for the players of one unit (``PREPARED``), the unit's
+        values read once: a function of (after, event) giving the Floor's
+        fields as a tuple (value, reason, could_be, unknown), the same as the
+        hook's, bit for bit; None where a value it reads is not in force (the
+        hook then, which reads each only where a player needs it)."""
+        try:
+            absolute = p.absolute_floor
+            personal = self.personal and system in p.personal_floor_systems
+            pf = p.personal_floor if personal else None
+            drop, levels = p.floor_drop, p.floor_levels
+            olm_floor = p.olm["floor"] if system in p.olm_systems else None
+            prize_top = p.prize_floor_top
+        except RuleError:
+            return None
+        if personal:
+            base, win, draw, per_event, cap = (pf["base"], pf["win"], pf["draw"], pf["event"],
+                                               pf["cap"])
+
+        def floor(after, event):
+            best, kind = absolute, "absolute"
+            counts = could_be = None
+            peak = after.peak
+            level = None if peak is None else floor_level(peak, drop, levels)
+            if personal and (level is None or not level > cap):
+                nw, nd, nr = after.wins, after.draws, after.events3
+                if nw is None or nd is None or nr is None:  # an earlier count unknown
+                    counts = personal_counts(after, event)
+                    nw, nd, nr = counts[0], counts[1], counts[2]
+                    could_be = cap
+                else:
+                    counts = (nw, nd, nr, ())
+                af = base + win * nw + draw * nd + per_event * nr
+                if cap < af:  # min(AF, cap)
+                    af = cap
+                if af > best:
+                    best, kind = af, "personal"
+            if level is not None and level > best:
+                best, kind = level, "established"
+            if after.olm and olm_floor is not None and olm_floor > best:
+                best, kind = olm_floor, "olm"
+            prize = after.prize_floor
+            if prize is not None and min(prize, prize_top) > best:
+                best, kind = min(prize, prize_top), "prize"
+            if kind == "personal":
+                reason = _personal_reason(pf, counts)
+            elif kind == "established":
+                reason = _established_reason(peak, drop)
+            else:
+                reason = _REASONS[kind]
+            if could_be is None or could_be <= best:
+                return best, reason, None, ()
+            return best, reason, could_be, counts[3]
+
+        return floor
+
+
+def _established_reason(peak, drop) -> str:
+    """The reason naming the established floor of the highest established
+    rating ``peak`` (the parameter ``floor_drop``: ``drop``)."""
+    return f"established floor: highest established {peak:.2f} - {drop}"
 
 
 def _personal_reason(pf, counts) -> str:

@@ -231,10 +231,11 @@ def _floor_by_definition(system, after, event, p, personal):
 
 def test_personal_floor_hook_is_the_highest_floor():
     """The floors hook (which leaves out the personal absolute floor where the
-    established floor is above its cap) against sec. 5 written plainly, on
-    records of every kind, in every system, with and without the personal
-    floor; traced, it reads the same parameters either way."""
-    from uschess.rules.base import EventCounts
+    established floor is above its cap), and its form made once for a unit,
+    against sec. 5 written plainly, on records of every kind, in every system,
+    with and without the personal floor; traced, the hook reads the same
+    parameters either way."""
+    from uschess.rules.base import EventCounts, prepared
     from uschess.rating.steps import Reads
     from uschess.rules.floors import Floors002, FloorsSec5
 
@@ -261,6 +262,9 @@ def test_personal_floor_hook_is_the_highest_floor():
         want = _floor_by_definition(system, after, event, p, plugin.personal)
         assert (fl.value, fl.reason, fl.could_be, fl.unknown) == want, (system, after, event)
         assert type(fl.value) is type(want[0])
+        # the hook made once for a unit (untraced finish): the Floor's fields
+        got = prepared(plugin.uschess_personal_floor, system=system, p=p)(after, event)
+        assert got == want and type(got[0]) is type(want[0])
         kinds["established"] += fl.reason.startswith("established")
         kinds["personal"] += fl.reason.startswith("personal")
         kinds["could_be"] += fl.could_be is not None
@@ -400,6 +404,13 @@ def test_prepared_hooks_only_for_a_plugins_own_hook():
     assert prepared(reformed.call.uschess_k_factor, **unit) is None
     assert prepared(HalfAgain().uschess_k_factor, **unit) is None
     assert prepared(plain.call.uschess_bonus_eligible, m=3, p=plain.p) is None
+    # the floors plugin's: none where a value it reads is not in force (the
+    # hook reads each only where a player needs it)
+    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=plain.p) is not None
+    short = type(plain.p)({k: v for k, v in plain.p.__dict__.items() if k != "prize_floor_top"})
+    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=short) is None
+    assert plain.call.uschess_personal_floor(system="OTBR", after=SystemRecord(1500.0, 40),
+                                             event=None, p=short).value == 100.0
     # rating with the reform: its K answers where it answers, untraced as traced
     event = C.swiss_event(1, 40, 5, seed=3)
     opts = {"reform": Reform("k", extra_plugins=[Reformed()])}

@@ -24,7 +24,7 @@ from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
 from uschess.rating.steps import NO_READS, Entrant, Reads, Steps
-from uschess.rules.base import EventCounts, Floor
+from uschess.rules.base import EventCounts, Floor, prepared
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
@@ -166,6 +166,8 @@ class FinishStep:
         personal_floor, store_rating = self.personal_floor, self.store_rating
         event_games, established = self.event_games, p.established_games
         last5 = self.last5
+        # the floors plugin's hook made once for the unit, where it hands one out
+        floor_of = prepared(personal_floor, system=system, p=p)
         out = []
         add = out.append
         for e in entrants:
@@ -177,21 +179,26 @@ class FinishStep:
             draws = m - wins - losses  # Entrant.draws
             after = record_after(rec, m, wins, draws, losses, value, end, p,
                                  0 if rec is not None else e.n)
-            fl = personal_floor(
-                system=system, after=after,
-                event=EventCounts(wins, draws, losses, 1 if m >= event_games else 0), p=p)
+            event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
+            if floor_of is not None:
+                fl = None
+                sec5, sec5_reason, could_be, unknown = floor_of(after, event)
+            else:
+                fl = personal_floor(system=system, after=after, event=event, p=p)
+                sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
+            reason = sec5_reason
             if rec is None:
                 pre = None
-                floor, reason = fl.value, fl.reason
+                floor = sec5
             else:
                 pre = rec.rating
                 if rec.lowered_floor is not None:
-                    floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value,
-                                                                             fl.reason)
+                    floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5,
+                                                                             sec5_reason)
                     if lowered is not None:
                         after.lowered_floor, after.lowered_from = lowered, lowered_from
                 else:  # no floor was lowered after a match: the sec. 5 floor
-                    floor, reason = fl.value, fl.reason
+                    floor = sec5
             if value < floor:
                 post, floor_applied = float(floor), True
             else:
@@ -204,9 +211,11 @@ class FinishStep:
             if after.games > established:
                 peak = after.peak
                 after.peak = post if peak is None or post > peak else peak  # max(peak, post)
-            could_be = fl.could_be
-            warnings = ([] if could_be is None or value >= could_be  # as that function
-                        else unknown_history_warnings(fl, value, system))
+            if could_be is None or value >= could_be:  # no warning (as that function)
+                warnings = []
+            else:
+                warnings = unknown_history_warnings(
+                    fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
             if not last5:
                 step5 = None
             # positional, in the order of PlayerResult's fields (as __call__)
