@@ -94,13 +94,14 @@ class _Floors(RulePlugin):
             return Floor(best, reason)
         return Floor(best, reason, could_be, counts[3])
 
-
     def prepared_personal_floor(self, system, p):
-        """The hook for the players of one unit (``PREPARED``), the unit's
-        values read once: a function of (after, event) giving the Floor's
-        fields as a tuple (value, reason, could_be, unknown), the same as the
-        hook's, bit for bit; None where a value it reads is not in force (the
-        hook then, which reads each only where a player needs it)."""
+        """The hook for the players of one unit (``PREPARED``): its decision
+        with the unit's values read once, a function of (after, event) giving
+        the Floor's fields as a tuple (value, reason, could_be, unknown), the
+        hook's bit for bit (``tests/test_hot_path.py`` checks both against
+        sec. 5 written plainly); None where a value it reads is not in force
+        (the hook then, which reads each only where a player needs it: a
+        traced rating notes what it read)."""
         try:
             absolute = p.absolute_floor
             personal = self.personal and system in p.personal_floor_systems

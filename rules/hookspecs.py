@@ -49,9 +49,10 @@ SLOT_METHODS = {
 #: (passed by keyword) and those of each player (the returned function takes
 #: them in this order).  The method returns a function giving exactly what the
 #: hook gives for the unit (a record's fields as a tuple, where noted), or None
-#: where the plugin wants the hook asked per player.  It is used only where the slot's function is the plugin's own hook
-#: (no reform answers first) and the class that defines the hook defines the
-#: method (:func:`uschess.rules.base.prepared`).
+#: where the plugin wants the hook asked per player.  It is used only where
+#: the slot's function is the plugin's own hook (no reform answers first) and
+#: the class that defines the hook defines the method
+#: (:func:`uschess.rules.base.prepared`).
 PREPARED = {
     "uschess_k_factor": ("prepared_k_factor", ("system", "tc", "half_k", "systems", "p"),
                          ("r0", "n_eff", "m", "otbr")),
