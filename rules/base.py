@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from uschess.rules.hookspecs import PREPARED
+
 
 @dataclass
 class Initial:
@@ -72,3 +74,23 @@ def src(doc: str, section: str, note: Optional[str] = None) -> dict:
     if note:
         out["note"] = note
     return out
+
+
+def prepared(fn, **unit):
+    """The form of a slot's hook made once for a rated unit, as its plugin
+    hands it out (:data:`uschess.rules.hookspecs.PREPARED`): ``fn`` is the
+    slot's function (``rules.call.<hook>``), ``unit`` the arguments the same
+    for every player.  None where there is none to use: the slot's function
+    is not a plugin's own hook (a reform answers first), the plugin has no
+    such method, a class below the one that defines the method defines the
+    hook anew, or the plugin declines for this unit."""
+    owner = getattr(fn, "__self__", None)
+    name = getattr(fn, "__name__", None)
+    if owner is None or name not in PREPARED:
+        return None
+    method = PREPARED[name][0]
+    mro = type(owner).__mro__
+    home = next((c for c in mro if method in c.__dict__), None)
+    if home is None or home is not next(c for c in mro if name in c.__dict__):
+        return None
+    return getattr(owner, method)(**unit)

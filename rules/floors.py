@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from uschess.errors import RuleError
 from uschess.formulas import floor_level
 
 from uschess.rules.base import EventCounts, Floor, RulePlugin, src
@@ -49,44 +50,113 @@ class _Floors(RulePlugin):
     def uschess_personal_floor(self, system, after, event, p):
         """Highest of: the absolute floor, the personal absolute floor (where in
         force), the established floor, the OLM floor and a prize floor.  The
-        reason is written out only for the floor that wins."""
+        reason is written out only for the floor that wins.
+
+        The personal absolute floor is not counted where the established
+        floor is above its cap: it can then neither win nor be the higher
+        floor an unknown history could give (the parameters read are the
+        same either way)."""
         best, kind = p.absolute_floor, "absolute"
-        counts, could_be = None, None
-        if self.personal and system in p.personal_floor_systems:
+        counts = could_be = None
+        personal = self.personal and system in p.personal_floor_systems
+        if personal:
             pf = p.personal_floor
+            cap = pf["cap"]
+        peak = after.peak
+        level = None if peak is None else floor_level(peak, p.floor_drop, p.floor_levels)
+        if personal and (level is None or not level > cap):
             nw, nd, nr = after.wins, after.draws, after.events3
             if nw is None or nd is None or nr is None:  # an earlier count unknown
                 counts = personal_counts(after, event)
-                nw, nd, nr, unknown = counts
-                could_be = pf["cap"]
+                nw, nd, nr = counts[0], counts[1], counts[2]
+                could_be = cap
             else:
                 counts = (nw, nd, nr, ())
-            af, cap = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr, pf["cap"]
+            af = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr
             if cap < af:  # min(AF, cap)
                 af = cap
             if af > best:
                 best, kind = af, "personal"
-        peak = after.peak
-        if peak is not None:
-            level = floor_level(peak, p.floor_drop, p.floor_levels)
-            if level is not None and level > best:
-                best, kind = level, "established"
+        if level is not None and level > best:
+            best, kind = level, "established"
         if after.olm and system in p.olm_systems and p.olm["floor"] > best:
             best, kind = p.olm["floor"], "olm"
-        if after.prize_floor is not None and min(after.prize_floor, p.prize_floor_top) > best:
-            best, kind = min(after.prize_floor, p.prize_floor_top), "prize"
-        reason = _REASONS.get(kind) or self._reason(kind, counts, after, p)
+        prize = after.prize_floor
+        if prize is not None and min(prize, p.prize_floor_top) > best:
+            best, kind = min(prize, p.prize_floor_top), "prize"
+        if kind == "personal":
+            reason = _personal_reason(pf, counts)
+        elif kind == "established":
+            reason = _established_reason(peak, p.floor_drop)
+        else:
+            reason = _REASONS[kind]
         if could_be is None or could_be <= best:
             return Floor(best, reason)
         return Floor(best, reason, could_be, counts[3])
 
-    @staticmethod
-    def _reason(kind, counts, after, p) -> str:
-        if kind == "personal":
-            return _personal_reason(p.personal_floor, counts)
-        if kind == "established":
-            return f"established floor: highest established {after.peak:.2f} - {p.floor_drop}"
-        return _REASONS[kind]
+    def prepared_personal_floor(self, system, p):
+        """The hook for the players of one unit (``PREPARED``): its decision
+        with the unit's values read once, a function of (after, event) giving
+        the Floor's fields as a tuple (value, reason, could_be, unknown), the
+        hook's bit for bit (``tests/test_hot_path.py`` checks both against
+        sec. 5 written plainly); None where a value it reads is not in force
+        (the hook then, which reads each only where a player needs it: a
+        traced rating notes what it read)."""
+        try:
+            absolute = p.absolute_floor
+            personal = self.personal and system in p.personal_floor_systems
+            pf = p.personal_floor if personal else None
+            drop, levels = p.floor_drop, p.floor_levels
+            olm_floor = p.olm["floor"] if system in p.olm_systems else None
+            prize_top = p.prize_floor_top
+        except RuleError:
+            return None
+        if personal:
+            base, win, draw, per_event, cap = (pf["base"], pf["win"], pf["draw"], pf["event"],
+                                               pf["cap"])
+
+        def floor(after, event):
+            best, kind = absolute, "absolute"
+            counts = could_be = None
+            peak = after.peak
+            level = None if peak is None else floor_level(peak, drop, levels)
+            if personal and (level is None or not level > cap):
+                nw, nd, nr = after.wins, after.draws, after.events3
+                if nw is None or nd is None or nr is None:  # an earlier count unknown
+                    counts = personal_counts(after, event)
+                    nw, nd, nr = counts[0], counts[1], counts[2]
+                    could_be = cap
+                else:
+                    counts = (nw, nd, nr, ())
+                af = base + win * nw + draw * nd + per_event * nr
+                if cap < af:  # min(AF, cap)
+                    af = cap
+                if af > best:
+                    best, kind = af, "personal"
+            if level is not None and level > best:
+                best, kind = level, "established"
+            if after.olm and olm_floor is not None and olm_floor > best:
+                best, kind = olm_floor, "olm"
+            prize = after.prize_floor
+            if prize is not None and min(prize, prize_top) > best:
+                best, kind = min(prize, prize_top), "prize"
+            if kind == "personal":
+                reason = _personal_reason(pf, counts)
+            elif kind == "established":
+                reason = _established_reason(peak, drop)
+            else:
+                reason = _REASONS[kind]
+            if could_be is None or could_be <= best:
+                return best, reason, None, ()
+            return best, reason, could_be, counts[3]
+
+        return floor
+
+
+def _established_reason(peak, drop) -> str:
+    """The reason naming the established floor of the highest established
+    rating ``peak`` (the parameter ``floor_drop``: ``drop``)."""
+    return f"established floor: highest established {peak:.2f} - {drop}"
 
 
 def _personal_reason(pf, counts) -> str:

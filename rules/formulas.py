@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from uschess import formulas as F
 
 from uschess.rules.base import RulePlugin, src
@@ -39,6 +41,14 @@ class Approximate002(RulePlugin):
     def uschess_special_rating(self, r0, n_eff, opponents, score, wins, losses, all_wins,
                                all_losses, n, p, trace):
         return F.approximate_special(r0, n, opponents, wins, losses)
+
+
+def _plain_k(k_numerator, half_k, r0, n_eff, m, otbr):
+    """K without the dual-rating exception (sec. 4.2): 800/(N' + m), or
+    400/(N' + m/2) in a half-K event (002)."""
+    if half_k:
+        return (k_numerator / 2.0) / (n_eff + m / 2.0)
+    return k_numerator / (n_eff + m)
 
 
 def _dual_k(r, n_eff, m, kd, k_num):
@@ -87,10 +97,17 @@ class _K(RulePlugin):
             r = self.rating_for(r0, otbr)
             if self.exception_applies(r, system, tc, systems, p):
                 return _dual_k(r, n_eff, m, kd, p.k_numerator)
-        if half_k:
-            # 002: K = 400/(N_e + m/2) in a half-K event
-            return (p.k_numerator / 2.0) / (n_eff + m / 2.0)
-        return p.k_numerator / (n_eff + m)
+        return _plain_k(p.k_numerator, half_k, r0, n_eff, m, otbr)
+
+    def prepared_k_factor(self, system, tc, half_k, systems, p):
+        """The hook for the players of one unit (``PREPARED``): where the
+        unit's time control is outside the exception's range, no player's K
+        asks the exception, and K is the plain one; None (the hook per
+        player) where it is inside."""
+        kd = p.k_dual
+        if tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]:
+            return None
+        return partial(_plain_k, p.k_numerator, half_k)
 
 
 class KDualAnySystem(_K):

@@ -188,3 +188,233 @@ def test_personal_counts_for_every_unknown_combination():
             known = (wins, draws, events3)
             assert got[:3] == tuple(own[i] if known[i] is None else known[i] for i in range(3))
             assert got[3] == tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)
+
+
+def _floor_by_definition(system, after, event, p, personal):
+    """Sec. 5 written plainly: every floor in force computed, the highest
+    kept (the first listed on a tie), with its reason; ``could_be`` where an
+    unknown history could give a higher personal floor."""
+    from uschess.rules.floors import COUNT_NAMES
+
+    candidates = [(p.absolute_floor, "absolute floor")]
+    could_be, unknown = None, ()
+    if personal and system in p.personal_floor_systems:
+        pf = p.personal_floor
+        known = (after.wins, after.draws, after.events3)
+        own = (event.wins, event.draws, event.events3) if event else (0, 0, 0)
+        nw, nd, nr = (k if k is not None else o for k, o in zip(known, own))
+        unknown = tuple(name for name, k in zip(COUNT_NAMES, known) if k is None)
+        text = (f"personal absolute floor min({pf['base']} + {pf['win']}x{nw} + "
+                f"{pf['draw']}x{nd} + {nr}, {pf['cap']})")
+        if unknown:
+            text += f", counting this event only for the unknown earlier {', '.join(unknown)}"
+            could_be = pf["cap"]
+        candidates.append((min(pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr,
+                               pf["cap"]), text))
+    if after.peak is not None:
+        level = _levels_by_definition(after.peak, p.floor_drop, p.floor_levels)
+        if level is not None:
+            candidates.append((level, f"established floor: highest established "
+                                      f"{after.peak:.2f} - {p.floor_drop}"))
+    if after.olm and system in p.olm_systems:
+        candidates.append((p.olm["floor"], "Original Life Master floor"))
+    if after.prize_floor is not None:
+        candidates.append((min(after.prize_floor, p.prize_floor_top), "prize floor"))
+    best = candidates[0]
+    for cand in candidates[1:]:
+        if cand[0] > best[0]:
+            best = cand
+    if could_be is not None and could_be > best[0]:
+        return best[0], best[1], could_be, unknown
+    return best[0], best[1], None, ()
+
+
+def test_personal_floor_hook_is_the_highest_floor():
+    """The floors hook (which leaves out the personal absolute floor where the
+    established floor is above its cap), and its form made once for a unit,
+    against sec. 5 written plainly, on records of every kind, in every system,
+    with and without the personal floor; traced, the hook reads the same
+    parameters either way."""
+    from uschess.rules.base import EventCounts, prepared
+    from uschess.rating.steps import Reads
+    from uschess.rules.floors import Floors002, FloorsSec5
+
+    rng = random.Random(55)
+    book = RuleBook.load()
+    params = [book.rules(dt.date.fromisoformat(day)).p
+              for day in ("2009-06-01", "2019-01-01", "2025-03-21")]
+    kinds = {"established": 0, "personal": 0, "could_be": 0}
+    for _ in range(20000):
+        p = rng.choice(params)
+        plugin = rng.choice((Floors002(), FloorsSec5()))
+        system = rng.choice(("OTBR", "OTBQ", "OLR"))
+
+        def count(hi):
+            return rng.choice((None, rng.randint(0, hi)))
+
+        after = SystemRecord(
+            rng.uniform(90.0, 2500.0), rng.randint(1, 400), count(30), count(30), count(30),
+            count(15), rng.choice((None, rng.uniform(300.0, 2600.0), rng.randint(1300, 1500) + 0.5)),
+            rng.random() < 0.1, rng.choice((None, None, None, rng.randint(1500, 2300))))
+        event = rng.choice((None, EventCounts(rng.randint(0, 5), rng.randint(0, 5), 0,
+                                              rng.randint(0, 1))))
+        fl = plugin.uschess_personal_floor(system=system, after=after, event=event, p=p)
+        want = _floor_by_definition(system, after, event, p, plugin.personal)
+        assert (fl.value, fl.reason, fl.could_be, fl.unknown) == want, (system, after, event)
+        assert type(fl.value) is type(want[0])
+        # the hook made once for a unit (untraced finish): the Floor's fields
+        got = prepared(plugin.uschess_personal_floor, system=system, p=p)(after, event)
+        assert got == want and type(got[0]) is type(want[0])
+        kinds["established"] += fl.reason.startswith("established")
+        kinds["personal"] += fl.reason.startswith("personal")
+        kinds["could_be"] += fl.could_be is not None
+        # the parameters a traced rating notes: the same whichever floor is left out
+        reads = Reads()
+        plugin.uschess_personal_floor(system=system, after=after, event=event,
+                                      p=reads.params(p))
+        noted = {"absolute_floor"}
+        if plugin.personal:
+            noted.add("personal_floor_systems")
+            if system in p.personal_floor_systems:
+                noted.add("personal_floor")
+        if after.peak is not None:
+            noted |= {"floor_drop", "floor_levels"}
+        if after.olm:
+            noted.add("olm_systems")
+            if system in p.olm_systems:
+                noted.add("olm")
+        if after.prize_floor is not None:
+            noted.add("prize_floor_top")
+        assert reads.names == noted
+    assert min(kinds.values()) > 500, kinds
+
+
+def _repeat_opponents_section():
+    """Six established players over five rounds: 1 and 2 meet three times
+    (neither is eligible for a bonus under any wording), the others at most
+    twice; 1 and 3, rated low, win every game (a bonus term if eligible)."""
+    from helpers import event, player
+
+    pairings = [((1, 2), (3, 4), (5, 6)), ((1, 2), (3, 5), (4, 6)), ((1, 2), (3, 6), (4, 5)),
+                ((1, 3), (2, 4), (5, 6)), ((1, 4), (2, 5), (3, 6))]
+    winners = {1, 3}
+    rounds: dict = {i: [] for i in range(1, 7)}
+    for games in pairings:
+        for a, b in games:
+            if a in winners or b in winners:
+                w, lo = (a, b) if a in winners and (b not in winners or a < b) else (b, a)
+                rounds[w].append(f"W{lo}")
+                rounds[lo].append(f"L{w}")
+            else:
+                rounds[a].append(f"D{b}")
+                rounds[b].append(f"D{a}")
+    ratings = {1: 1300.0, 2: 1900.0, 3: 1350.5, 4: 1800.0, 5: 1750.0, 6: 1700.25}
+    return event([player(i, rounds[i], rating=ratings[i], games=40) for i in range(1, 7)])
+
+
+def test_bonus_eligibility_asked_only_where_the_bonus_term_is_positive():
+    """Untraced, a section's bonus eligibility is asked only for a player whose
+    bonus term is positive; the ratings, E and bonus are those of the traced
+    rating (which asks every player) in every edition of the wording."""
+    ev = _repeat_opponents_section()
+    section = ev.sections[0]
+    tc = parse_time_control(section.time_control)
+    book = RuleBook.load()
+    for day in ("2003-05-02", "2019-03-01", "2025-03-21"):
+        rules = book.rules(dt.date.fromisoformat(day))
+        traced = five_steps(section, "OTBR", rules, tc, trace=True)
+        lean = five_steps(section, "OTBR", rules, tc, trace=False)
+        assert (traced.step4, traced.step5) == (lean.step4, lean.step5)
+        for pair, e in lean.entrants.items():
+            t = traced.entrants[pair]
+            assert (e.expected, e.bonus, e.k) == (t.expected, t.bonus, t.k)
+            if e.eligible is None:  # not asked: the bonus term was not positive in step 4 or 5
+                assert e.bonus == 0.0
+            else:
+                assert e.eligible == t.eligible
+        assert lean.entrants[1].eligible is False and lean.entrants[3].eligible is True
+        assert traced.entrants[1].eligible is False and lean.entrants[3].bonus > 0.0
+        assert lean.entrants[2].eligible is None and traced.entrants[2].eligible is False
+        opts = {"rules_on": dt.date.fromisoformat(day)}
+        a = rate_event(ev, RatingOptions(trace=True, **opts)).sections[0].players
+        b = rate_event(ev, RatingOptions(trace=False, **opts)).sections[0].players
+        assert [(x.post, x.bonus, x.expected) for x in a] == [(x.post, x.bonus, x.expected) for x in b]
+
+
+def test_prepared_k_factor_is_the_hook():
+    """Every K plugin's form made once for a unit gives the hook's K bit for
+    bit, for time controls inside and outside the exception's range (inside,
+    it declines: the hook per player), half-K events and dual-rated units."""
+    from uschess.rules import ALL
+    from uschess.rules.base import prepared
+
+    rng = random.Random(7)
+    book = RuleBook.load()
+    params = [book.rules(dt.date.fromisoformat(day)).p
+              for day in ("2003-05-02", "2017-06-01", "2020-07-02", "2025-03-21")]
+    plugins = [cls() for cls in ALL if cls.slot == "k_factor"]
+    tcs = [parse_time_control(t) for t in ("G/90;d30", "G/45;d5", "G/30", "G/60+5", "40/120, SD/30",
+                                           "G/10;d2", "G/25+5")] + [None]
+    made = declined = 0
+    for _ in range(4000):
+        plugin, p, tc = rng.choice(plugins), rng.choice(params), rng.choice(tcs)
+        unit = {"system": rng.choice(("OTBR", "OTBQ", "OLR")), "tc": tc,
+                "half_k": rng.choice((False, True)),
+                "systems": rng.choice((("OTBR",), ("OTBR", "OTBQ"), ("OLQ",))), "p": p}
+        k_of = prepared(plugin.uschess_k_factor, **unit)
+        kd = p.k_dual
+        in_range = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
+        assert (k_of is None) == in_range
+        if k_of is None:
+            declined += 1
+            continue
+        made += 1
+        for _ in range(5):
+            r0, n_eff = rng.uniform(100.0, 2800.0), rng.uniform(0.0, 50.0)
+            m, otbr = rng.randint(1, 12), rng.choice((None, rng.uniform(100.0, 2800.0)))
+            want = plugin.uschess_k_factor(r0=r0, n_eff=n_eff, m=m, otbr=otbr, **unit)
+            got = k_of(r0, n_eff, m, otbr)
+            assert got == want and type(got) is type(want)
+    assert made > 1000 and declined > 500
+
+
+def test_prepared_hooks_only_for_a_plugins_own_hook():
+    """No prepared form where a reform answers first, where a subclass defines
+    the hook anew, or where the plugin has none."""
+    from uschess.calendar.rulebook import Reform
+    from uschess.rules.base import prepared
+    from uschess.rules.formulas import KDualOTBR
+    from uschess.rules.hookspecs import hookimpl
+
+    class Reformed:
+        @hookimpl
+        def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
+            return 16.0 if r0 < 1500.0 else None
+
+    class HalfAgain(KDualOTBR):
+        def uschess_k_factor(self, **kw):
+            return 0.5 * super().uschess_k_factor(**kw)
+
+    day = dt.date(2025, 3, 21)
+    plain = RuleBook.load().rules(day)
+    reformed = RuleBook.load().rules(day, reform=Reform("k", extra_plugins=[Reformed()]))
+    unit = {"system": "OTBR", "tc": parse_time_control("G/90;d30"), "half_k": False,
+            "systems": ("OTBR",), "p": plain.p}
+    assert prepared(plain.call.uschess_k_factor, **unit) is not None
+    assert prepared(reformed.call.uschess_k_factor, **unit) is None
+    assert prepared(HalfAgain().uschess_k_factor, **unit) is None
+    assert prepared(plain.call.uschess_bonus_eligible, m=3, p=plain.p) is None
+    # the floors plugin's: none where a value it reads is not in force (the
+    # hook reads each only where a player needs it)
+    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=plain.p) is not None
+    short = type(plain.p)({k: v for k, v in plain.p.__dict__.items() if k != "prize_floor_top"})
+    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=short) is None
+    assert plain.call.uschess_personal_floor(system="OTBR", after=SystemRecord(1500.0, 40),
+                                             event=None, p=short).value == 100.0
+    # rating with the reform: its K answers where it answers, untraced as traced
+    event = C.swiss_event(1, 40, 5, seed=3)
+    opts = {"reform": Reform("k", extra_plugins=[Reformed()])}
+    traced = rate_event(event, RatingOptions(trace=True, **opts)).sections[0].players
+    lean = rate_event(event, RatingOptions(trace=False, **opts)).sections[0].players
+    assert [(x.post, x.k) for x in traced] == [(x.post, x.k) for x in lean]
+    assert any(x.k == 16.0 for x in lean)

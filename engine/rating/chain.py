@@ -21,6 +21,7 @@ result says so in ``PlayerResult.pre_from``.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Callable, Optional, Protocol
 
 from uschess.calendar.rulebook import RuleBook
@@ -32,7 +33,14 @@ from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, SectionResult
 from uschess.rating.section import declared_systems_warnings, rate_section, systems_for
-from uschess.timecontrol import parse_time_control
+from uschess.timecontrol import TimeControl, parse_time_control
+
+
+@lru_cache(maxsize=256)
+def _time_control(text: str) -> TimeControl:
+    """A section's time control, parsed once per text (a TimeControl is a
+    value: the sections of an event, and of a history, share a few texts)."""
+    return parse_time_control(text)
 
 
 class ChainBase(Protocol):
@@ -112,34 +120,44 @@ class Chain:
         """Hold ``record`` as the player's latest in the system of ``key``."""
         self.records[key] = record
         self.origin[key] = where
-        self.systems_of.setdefault(key[0], set()).add(key[1])
+        held = self.systems_of.get(key[0])
+        if held is None:
+            self.systems_of[key[0]] = {key[1]}
+        else:
+            held.add(key[1])
 
     def _keep(self, result: SectionResult, where: tuple[str, Optional[str]]) -> None:
         is_match = result.section.kind == "match"
+        system = result.system
+        put = self._put
         for pr in result.players:
             if pr.m == 0 or pr.record_after is None:
                 continue
-            key = (pr.id, result.system)
-            self._put(key, pr.record_after, where)
+            key = (pr.id, system)
+            put(key, pr.record_after, where)
             if is_match:
                 self.matches.setdefault(key, []).append(
                     MatchChange(result.section.end, pr.post - pr.pre, result.system))
 
     # --------------------------------------------------------------- rating
     def rate_event(self, event: Event, options: Optional[RatingOptions] = None, book=None,
-                   label: Optional[str] = None) -> EventResult:
+                   label: Optional[str] = None, *, keep_last: bool = True) -> EventResult:
         """Rate ``event``'s sections in the event's order, each in every system
         it is rated in, every player starting from the chain's record where
         it has one; the chain keeps each result.  ``label`` names the event in
-        ``pre_from`` for later events (default: its id or name)."""
+        ``pre_from`` for later events (default: its id or name).  Without
+        ``keep_last`` the chain does not keep the last section's results: for
+        a chain that rates this one event and is then dropped, where nothing
+        would read them."""
         options = options or RatingOptions()
         book = book or RuleBook.load()
         label = label or event.id or event.name
         out = []
-        for section in event.sections:
+        last = len(event.sections) - 1
+        for i, section in enumerate(event.sections):
             try:
                 rules = options.rules_for(book, section.start)
-                tc = parse_time_control(section.time_control)
+                tc = _time_control(str(section.time_control))
                 declared = declared_systems_warnings(section, rules, tc)
                 # every system's record as it stands before the section: a
                 # dual-rated section's OTBQ pass must not see its OTBR result
@@ -158,7 +176,8 @@ class Chain:
                     sr.warnings.extend(declared)
                     sr.warnings.extend(section.notes)  # what the reader noted (a re-entry)
                     out.append(sr)
-                    self._keep(sr, (label, section.name))
+                    if keep_last or i < last:
+                        self._keep(sr, (label, section.name))
             except InputError as err:
                 raise err.located(section=section.name, file=event.source)
         return EventResult(event, out)
@@ -172,6 +191,8 @@ class Chain:
         players, came_from = [], {}
         own_records = self.records
         base = self.base
+        if base is None and not own_records:  # nothing to give: every record is the file's
+            return section, came_from
         all_of = getattr(base, "records", None)  # every system of a player at once
         systems_of = self.systems_of
         for pl in section.players:

@@ -24,7 +24,7 @@ from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
 from uschess.rating.steps import NO_READS, Entrant, Reads, Steps
-from uschess.rules.base import EventCounts, Floor
+from uschess.rules.base import EventCounts, Floor, prepared
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
@@ -152,49 +152,79 @@ class FinishStep:
 
     def lean_player(self, e: Entrant) -> PlayerResult:
         """The finish step for one player of a ``lean`` unit (see the class):
-        :meth:`__call__` without a trace or a match, in the same order."""
-        pl = e.pl
-        pair = pl.pair
-        rec = e.rec
-        p = self.p
-        value = step5 = self.step5[pair]
-        m, wins, losses = e.m, e.wins, e.losses
-        draws = m - wins - losses  # Entrant.draws
-        after = record_after(rec, m, wins, draws, losses, value, self.end, p,
-                             0 if rec is not None else e.n)
-        fl = self.personal_floor(
-            system=self.system, after=after,
-            event=EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0), p=p)
-        if rec is None:
-            pre = None
-            floor, reason = fl.value, fl.reason
-        else:
-            pre = rec.rating
-            if rec.lowered_floor is not None:
-                floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
-                if lowered is not None:
-                    after.lowered_floor, after.lowered_from = lowered, lowered_from
-            else:  # no floor was lowered after a match: the sec. 5 floor
-                floor, reason = fl.value, fl.reason
-        if value < floor:
-            post, floor_applied = float(floor), True
-        else:
-            post, floor_applied = value, False
-        post = self.store_rating(pre=pre, value=post, p=p)
-        settle_record(after, post, p, pl)
-        could_be = fl.could_be
-        warnings = ([] if could_be is None or value >= could_be  # no warning (as that function)
-                    else unknown_history_warnings(fl, value, self.system))
-        if self.last5:
-            step4 = self.step4[pair]
-        else:
-            step4 = step5 = None
-        # positional, in the order of PlayerResult's fields (as __call__)
-        return PlayerResult(
-            pair, pl.id, pl.name, self.system, pre, rec.games if rec else 0, m, e.score, post,
-            after.games, "special" if e.special else "standard", self.initial.get(pair),
-            e.n_eff, self.step3.get(pair), step4, step5, e.k, e.bonus, e.expected, floor,
-            reason, floor_applied, after, _NOTHING, warnings)
+        :meth:`lean_players` of that player alone."""
+        return self.lean_players((e,))[0]
+
+    def lean_players(self, entrants) -> list[PlayerResult]:
+        """The finish step for each player of a ``lean`` unit (see the class)
+        in ``entrants`` (each with rated games), in their order: :meth:`__call__`
+        without a trace or a match, in the same order of operations, with what
+        is the same for every player read once."""
+        system, end, p = self.system, self.end, self.p
+        step5s, step4s = self.step5, self.step4
+        initial, step3 = self.initial, self.step3
+        personal_floor, store_rating = self.personal_floor, self.store_rating
+        event_games, established = self.event_games, p.established_games
+        last5 = self.last5
+        # the floors plugin's hook made once for the unit, where it hands one out
+        floor_of = prepared(personal_floor, system=system, p=p)
+        out = []
+        add = out.append
+        for e in entrants:
+            pl = e.pl
+            pair = pl.pair
+            rec = e.rec
+            value = step5 = step5s[pair]
+            m, wins, losses = e.m, e.wins, e.losses
+            draws = m - wins - losses  # Entrant.draws
+            after = record_after(rec, m, wins, draws, losses, value, end, p,
+                                 0 if rec is not None else e.n)
+            event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
+            if floor_of is not None:
+                fl = None
+                sec5, sec5_reason, could_be, unknown = floor_of(after, event)
+            else:
+                fl = personal_floor(system=system, after=after, event=event, p=p)
+                sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
+            reason = sec5_reason
+            if rec is None:
+                pre = None
+                floor = sec5
+            else:
+                pre = rec.rating
+                if rec.lowered_floor is not None:
+                    floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5,
+                                                                             sec5_reason)
+                    if lowered is not None:
+                        after.lowered_floor, after.lowered_from = lowered, lowered_from
+                else:  # no floor was lowered after a match: the sec. 5 floor
+                    floor = sec5
+            if value < floor:
+                post, floor_applied = float(floor), True
+            else:
+                post, floor_applied = value, False
+            post = store_rating(pre=pre, value=post, p=p)
+            # settle_record, which refuses a post above MAX_RATING
+            if post > MAX_RATING:
+                settle_record(after, post, p, pl)
+            after.rating = post
+            if after.games > established:
+                peak = after.peak
+                after.peak = post if peak is None or post > peak else peak  # max(peak, post)
+            if could_be is None or value >= could_be:  # no warning (as that function)
+                warnings = []
+            else:
+                warnings = unknown_history_warnings(
+                    fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
+            if not last5:
+                step5 = None
+            # positional, in the order of PlayerResult's fields (as __call__)
+            add(PlayerResult(
+                pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, e.score, post,
+                after.games, "special" if e.special else "standard", initial.get(pair),
+                e.n_eff, step3.get(pair), step4s[pair] if last5 else None, step5, e.k,
+                e.bonus, e.expected, floor, reason, floor_applied, after, _NOTHING, warnings))
+        return out
 
     def __call__(self, e: Entrant, match: Optional[MatchInputs] = None) -> PlayerResult:
         kind, system, end, trace = self.kind, self.system, self.end, self.trace

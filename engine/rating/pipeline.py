@@ -25,8 +25,9 @@ def rate_event(event: Event, options: Optional[RatingOptions] = None,
     """Rate every section of an event in every system its time control falls
     in, the sections one after another in the event's order: a player who
     plays in two sections rated in the same system starts the second from the
-    first one's result (a fresh :class:`~uschess.rating.chain.Chain`)."""
-    return Chain().rate_event(event, options or RatingOptions(), book)
+    first one's result (a fresh :class:`~uschess.rating.chain.Chain`, dropped
+    after the event: it need not keep the last section's results)."""
+    return Chain().rate_event(event, options or RatingOptions(), book, keep_last=False)
 
 
 __all__ = ["RatingOptions", "systems_for", "rate_section", "rate_event"]

@@ -52,18 +52,24 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     st = five_steps(section, system, rules, tc, trace=trace)
     pre_from = pre_from or {}
     step = FinishStep(system, st, rules, section.end, trace=trace)
-    finish = step.lean_player if step.lean else step
+    entrants = st.entrants
+    ordered = [entrants[pl.pair] for pl in section.players]
+    lean = step.lean
+    if lean:  # every player with rated games at once, in the section's order
+        rated = [e for e in ordered if e.m]
+        finished = step.lean_players(rated)
+        if len(rated) == len(ordered) and not pre_from:  # as the loop below would give
+            return SectionResult(section, system, rules, tc, finished)
+        finished = iter(finished)
     out = []
     add = out.append
-    entrants = st.entrants
-    for pl in section.players:
-        e = entrants[pl.pair]
+    for e in ordered:
         if not e.m:
+            pl = e.pl
             add(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
-        elif pre_from:
-            res = finish(e)
-            res.pre_from = pre_from.get(pl.pair)
-            add(res)
-        else:
-            add(finish(e))
+            continue
+        res = next(finished) if lean else step(e)
+        if pre_from:
+            res.pre_from = pre_from.get(e.pl.pair)
+        add(res)
     return SectionResult(section, system, rules, tc, out)

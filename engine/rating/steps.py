@@ -26,7 +26,7 @@ from typing import Optional
 from uschess.errors import InputError, RuleError
 from uschess.formulas import SpecialTrace, n_star, standard_rating
 from uschess.model import GAME_CODES, Player, Section, SystemRecord
-from uschess.rules.base import Initial
+from uschess.rules.base import Initial, prepared
 from uschess.rules.hookspecs import HOOK_SLOTS
 from uschess.timecontrol import TimeControl
 
@@ -151,8 +151,10 @@ class _ReadCalls:
 class Entrant:
     """What steps 1-5 know of one player in one system: the games (opponent
     pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings); after
-    the last step, what the standard formula gave there (E and the bonus)."""
+    and bonus eligibility (neither depends on the opponents' ratings; rating a
+    section without a trace, eligibility is asked only where the bonus term
+    would be positive, and is None where it was not); after the last step,
+    what the standard formula gave there (E and the bonus)."""
 
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
@@ -251,8 +253,12 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     p_unit, call_unit = rules.p, rules.call
     rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
     standard_only, with_bonus = kind.standard_only, kind.bonus
-    half_k = special_max = None  # read when first needed, as each player reads them
+    half_k = special_max = k_of = None  # read when first needed, as each player reads them
     k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
+    # Untraced, a section's bonus eligibility is asked in steps 4 and 5, only
+    # where the bonus term would be positive (``_step``): nothing else reads it
+    # (an update from a foreign FIDE event reports it: asked here)
+    lazy_bonus = kind is STANDARD
     if trace:
         for e in playing.values():
             p, call = e.reads.params(p_unit), e.reads.calls(call_unit)
@@ -293,17 +299,22 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
             if special:
                 continue
             otbr = e.pl.ratings.get("OTBR")
+            otbr = otbr.rating if otbr is not None else None
             if half_k is None:
                 half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
+                k_of = prepared(k_factor, system=system, tc=tc, half_k=half_k, systems=rated_in,
+                                p=p_unit)
             m = e.m
-            e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
-                           otbr=otbr.rating if otbr is not None else None, systems=rated_in,
-                           p=p_unit)
+            if k_of is not None:
+                e.k = k_of(e.r0, n_eff, m, otbr)
+            else:
+                e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
+                               otbr=otbr, systems=rated_in, p=p_unit)
             if not with_bonus:
                 e.eligible = False
-                continue
-            e.eligible = bool(bonus_eligible(m=m, opponent_counts=opponent_counts(e.opps),
-                                             p=p_unit))
+            elif not lazy_bonus:
+                e.eligible = bool(bonus_eligible(m=m, opponent_counts=opponent_counts(e.opps),
+                                                 p=p_unit))
 
     # Step 3: first estimate for unrated players with N = 0 (N' = 1).
     step3: dict[int, float] = {}
@@ -350,7 +361,12 @@ def opponent_counts(opps: list) -> dict:
 def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
     """Step 4 or 5 without a trace: every player's rating (at least the
     absolute floor), the opponents at ``opp_rating``; a standard-formula
-    player keeps E and the bonus (``Entrant.expected``, ``.bonus``)."""
+    player keeps E and the bonus (``Entrant.expected``, ``.bonus``).
+
+    Bonus eligibility not asked yet (``Entrant.eligible`` None) is asked only
+    where the bonus term is positive: elsewhere the standard formula gives the
+    same rating, E and bonus (0.0) whatever the answer, and the player's
+    eligibility stays None (not asked)."""
     special = call.uschess_special_rating
     b = m_prime_min = None  # read when first needed, as each player reads them
     out: dict[int, float] = {}
@@ -364,10 +380,24 @@ def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
         else:
             if b is None:
                 b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
-            value, e.expected, e.bonus = standard_rating(e.r0, e.k, opps, e.score, e.eligible,
-                                                         b, m_prime_min)
+            eligible = e.eligible
+            value, e.expected, bonus = standard_rating(e.r0, e.k, opps, e.score,
+                                                       eligible is not False, b, m_prime_min)
+            if bonus and eligible is None:  # is the player eligible for what it gives?
+                if not _bonus_eligible(e, call, p):
+                    value, e.expected, bonus = standard_rating(e.r0, e.k, opps, e.score, False,
+                                                               b, m_prime_min)
+            e.bonus = bonus
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
     return out
+
+
+def _bonus_eligible(e: Entrant, call, p) -> bool:
+    """Ask the rules whether ``e`` is eligible for the bonus (sec. 4.2), and
+    keep the answer (``e.eligible``)."""
+    e.eligible = eligible = bool(call.uschess_bonus_eligible(
+        m=e.m, opponent_counts=opponent_counts(e.opps), p=p))
+    return eligible
 
 
 def _traced_step(playing: dict, opp_rating: dict, rules, floor100, trace: bool):
