@@ -49,108 +49,92 @@ class _Floors(RulePlugin):
     @hookimpl
     def uschess_personal_floor(self, system, after, event, p):
         """Highest of: the absolute floor, the personal absolute floor (where in
-        force), the established floor, the OLM floor and a prize floor.  The
-        reason is written out only for the floor that wins.
-
-        The personal absolute floor is not counted where the established
-        floor is above its cap: it can then neither win nor be the higher
-        floor an unknown history could give (the parameters read are the
-        same either way)."""
-        best, kind = p.absolute_floor, "absolute"
-        counts = could_be = None
-        personal = self.personal and system in p.personal_floor_systems
-        if personal:
-            pf = p.personal_floor
-            cap = pf["cap"]
-        peak = after.peak
-        level = None if peak is None else floor_level(peak, p.floor_drop, p.floor_levels)
-        if personal and (level is None or not level > cap):
-            nw, nd, nr = after.wins, after.draws, after.events3
-            if nw is None or nd is None or nr is None:  # an earlier count unknown
-                counts = personal_counts(after, event)
-                nw, nd, nr = counts[0], counts[1], counts[2]
-                could_be = cap
-            else:
-                counts = (nw, nd, nr, ())
-            af = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr
-            if cap < af:  # min(AF, cap)
-                af = cap
-            if af > best:
-                best, kind = af, "personal"
-        if level is not None and level > best:
-            best, kind = level, "established"
-        if after.olm and system in p.olm_systems and p.olm["floor"] > best:
-            best, kind = p.olm["floor"], "olm"
-        prize = after.prize_floor
-        if prize is not None and min(prize, p.prize_floor_top) > best:
-            best, kind = min(prize, p.prize_floor_top), "prize"
-        if kind == "personal":
-            reason = _personal_reason(pf, counts)
-        elif kind == "established":
-            reason = _established_reason(peak, p.floor_drop)
-        else:
-            reason = _REASONS[kind]
-        if could_be is None or could_be <= best:
-            return Floor(best, reason)
-        return Floor(best, reason, could_be, counts[3])
+        force), the established floor, the OLM floor and a prize floor
+        (:func:`_decide`), as a Floor."""
+        value, reason, could_be, unknown = _decide(
+            system, after, event, p, self.personal and system in p.personal_floor_systems)
+        return Floor(value, reason) if could_be is None else Floor(value, reason, could_be,
+                                                                   unknown)
 
     def prepared_personal_floor(self, system, p):
-        """The hook for the players of one unit (``PREPARED``): its decision
-        with the unit's values read once, a function of (after, event) giving
-        the Floor's fields as a tuple (value, reason, could_be, unknown), the
-        hook's bit for bit (``tests/test_hot_path.py`` checks both against
-        sec. 5 written plainly); None where a value it reads is not in force
-        (the hook then, which reads each only where a player needs it: a
-        traced rating notes what it read)."""
+        """The hook for the players of one unit (``PREPARED``): the same
+        decision (:func:`_decide`) with the unit's values read once, a
+        function of (after, event) giving the Floor's fields as a tuple
+        (value, reason, could_be, unknown); None where a value it reads is
+        not in force (the hook then, which reads each only where a player
+        needs it: a traced rating notes what it read)."""
         try:
-            absolute = p.absolute_floor
             personal = self.personal and system in p.personal_floor_systems
-            pf = p.personal_floor if personal else None
-            drop, levels = p.floor_drop, p.floor_levels
-            olm_floor = p.olm["floor"] if system in p.olm_systems else None
-            prize_top = p.prize_floor_top
+            values = _UnitValues(p, personal)
         except RuleError:
             return None
-        if personal:
-            base, win, draw, per_event, cap = (pf["base"], pf["win"], pf["draw"], pf["event"],
-                                               pf["cap"])
 
         def floor(after, event):
-            best, kind = absolute, "absolute"
-            counts = could_be = None
-            peak = after.peak
-            level = None if peak is None else floor_level(peak, drop, levels)
-            if personal and (level is None or not level > cap):
-                nw, nd, nr = after.wins, after.draws, after.events3
-                if nw is None or nd is None or nr is None:  # an earlier count unknown
-                    counts = personal_counts(after, event)
-                    nw, nd, nr = counts[0], counts[1], counts[2]
-                    could_be = cap
-                else:
-                    counts = (nw, nd, nr, ())
-                af = base + win * nw + draw * nd + per_event * nr
-                if cap < af:  # min(AF, cap)
-                    af = cap
-                if af > best:
-                    best, kind = af, "personal"
-            if level is not None and level > best:
-                best, kind = level, "established"
-            if after.olm and olm_floor is not None and olm_floor > best:
-                best, kind = olm_floor, "olm"
-            prize = after.prize_floor
-            if prize is not None and min(prize, prize_top) > best:
-                best, kind = min(prize, prize_top), "prize"
-            if kind == "personal":
-                reason = _personal_reason(pf, counts)
-            elif kind == "established":
-                reason = _established_reason(peak, drop)
-            else:
-                reason = _REASONS[kind]
-            if could_be is None or could_be <= best:
-                return best, reason, None, ()
-            return best, reason, could_be, counts[3]
-
+            return _decide(system, after, event, values, personal)
         return floor
+
+
+class _UnitValues:
+    """The parameters :func:`_decide` reads, read once for a unit."""
+
+    __slots__ = ("absolute_floor", "personal_floor", "floor_drop", "floor_levels",
+                 "olm_systems", "olm", "prize_floor_top")
+
+    def __init__(self, p, personal: bool):
+        self.absolute_floor = p.absolute_floor
+        self.personal_floor = p.personal_floor if personal else None
+        self.floor_drop, self.floor_levels = p.floor_drop, p.floor_levels
+        self.olm_systems, self.olm = p.olm_systems, p.olm
+        self.prize_floor_top = p.prize_floor_top
+
+
+def _decide(system, after, event, p, personal: bool) -> tuple:
+    """Sec. 5's floor of the record ``after``: (value, reason, could_be,
+    unknown).  The highest of the absolute floor, the personal absolute floor
+    AF (where ``personal``: in force for ``system``), the established floor,
+    the OLM floor and a prize floor; the reason is written out only for the
+    floor that wins.  Where an earlier count of AF is unknown the event's own
+    is used and ``could_be`` is AF's cap, the higher floor the unknown
+    history could give (None when none could be higher).  AF is not counted
+    where the established floor is above its cap: it can then neither win nor
+    be that higher floor.  ``p`` reads each value only where the record needs
+    it (the hook's values note what a traced rating read)."""
+    best, kind = p.absolute_floor, "absolute"
+    counts = could_be = None
+    if personal:
+        pf = p.personal_floor
+        cap = pf["cap"]
+    peak = after.peak
+    level = None if peak is None else floor_level(peak, p.floor_drop, p.floor_levels)
+    if personal and (level is None or not level > cap):
+        nw, nd, nr = after.wins, after.draws, after.events3
+        if nw is None or nd is None or nr is None:  # an earlier count unknown
+            counts = personal_counts(after, event)
+            nw, nd, nr = counts[0], counts[1], counts[2]
+            could_be = cap
+        else:
+            counts = (nw, nd, nr, ())
+        af = pf["base"] + pf["win"] * nw + pf["draw"] * nd + pf["event"] * nr
+        if cap < af:  # min(AF, cap)
+            af = cap
+        if af > best:
+            best, kind = af, "personal"
+    if level is not None and level > best:
+        best, kind = level, "established"
+    if after.olm and system in p.olm_systems and p.olm["floor"] > best:
+        best, kind = p.olm["floor"], "olm"
+    prize = after.prize_floor
+    if prize is not None and min(prize, p.prize_floor_top) > best:
+        best, kind = min(prize, p.prize_floor_top), "prize"
+    if kind == "personal":
+        reason = _personal_reason(pf, counts)
+    elif kind == "established":
+        reason = _established_reason(peak, p.floor_drop)
+    else:
+        reason = _REASONS[kind]
+    if could_be is None or could_be <= best:
+        return best, reason, None, ()
+    return best, reason, could_be, counts[3]
 
 
 def _established_reason(peak, drop) -> str:
