@@ -216,7 +216,7 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
             raise InputError(f"'kind' is {data['kind']!r}: a replay takes event files (no "
                              "'kind') and FIDE updates ('kind: fide-update')", file=path)
         if loader is None or loader is load_event:
-            return event_from_dict(data, source=str(path))
+            return event_from_dict(data, source=str(path), text_checked=True)
     return (loader or _any_format)(str(path))
 
 

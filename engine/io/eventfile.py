@@ -220,9 +220,15 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     )
 
 
-def parse_player(raw: Any) -> Player:
+def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
+    """A player of a section.  ``text_checked``: the data was read by the
+    checked reader (:func:`uschess.io.textdata.parse_data`), which has
+    already refused control characters and lone surrogates in every string
+    of it, so the texts are not scanned again."""
     raw = mapping(raw, "player")
-    pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
+    pair = raw.get("pair")
+    if type(pair) is not int or not 1 <= pair <= 100000:  # else say what is wrong
+        pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
     try:
         if not PLAYER_KEYS.issuperset(raw):
             unknown = set(raw) - PLAYER_KEYS
@@ -235,7 +241,8 @@ def parse_player(raw: Any) -> Player:
                 raise InputError(f"missing '{key}'")
         for key, value in (("id", pid), ("name", name), ("state", state)):
             if type(value) is str:
-                check_field(value, f"'{key}'")
+                if not text_checked:
+                    check_field(value, f"'{key}'")
             elif value is not None and (isinstance(value, bool)
                                         or not isinstance(value, (str, int))):
                 raise InputError(f"'{key}' must be text, not {type(value).__name__}")
@@ -299,7 +306,8 @@ def parse_section(raw: Any, event: dict) -> Section:
         section = Section(
             name=name,
             time_control=str(raw["time_control"]),
-            players=[parse_player(p) for p in players_raw],
+            players=[parse_player(p, text_checked=event.get("text_checked", False))
+                     for p in players_raw],
             start=start,
             end=end,
             online=flag(raw, "online", "section", default=event["online"]),
@@ -370,7 +378,10 @@ def validate_section(section: Section) -> None:
                              player=p.label, round=i)
 
 
-def event_from_dict(raw: Any, source: str | None = None) -> Event:
+def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool = False) -> Event:
+    """The event of an event file's data.  ``text_checked``: the data comes
+    from the checked reader (:func:`read_data`), whose strings are all
+    checked already (see :func:`parse_player`)."""
     try:
         raw = mapping(raw, "the file")
         ev = mapping(raw.get("event"), "'event'") if "event" in raw else None
@@ -380,7 +391,8 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:
             raise InputError("'sections' must be a non-empty list")
-        ctx = {"start": start, "end": end, "online": flag(ev, "online", "event")}
+        ctx = {"start": start, "end": end, "online": flag(ev, "online", "event"),
+               "text_checked": text_checked}
         sections = [parse_section(s, ctx) for s in sections_raw]
         names = [s.name for s in sections]
         for n in names:
@@ -496,7 +508,7 @@ def parse_history(raw: Any, what: str = "match_history") -> list[MatchChange]:
 
 def load_event(path: str | Path) -> Event:
     """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
-    return event_from_dict(read_data(path), source=str(path))
+    return event_from_dict(read_data(path), source=str(path), text_checked=True)
 
 
 def _date(d):

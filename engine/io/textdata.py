@@ -54,12 +54,16 @@ _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 #: Either of the two, found in one scan of the raw text.
 _REFUSED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-#: A JSON text's nesting, in C: the text without every ASCII character but
-#: brackets and quotes, then without its strings (escape-free: the text
-#: holds no backslash), is its brackets.
-_BRACKETS_AND_QUOTES = str.maketrans({chr(c): None for c in range(128) if chr(c) not in '[]{}"'})
-_JSON_PLAIN_STRING_RE = re.compile(r'"[^"]*"')
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: The ASCII characters a text may hold: an ASCII text (most files) is
+#: checked by deleting these from its bytes, in C, and finding nothing left.
+_ALLOWED_ASCII = bytes(c for c in range(128) if c in (9, 10, 13) or 32 <= c < 127)
+#: A JSON text's nesting, in C: the text's UTF-8 bytes without every byte but
+#: brackets and quotes (the bytes of a non-ASCII character are never ASCII),
+#: then without its strings (escape-free: the text holds no backslash), are
+#: its brackets.
+_NOT_BRACKETS_OR_QUOTES = bytes(c for c in range(256) if chr(c) not in '[]{}"')
+_JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
+_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 def control_message(char: str, where: str) -> str:
@@ -96,7 +100,10 @@ def check_field(text: str, what: str) -> None:
 def check_text(text: str, source=None) -> None:
     """Refuse control characters and lone surrogates in raw text (a control
     character is named before a surrogate that comes earlier)."""
-    if _REFUSED_RE.search(text) is None:  # one scan of the text, in C
+    if text.isascii():  # one pass over its bytes, in C
+        if not text.encode("ascii").translate(None, _ALLOWED_ASCII):
+            return
+    elif _REFUSED_RE.search(text) is None:  # one scan of the text, in C
         return
     found = find_control(text)
     if found:
@@ -288,9 +295,10 @@ def _json_too_deep(text: str) -> bool:
         return False
     # empty strings go first (and two strings with nothing but text between
     # them become one: what is between is no bracket)
-    brackets = text.translate(_BRACKETS_AND_QUOTES).replace('""', "")
-    if '"' in brackets:
-        brackets = _JSON_PLAIN_STRING_RE.sub("", brackets)
+    brackets = text.encode("utf-8", "surrogatepass").translate(
+        None, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = _JSON_PLAIN_STRING_RE.sub(b"", brackets)
     return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
