@@ -69,7 +69,7 @@ def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
     import uschess.apps.replay as R
-    from uschess.io.store import Store
+    from uschess.io.store import Store, _Connection
     from uschess.rating.chain import Chain
     from uschess.rating.options import RatingOptions
 
@@ -90,7 +90,8 @@ def phases_of_replay(directory: Path) -> str:
         (R, "load_event_file", "reading: later files, read at their turn"),
         (Chain, "rate_event", "rating (the chain, steps 1-5, finish)"),
         (R._Replayer, "prepare", "the replay's work per event, rating included"),
-        (Store, "apply_event", "store writes (one transaction per event)"),
+        (Store, "apply_event", "store writes (the events' rows and the commits)"),
+        (_Connection, "commit", "  of them the commits (the last one after the events)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in phases]
     for owner, name, label in phases:

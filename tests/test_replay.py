@@ -25,7 +25,7 @@ from uschess.io.eventfile import load_event, write_event
 from uschess.apps.generate import generate_history, player_games, write_history
 from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
-from uschess.apps.replay import _SharedRules, event_key, replay
+from uschess.apps.replay import COMMIT_EVERY, _SharedRules, event_key, replay
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
 
@@ -176,15 +176,23 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
 
 
 # ------------------------------------------------------------- kill and resume
-@pytest.mark.parametrize("when", ["during:30", "after:70"])
-def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
+@pytest.mark.parametrize("when,every,kept", [
+    ("during:30", 1, 29), ("after:70", 1, 70),        # one transaction per event
+    ("during:70", None, 64), ("after:64", None, 64),  # the default: 32 events to a commit
+    ("after:70", None, 64), ("during:65", 5, 60)])
+def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every, kept):
+    """Killed inside an event's writes (during:N) or right after an event is
+    written (after:N): the store holds the events up to the last commit,
+    whole, and a resumed run ends with the store of an uninterrupted one."""
     base, files, full = history
     db = tmp_path / "killed.db"
-    run = cli("replay", base / "events", "--db", db, kill_at=when)
+    commit = [] if every is None else ["--commit-every", every]
+    run = cli("replay", base / "events", "--db", db, *commit, kill_at=when)
     assert run.returncode == -signal.SIGKILL
-    n = int(when.split(":")[1])
-    with Store.open(db, create=False) as store:
-        assert store.counts()["events"] == (n - 1 if when.startswith("during") else n)
+    assert COMMIT_EVERY == 32
+    with Store.open(db, create=False) as store, Store.open(full, create=False) as whole:
+        assert store.counts()["events"] == kept
+        assert [e["id"] for e in store.events()] == [e["id"] for e in whole.events()[:kept]]
     refused = cli("replay", base / "events", "--db", db)
     assert refused.returncode == 2 and "already applied" in refused.stderr
     done = cli("replay", base / "events", "--db", db, "--skip-applied")

@@ -17,9 +17,10 @@ and for each event:
    options given): sections in the event's order, a player entered in two
    sections rated in the same system starting the second from the first
    one's result, a dual-rated section updating both systems;
-3. writes every change in one transaction (:meth:`Store.apply_event`): a
-   replay killed at any moment leaves whole events only, and running it again
-   with ``skip_applied`` resumes where it stopped.
+3. writes its changes (:meth:`Store.apply_event`), :data:`COMMIT_EVERY`
+   events to a transaction (:meth:`Store.batch`): a replay killed at any
+   moment leaves whole events only, every event up to its last commit, and
+   running it again with ``skip_applied`` resumes where it stopped.
 
 Memory stays bounded whatever the history's size: events up to
 :data:`KEEP_PLAYERS` player entries are read in full before the first write
@@ -85,6 +86,10 @@ from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 KEEP_PLAYERS = 30_000
 #: Players whose state a replay keeps in memory (beyond this, it starts over).
 CACHE_PLAYERS = 50_000
+#: Events a replay writes per transaction (:meth:`Store.batch`): a commit
+#: writes every page its events changed, and pages that several events share
+#: (the indexes of the players' rows) are written once for them all.
+COMMIT_EVERY = 32
 #: How far a file's rating may be from the store's and still agree (rounding).
 ROUNDING = 0.5
 
@@ -623,13 +628,18 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
            progress: Optional[Callable[[int, int, int, float], None]] = None,
            book: Optional[RuleBook] = None,
            loader: Optional[Callable[[str], Event]] = None,
-           wait: Optional[float] = None) -> ReplaySummary:
+           wait: Optional[float] = None, commit_every: int = COMMIT_EVERY) -> ReplaySummary:
     """:func:`_replay` holding the store's writer lock throughout: another
     replay into the same store waits (``wait`` seconds at most; None: as
-    long as it takes) and says so on stderr, or is refused."""
+    long as it takes) and says so on stderr, or is refused.  The events are
+    committed ``commit_every`` at a time (1: each in its own transaction),
+    and those written when the run ends, however it ends: a run killed or
+    stopped by an error leaves whole events only, every event up to its last
+    commit, and ``skip_applied`` resumes from there."""
     with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
-        return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
-                       progress=progress, book=book, loader=loader)
+        with store.batch(commit_every):
+            return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
+                           progress=progress, book=book, loader=loader)
 
 
 def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,

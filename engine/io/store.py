@@ -49,8 +49,9 @@ Tables (schema version in ``meta``):
               as JSON, stored once);
 ``published`` post ratings as published, for audits (:meth:`Store.audit`).
 
-One event is written in one transaction (:meth:`Store.apply_event`): a store
-killed at any moment holds whole events only.
+One event is written in one transaction (:meth:`Store.apply_event`), or
+several (:meth:`Store.batch`, as a replay writes them): a store killed at any
+moment holds whole events only.
 
 Schema versions: 1, the first; 2 adds ``ratings.lowered_floor`` and
 ``ratings.lowered_from``.  Opening a store of an older version migrates it in
@@ -278,6 +279,16 @@ class EventWrite:
     published: list = field(default_factory=list)   # (player_id, system, post) a page printed
 
 
+@dataclass
+class _Batch:
+    """An open :meth:`Store.batch`: events per transaction, the events
+    written since the last commit and the rules combinations among them."""
+
+    events: int
+    pending: int = 0
+    rulesets: dict = field(default_factory=dict)
+
+
 #: The key of the PostgreSQL advisory lock a writing transaction takes
 #: (advisory locks are per database: stores in other databases never wait).
 PG_LOCK_KEY = 0x7573636865737321
@@ -384,6 +395,10 @@ def _connect(target: str, create: bool) -> _Connection:
         # checkpoints every ~40 MB of WAL rather than 4 MB (each one syncs).
         raw.execute("PRAGMA synchronous=NORMAL")
         raw.execute("PRAGMA wal_autocheckpoint=10000")
+        # a page cache of up to 16 MB rather than 2 MB: a replay's batch of
+        # events changes pages all over the indexes of the players' rows,
+        # and a smaller cache spills them before the commit
+        raw.execute("PRAGMA cache_size=-16000")
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
@@ -423,6 +438,7 @@ class Store:
         self.conn = conn
         self.target = target
         self._fingerprints: set[str] = set()
+        self._batch: Optional[_Batch] = None
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -601,7 +617,8 @@ class Store:
 
     def has_rules(self, fingerprint: str) -> bool:
         """Whether a rules combination is stored (known at open or written since)."""
-        return fingerprint in self._fingerprints
+        return fingerprint in self._fingerprints or (
+            self._batch is not None and fingerprint in self._batch.rulesets)
 
     def counts(self) -> dict[str, int]:
         return {t: self.conn.fetchall(f"SELECT COUNT(*) FROM {t}")[0][0]
@@ -718,39 +735,108 @@ class Store:
         else:
             self.conn.commit()
 
+    @contextmanager
+    def batch(self, events: int):
+        """Commit the events applied in the block (:meth:`apply_event`)
+        ``events`` at a time, in one transaction each, and those left when
+        the block ends, however it ends (an error between two events keeps
+        the events written before it).  An error while an event is written
+        rolls back the whole open transaction: a store killed or failing at
+        any moment holds whole events only, every event up to the last
+        commit.  Inside a batch the store's own reads see the events written
+        and not yet committed.  ``events`` 1: one transaction per event."""
+        if events < 1:
+            raise ValueError("a batch holds at least one event")
+        if self._batch is not None:  # within a batch already: it rules
+            yield self
+            return
+        self._batch = _Batch(events)
+        try:
+            yield self
+        finally:
+            pending, self._batch = self._batch.pending, None
+            if self.conn.in_transaction():
+                if not pending:
+                    self.conn.rollback()
+                else:
+                    try:
+                        self.conn.commit()
+                    except self.conn.write_errors as err:
+                        self.conn.rollback()
+                        raise InputError(f"cannot write the last {pending} event(s): "
+                                         f"{_one_line(err)}", file=self.name)
+
     def apply_event(self, write: EventWrite, *, during=None) -> int:
-        """Write one event in one transaction; returns its sequence number.
+        """Write one event in one transaction (within :meth:`batch`, in the
+        batch's open transaction); returns its sequence number.
         An event already in the store is refused with an InputError.
         ``during`` (tests) is called inside the transaction after the rows
         are written, before the commit."""
+        if self._batch is not None:
+            return self._apply_in_batch(write, during)
         c = self.conn
         try:
             with self.transaction():
-                seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
-                try:
-                    c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
-                              "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              (write.id, seq, write.name, _iso(write.start), _iso(write.end),
-                               write.source, _now()))
-                except Exception as err:
-                    if _is_integrity(err):
-                        raise InputError(f"event {write.id} is already applied to {self.name}")
-                    raise
-                new_rules = [(fp, json.dumps(r, sort_keys=True, default=str))
-                             for fp, r in write.rulesets.items() if fp not in self._fingerprints]
-                c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
-                              "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
-                c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
-                c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
-                c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
-                                                  for pid, system, post in write.published])
-                c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
-                                               for (pid, system), rec in write.ratings.items()])
-                if during is not None:
-                    during()
+                seq = self._write_event(write, during)
         except c.write_errors as err:
             raise InputError(f"cannot write event {write.id}: {_one_line(err)}", file=self.name)
-        self._fingerprints.update(fp for fp, _ in new_rules)
+        self._fingerprints.update(write.rulesets)
+        return seq
+
+    def _apply_in_batch(self, write: EventWrite, during) -> int:
+        c, batch = self.conn, self._batch
+        try:
+            if not c.in_transaction():
+                c.begin(write=True)
+            seq = self._write_event(write, during)
+        except BaseException as err:
+            batch.pending = 0
+            batch.rulesets.clear()
+            c.rollback()
+            if isinstance(err, c.write_errors):
+                raise InputError(f"cannot write event {write.id}: {_one_line(err)}",
+                                 file=self.name) from None
+            raise
+        batch.pending += 1
+        batch.rulesets.update(write.rulesets)
+        if batch.pending >= batch.events:
+            try:
+                c.commit()
+            except c.write_errors as err:
+                batch.pending = 0
+                c.rollback()
+                raise InputError(f"cannot write event {write.id}: {_one_line(err)}",
+                                 file=self.name)
+            batch.pending = 0
+            self._fingerprints.update(batch.rulesets)
+            batch.rulesets.clear()
+        return seq
+
+    def _write_event(self, write: EventWrite, during) -> int:
+        """The rows of one event, in the open transaction."""
+        c = self.conn
+        seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
+        try:
+            c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
+                      "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (write.id, seq, write.name, _iso(write.start), _iso(write.end),
+                       write.source, _now()))
+        except Exception as err:
+            if _is_integrity(err):
+                raise InputError(f"event {write.id} is already applied to {self.name}")
+            raise
+        new_rules = [(fp, json.dumps(r, sort_keys=True, default=str))
+                     for fp, r in write.rulesets.items() if fp not in self._fingerprints]
+        c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
+                      "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
+        c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
+        c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+        c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
+                                          for pid, system, post in write.published])
+        c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
+                                       for (pid, system), rec in write.ratings.items()])
+        if during is not None:
+            during()
         return seq
 
     def record_published(self, event_id: str, rows: Iterable[tuple[str, str, float]]) -> int:
