@@ -134,3 +134,51 @@ def test_a_checked_file_reads_the_same_as_its_data(tmp_path):
     path = tmp_path / "e.json"
     path.write_text(json.dumps(event_data("Müller, Jörg")), encoding="utf-8")
     assert load_event(path) == event_from_dict(event_data("Müller, Jörg"), source=str(path))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_json_glance_reads_what_the_whole_text_says(seed):
+    """peek_top_level reads an escape-free JSON object only up to the keys
+    asked for; whatever the keys' order, spacing and what the other values
+    hold (the keys' names among them), it gives what the whole text gives."""
+    from uschess.io.textdata import peek_top_level
+    rng = random.Random(seed)
+    keys = ("event", "kind")
+    for _ in range(200):
+        names = rng.sample(["event", "kind", "sections", "published", "x"], rng.randint(0, 5))
+        obj = {}
+        for name in names:
+            obj[name] = rng.choice([{"id": "kind", "start": "2025-01-01"}, ["event", {"kind": 1}],
+                                    "fide-update", 3, None, {"event": {"kind": []}}])
+        text = json.dumps(obj, indent=rng.choice([None, 1, 4]), ensure_ascii=rng.random() < 0.5)
+        if rng.random() < 0.3:
+            text = " \n" + text.replace(": ", " :  ") + "\n"
+        data = text.encode()
+        whole = json.loads(data)
+        expected = {k: whole[k] for k in keys if k in whole}
+        assert peek_top_level(data, keys, json_format=True) == expected, text
+    assert peek_top_level(b'{"sections": [{"name": "kind"}], "event": {"id": 3}}', keys,
+                          json_format=True) == {"event": {"id": 3}}
+    assert peek_top_level(b'{"x": 1, "event": [1, ', keys, json_format=True) is None
+    assert peek_top_level(b'{"a": "\\u0041", "event": 2}', keys, json_format=True) == {"event": 2}
+
+
+def test_a_file_read_whole_even_when_it_grew_after_its_size_was_taken(tmp_path, monkeypatch):
+    """read_limited reads as many bytes as the file's size said, and on
+    when there are more: the whole file under the limit, refused over it."""
+    import os
+    from pathlib import Path
+
+    from uschess.io.textdata import read_limited
+    path = tmp_path / "f.json"
+    path.write_bytes(b"x" * 5000)
+    real_stat = Path.stat
+
+    def stale(self, *a, **kw):  # the size before the file grew
+        st = real_stat(self, *a, **kw)
+        return os.stat_result((*st[:6], 10, *st[7:]))
+    monkeypatch.setattr(Path, "stat", stale)
+    assert read_limited(path, 6000, "file") == b"x" * 5000
+    assert read_limited(path, 5000, "file") == b"x" * 5000
+    with pytest.raises(InputError, match="over 4,999 bytes"):
+        read_limited(path, 4999, "file")

@@ -236,20 +236,9 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             raise InputError(f"unknown field(s) {sorted(map(str, unknown))}{hint}")
         get = raw.get
         pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
-        for key, value in (("id", pid), ("name", name), ("rounds", rounds_raw)):
-            if value is None:
-                raise InputError(f"missing '{key}'")
-        for key, value in (("id", pid), ("name", name), ("state", state)):
-            if type(value) is str:
-                if not text_checked:
-                    check_field(value, f"'{key}'")
-            elif value is not None and (isinstance(value, bool)
-                                        or not isinstance(value, (str, int))):
-                raise InputError(f"'{key}' must be text, not {type(value).__name__}")
-            elif isinstance(value, str):
-                check_field(value, f"'{key}'")
-        if not isinstance(rounds_raw, list):
-            raise InputError("'rounds' must be a list of cells like 'W12'")
+        if not (text_checked and type(pid) is str and type(name) is str
+                and type(rounds_raw) is list and (state is None or type(state) is str)):
+            _check_player_texts(pid, name, rounds_raw, state, text_checked)
         rounds = parse_rounds(rounds_raw)
         ratings = {}
         ratings_raw = get("ratings")
@@ -263,7 +252,9 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
         history = None
         if get("match_history") is not None:
             history = parse_history(raw["match_history"])
-        birth, fide, cfc = get("birth_date"), get("fide"), get("cfc")
+        birth, fide, cfc, adult = get("birth_date"), get("fide"), get("cfc"), get("adult")
+        if adult is not None and type(adult) is not bool:
+            flag(raw, "adult", "player")  # says what is wrong
         return Player(
             pair=pair,
             match_history=history,
@@ -272,7 +263,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             rounds=rounds,
             ratings=ratings,
             birth_date=parse_date(birth, "birth_date") if birth else None,
-            adult=flag(raw, "adult", "player", default=None),
+            adult=adult,
             fide=parse_foreign(fide, "fide") if fide else None,
             cfc=parse_foreign(cfc, "cfc") if cfc else None,
             state=(state if type(state) is str else str(state)) if state is not None else None,
@@ -281,6 +272,26 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
         name = raw.get("name", "?")
         shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
         raise err.located(player=f"{pair} ({shown})")
+
+
+def _check_player_texts(pid, name, rounds_raw, state, text_checked: bool) -> None:
+    """Refuse a player's id, name, rounds or state that is missing (but the
+    state) or not what it must be; the texts' characters are checked unless
+    ``text_checked``."""
+    for key, value in (("id", pid), ("name", name), ("rounds", rounds_raw)):
+        if value is None:
+            raise InputError(f"missing '{key}'")
+    for key, value in (("id", pid), ("name", name), ("state", state)):
+        if type(value) is str:
+            if not text_checked:
+                check_field(value, f"'{key}'")
+        elif value is not None and (isinstance(value, bool)
+                                    or not isinstance(value, (str, int))):
+            raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+        elif isinstance(value, str):
+            check_field(value, f"'{key}'")
+    if not isinstance(rounds_raw, list):
+        raise InputError("'rounds' must be a list of cells like 'W12'")
 
 
 def parse_section(raw: Any, event: dict) -> Section:

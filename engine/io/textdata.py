@@ -124,7 +124,12 @@ def read_limited(path, limit: int, what: str) -> bytes:
             raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
                              "refused (no real one comes near)", file=path)
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+            # as many bytes as the file holds (a read of the limit would
+            # take a buffer of the limit's size every time), and one more:
+            # a file that grew since is read on, up to the limit
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(limit + 1 - len(data))
     except FileNotFoundError:
         raise InputError("no such file", file=path)
     except IsADirectoryError:
@@ -500,11 +505,18 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
     :func:`parse_data` (None when the text is not such a mapping or does not
     read): a glance at a file, to order it before reading it in full.  Of a
     YAML file only the nodes of those keys are made into values (libyaml
-    composes the rest, in C, and it is dropped)."""
+    composes the rest, in C, and it is dropped); of a JSON file without
+    escapes, only its beginning up to the last of the keys that its text
+    names (:func:`_json_head`), so a text broken beyond them reads as its
+    beginning says (the checked reader refuses it when it reads the file)."""
     if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as decode_utf8 drops it
         data = data[3:]
     try:
         if json_format:
+            if b"\\" not in data:  # no escape: a key is written as its own text
+                head = _json_head(data.decode("utf-8"), keys)
+                if head is not None:
+                    return head
             whole = json.loads(data)
             return {k: whole[k] for k in keys if k in whole} if isinstance(whole, dict) else None
         loader = _BASE_LOADER(data)
@@ -522,3 +534,41 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
             loader.dispose()
     except Exception:  # noqa: BLE001 - the checked reader says what is wrong, when it reads
         return None
+
+
+_JSON_SCAN = json.JSONDecoder().scan_once
+_JSON_SPACE = json.decoder.WHITESPACE.match
+
+
+def _json_head(text: str, keys: tuple[str, ...]) -> Optional[dict]:
+    """The top-level ``keys`` of an escape-free JSON object, read from its
+    beginning only as far as the last of them that the text names at all
+    (an event file's ``event`` comes first, and no ``"kind"`` is in it: the
+    sections are not read).  None when the text is not such an object
+    (the caller then reads it whole)."""
+    wanted = {k for k in keys if f'"{k}"' in text}
+    if not wanted:
+        return None
+    i = _JSON_SPACE(text, 0).end()
+    if text[i:i + 1] != "{":
+        return None
+    out: dict = {}
+    i = _JSON_SPACE(text, i + 1).end()
+    while wanted:
+        if text[i:i + 1] != '"':
+            return None
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = _JSON_SPACE(text, i).end()
+        if text[i:i + 1] != ":":
+            return None
+        value, i = _JSON_SCAN(text, _JSON_SPACE(text, i + 1).end())
+        if key in wanted:
+            out[key] = value
+            wanted.discard(key)
+        i = _JSON_SPACE(text, i).end()
+        if text[i:i + 1] != ",":
+            break
+        i = _JSON_SPACE(text, i + 1).end()
+    if wanted:  # named only inside a value, or the object ended: read it whole
+        return None
+    return out
