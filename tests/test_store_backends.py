@@ -305,6 +305,17 @@ def test_a_batch_commits_whole_events_several_at_a_time(target):
                 pass
 
 
+def test_a_batch_is_committed_once_it_holds_enough_changes(target, monkeypatch):
+    import uschess.io.store as store_module
+    monkeypatch.setattr(store_module, "BATCH_CHANGES", 2)  # each _write holds one change
+    with Store.open(target) as store:
+        with store.batch(100):
+            for i in range(1, 6):
+                store.apply_event(_write(f"E{i}", pid=str(100 + i)))
+                assert len(_other_events(target)) == i // 2 * 2
+        assert len(_other_events(target)) == 5
+
+
 def test_upsert_replaces_the_state(target):
     with Store.open(target) as store:
         store.apply_event(_write("E1", rating=1500.0))

@@ -89,7 +89,7 @@ CACHE_PLAYERS = 50_000
 #: Events a replay writes per transaction (:meth:`Store.batch`): a commit
 #: writes every page its events changed, and pages that several events share
 #: (the indexes of the players' rows) are written once for them all.
-COMMIT_EVERY = 32
+COMMIT_EVERY = 128
 #: How far a file's rating may be from the store's and still agree (rounding).
 ROUNDING = 0.5
 

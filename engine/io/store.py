@@ -179,6 +179,11 @@ _UPSERT_PUBLISHED = ("INSERT INTO published (event_id, player_id, system, post) 
 _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
                   f"VALUES ({', '.join('?' * len(CHANGE_COLUMNS))})")
 
+#: The most changes a batch of events (:meth:`Store.batch`) holds before it
+#: is committed, however few its events: a transaction's rows stay in the
+#: page cache and the journal until its commit.
+BATCH_CHANGES = 20_000
+
 #: Largest IN (...) list sent at once (SQLite's old default limit is 999).
 CHUNK = 500
 
@@ -282,10 +287,12 @@ class EventWrite:
 @dataclass
 class _Batch:
     """An open :meth:`Store.batch`: events per transaction, the events
-    written since the last commit and the rules combinations among them."""
+    written since the last commit, their changes and the rules combinations
+    among them."""
 
     events: int
     pending: int = 0
+    changes: int = 0
     rulesets: dict = field(default_factory=dict)
 
 
@@ -738,7 +745,8 @@ class Store:
     @contextmanager
     def batch(self, events: int):
         """Commit the events applied in the block (:meth:`apply_event`)
-        ``events`` at a time, in one transaction each, and those left when
+        ``events`` at a time (or as many as hold :data:`BATCH_CHANGES`
+        changes, if fewer), in one transaction each, and those left when
         the block ends, however it ends (an error between two events keeps
         the events written before it).  An error while an event is written
         rolls back the whole open transaction: a store killed or failing at
@@ -790,7 +798,7 @@ class Store:
                 c.begin(write=True)
             seq = self._write_event(write, during)
         except BaseException as err:
-            batch.pending = 0
+            batch.pending = batch.changes = 0
             batch.rulesets.clear()
             c.rollback()
             if isinstance(err, c.write_errors):
@@ -798,16 +806,18 @@ class Store:
                                  file=self.name) from None
             raise
         batch.pending += 1
+        batch.changes += len(write.changes)
         batch.rulesets.update(write.rulesets)
-        if batch.pending >= batch.events:
+        if batch.pending >= batch.events or batch.changes >= BATCH_CHANGES:
             try:
                 c.commit()
             except c.write_errors as err:
-                batch.pending = 0
+                batch.pending = batch.changes = 0
+                batch.rulesets.clear()
                 c.rollback()
                 raise InputError(f"cannot write event {write.id}: {_one_line(err)}",
                                  file=self.name)
-            batch.pending = 0
+            batch.pending = batch.changes = 0
             self._fingerprints.update(batch.rulesets)
             batch.rulesets.clear()
         return seq
