@@ -342,8 +342,8 @@ def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreeme
             and p.birth_date != known.birth_date:
         disagreements.append(Disagreement(eid, section, p.id, "birth_date", None,
                                           p.birth_date, known.birth_date))
-    fide = _newer(p.fide, known.fide)
-    cfc = _newer(p.cfc, known.cfc)
+    fide = known.fide if p.fide is None else _newer(p.fide, known.fide)
+    cfc = known.cfc if p.cfc is None else _newer(p.cfc, known.cfc)
     name = p.name or known.name
     state = p.state or known.state
     birth = known.birth_date if known.birth_date is not None else p.birth_date
@@ -452,7 +452,10 @@ class _Replayer:
     """Rates events against a store through a chain backed by it.  The
     players' state is read from the store once per run and kept (written
     through after each commit), for at most ``CACHE_PLAYERS`` players: a
-    replay is the store's only writer."""
+    replay is the store's only writer.  ``whole``: the cache holds every
+    player the store holds (a replay into a store without players, until the
+    cache is first emptied), so a player not in it is new to the store and
+    is not looked up."""
 
     def __init__(self, store: Store, options: RatingOptions, book: RuleBook):
         self.store = store
@@ -461,6 +464,7 @@ class _Replayer:
         self.base = _StoreBase(self)
         self._states: dict[str, dict[str, SystemRecord]] = {}
         self._infos: dict[str, Optional[PlayerInfo]] = {}
+        self.whole = False
         self.games = 0                         # player-games rated so far
 
     def _load(self, ids: list[str]) -> None:
@@ -470,7 +474,13 @@ class _Replayer:
         if len(self._infos) + len(missing) > CACHE_PLAYERS:
             self._states.clear()
             self._infos.clear()
+            self.whole = False
             missing = list(dict.fromkeys(ids))  # this event's cached players went too
+        if self.whole:  # none of them is in the store
+            for pid in missing:
+                self._infos[pid] = None
+                self._states[pid] = {}
+            return
         infos = self.store.players(missing)
         for pid in missing:
             self._infos[pid] = infos.get(pid)
@@ -661,6 +671,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     started = time.perf_counter()
     summary = ReplaySummary(store=store.name)
     replayer = _Replayer(store, options, book)
+    replayer.whole = not store.has_players()
     last = store.last_event()
     last_key = (_dt.date.fromisoformat(last["end"]), _dt.date.fromisoformat(last["start"]),
                 last["id"]) if last else None

@@ -595,6 +595,10 @@ class Store:
         return {r[0]: PlayerInfo.from_row(r) for r in self._chunked(
             f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE id IN ({{marks}})", ids)}
 
+    def has_players(self) -> bool:
+        """Whether the store holds any player (a new store holds none)."""
+        return bool(self.conn.fetchall("SELECT 1 FROM players LIMIT 1"))
+
     def player(self, player_id: str) -> Optional[PlayerInfo]:
         return self.players([player_id]).get(player_id)
 
