@@ -359,3 +359,24 @@ def test_a_bad_event_stops_the_run_after_whole_events(tmp_path, capsys):
     assert bad.id in err and "3 event(s) before it are applied" in err
     with Store.open(db) as store:
         assert [e["id"] for e in store.events()] == [e.id for e in events[:3]]
+
+
+def test_a_replay_runs_the_collector_less_often_and_restores_it(tmp_path, monkeypatch):
+    import gc
+
+    import uschess.apps.replay as replay_module
+    seen = []
+    prepare = replay_module._Replayer.prepare
+
+    def spy(self, *args, **kw):
+        seen.append(gc.get_threshold())
+        return prepare(self, *args, **kw)
+    monkeypatch.setattr(replay_module._Replayer, "prepare", spy)
+    before = gc.get_threshold()
+    with Store.open(tmp_path / "r.db") as store:
+        replay([WFCC], store)
+        assert seen == [(max(before[0], replay_module.GC_THRESHOLD), *before[1:])]
+        assert gc.get_threshold() == before
+        with pytest.raises(InputError, match="already applied"):
+            replay([WFCC], store)
+        assert gc.get_threshold() == before

@@ -57,8 +57,10 @@ An event or FIDE update already in the store is refused (an
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
@@ -90,6 +92,9 @@ CACHE_PLAYERS = 50_000
 #: writes every page its events changed, and pages that several events share
 #: (the indexes of the players' rows) are written once for them all.
 COMMIT_EVERY = 128
+#: The cyclic garbage collector's first threshold during a replay (Python's
+#: default is 700; see :func:`_fewer_collections`).
+GC_THRESHOLD = 10_000
 #: How far a file's rating may be from the store's and still agree (rounding).
 ROUNDING = 0.5
 
@@ -647,7 +652,7 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
     stopped by an error leaves whole events only, every event up to its last
     commit, and ``skip_applied`` resumes from there."""
     with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
-        with store.batch(commit_every):
+        with store.batch(commit_every), _fewer_collections():
             return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
                            progress=progress, book=book, loader=loader)
 
@@ -745,6 +750,23 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     summary.players = len(players)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+@contextmanager
+def _fewer_collections():
+    """The cyclic garbage collector run less often for the block (its
+    thresholds as they were after it).  A replay makes and drops millions of
+    small objects, freed by their reference counts (it makes few cycles),
+    while it holds a growing cache of players' states that every full
+    collection walks again: at a million player-games the collector took
+    0.65 s of a 11.9 s replay with Python's default thresholds, 0.08 s with
+    the first at :data:`GC_THRESHOLD`."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], GC_THRESHOLD), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _stopped(err: InputError, eid: str, summary: ReplaySummary) -> InputError:
