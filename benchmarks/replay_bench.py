@@ -10,10 +10,12 @@ interleaved and repeated, two child processes rate it into a new SQLite file:
 
 * ``uschess replay DIR --db FILE``: the engine, reading and validating the
   files, rating, and writing whole events to its store;
-* ``python benchmarks/minimal.py --replay DIR --db FILE --params P``: the
-  five steps of ``minimal.py`` with every player's state in memory and a plain
-  ``sqlite3`` writer of the same rows (the changes, the players' new
-  records), one transaction per event.
+* ``python benchmarks/minimal.py --replay DIR --db FILE --params P
+  --commit-every 128``: the five steps of ``minimal.py`` with every player's
+  state in memory and a plain ``sqlite3`` writer of the same rows (the
+  changes, the players' new records), committed in batches of as many
+  events as the engine's replay commits at once
+  (:data:`uschess.apps.replay.COMMIT_EVERY`).
 
 Printed: player-games (rated games counted once per player per section) per
 CPU-second of each child (its own user + system time, from ``os.wait4``),
@@ -143,6 +145,8 @@ def main(argv=None) -> int:
     C.write_params(params)
     print(f"one set of rules throughout (fingerprint {fingerprint})")
 
+    from uschess.apps.replay import COMMIT_EVERY
+
     rss: dict = {"engine": [], "minimal": []}
     dbs: dict = {"engine": [], "minimal": []}
     counts: dict = {}
@@ -157,7 +161,7 @@ def main(argv=None) -> int:
                 counts[name] = json.loads(r.out)["player_games"]
             else:
                 r = C.run_child([C.python(), C.MINIMAL, "--replay", history, "--db", db,
-                                 "--params", params])
+                                 "--params", params, "--commit-every", COMMIT_EVERY])
                 counts[name] = int(r.out.split(",")[1].split()[0])
             rss[name].append(r.rss_mb)
             dbs[name].append(db)
