@@ -303,6 +303,13 @@ def test_a_batch_commits_whole_events_several_at_a_time(target):
         with pytest.raises(ValueError):
             with store.batch(0):
                 pass
+        # another write within a batch commits the batch's events first
+        with store.batch(10):
+            store.apply_event(_write("E7", pid="107"))
+            assert store.record_published("E7", [("107", "OTBR", 1500.0)]) == 1
+            assert _other_events(target)[-1] == "E7"
+            store.apply_event(_write("E8", pid="108"))
+        assert _other_events(target)[-2:] == ["E7", "E8"]
 
 
 def test_a_batch_is_committed_once_it_holds_enough_changes(target, monkeypatch):

@@ -736,7 +736,10 @@ class Store:
 
     @contextmanager
     def transaction(self):
-        """One writing transaction (on PostgreSQL, holding the store's lock)."""
+        """One writing transaction (on PostgreSQL, holding the store's lock);
+        within a batch, the events it holds are committed first."""
+        if self._batch is not None:
+            self._commit_batch()
         self.conn.begin(write=True)
         try:
             yield self.conn
@@ -766,17 +769,13 @@ class Store:
         try:
             yield self
         finally:
-            pending, self._batch = self._batch.pending, None
-            if self.conn.in_transaction():
-                if not pending:
-                    self.conn.rollback()
+            try:
+                if self._batch.pending:
+                    self._commit_batch()
                 else:
-                    try:
-                        self.conn.commit()
-                    except self.conn.write_errors as err:
-                        self.conn.rollback()
-                        raise InputError(f"cannot write the last {pending} event(s): "
-                                         f"{_one_line(err)}", file=self.name)
+                    self.conn.rollback()  # an empty transaction, if one is open
+            finally:
+                self._batch = None
 
     def apply_event(self, write: EventWrite, *, during=None) -> int:
         """Write one event in one transaction (within :meth:`batch`, in the
@@ -813,18 +812,26 @@ class Store:
         batch.changes += len(write.changes)
         batch.rulesets.update(write.rulesets)
         if batch.pending >= batch.events or batch.changes >= BATCH_CHANGES:
-            try:
-                c.commit()
-            except c.write_errors as err:
-                batch.pending = batch.changes = 0
-                batch.rulesets.clear()
-                c.rollback()
-                raise InputError(f"cannot write event {write.id}: {_one_line(err)}",
-                                 file=self.name)
-            batch.pending = batch.changes = 0
-            self._fingerprints.update(batch.rulesets)
-            batch.rulesets.clear()
+            self._commit_batch()
         return seq
+
+    def _commit_batch(self) -> None:
+        """Commit the events of the open batch (a failed commit rolls them
+        back, and says how many)."""
+        c, batch = self.conn, self._batch
+        pending = batch.pending
+        batch.pending = batch.changes = 0
+        if not c.in_transaction():
+            return
+        try:
+            c.commit()
+        except c.write_errors as err:
+            batch.rulesets.clear()
+            c.rollback()
+            raise InputError(f"cannot write the last {pending} event(s): {_one_line(err)}",
+                             file=self.name)
+        self._fingerprints.update(batch.rulesets)
+        batch.rulesets.clear()
 
     def _write_event(self, write: EventWrite, during) -> int:
         """The rows of one event, in the open transaction."""
