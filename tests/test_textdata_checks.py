@@ -160,6 +160,9 @@ def test_the_json_glance_reads_what_the_whole_text_says(seed):
     assert peek_top_level(b'{"sections": [{"name": "kind"}], "event": {"id": 3}}', keys,
                           json_format=True) == {"event": {"id": 3}}
     assert peek_top_level(b'{"x": 1, "event": [1, ', keys, json_format=True) is None
+    # a file cut short is read whole (and does not read): None, as before
+    assert peek_top_level(b'{"event": {"id": 3}, "sections": [{"na', keys,
+                          json_format=True) is None
     assert peek_top_level(b'{"a": "\\u0041", "event": 2}', keys, json_format=True) == {"event": 2}
 
 

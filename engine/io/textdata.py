@@ -507,8 +507,9 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
     YAML file only the nodes of those keys are made into values (libyaml
     composes the rest, in C, and it is dropped); of a JSON file without
     escapes, only its beginning up to the last of the keys that its text
-    names (:func:`_json_head`), so a text broken beyond them reads as its
-    beginning says (the checked reader refuses it when it reads the file)."""
+    names (:func:`_json_head`), so a text broken beyond them (but not cut
+    short) reads as its beginning says (the checked reader refuses it when it
+    reads the file)."""
     if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as decode_utf8 drops it
         data = data[3:]
     try:
@@ -547,7 +548,10 @@ def _json_head(text: str, keys: tuple[str, ...]) -> Optional[dict]:
     sections are not read).  None when the text is not such an object
     (the caller then reads it whole)."""
     wanted = {k for k in keys if f'"{k}"' in text}
-    if not wanted:
+    end = len(text)
+    while end and text[end - 1] in " \t\r\n":
+        end -= 1
+    if not wanted or text[end - 1:end] != "}":  # (a file cut short is read whole)
         return None
     i = _JSON_SPACE(text, 0).end()
     if text[i:i + 1] != "{":
