@@ -31,8 +31,9 @@ declared ``systems``, time controls other than ``G/mm;dS``, ``G/mm+S`` and
 ``G/mm``, input validation, warnings, traces.  ``--replay`` takes the files in
 name order (and stops if that is not replay order) and keeps every player's
 state in memory; it writes each event's changes and the players' new records
-with the plain ``sqlite3`` module, one transaction per event, in WAL mode
-with ``synchronous=NORMAL`` as the engine's store.
+with the plain ``sqlite3`` module, one transaction per event (or per
+``--commit-every N`` events, as the engine's replay commits them), in WAL
+mode with ``synchronous=NORMAL`` as the engine's store.
 """
 
 from __future__ import annotations
@@ -491,9 +492,9 @@ SCHEMA = ["CREATE TABLE events (id TEXT PRIMARY KEY, start_date TEXT, end_date T
           "PRIMARY KEY (player_id, system))"]
 
 
-def replay(paths: list, db: str, P: dict) -> tuple[int, int]:
-    """Rate the event files in order into a new SQLite file; returns
-    (events, player-games)."""
+def replay(paths: list, db: str, P: dict, commit_every: int = 1) -> tuple[int, int]:
+    """Rate the event files in order into a new SQLite file, committing
+    every ``commit_every`` events; returns (events, player-games)."""
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA journal_mode=WAL")     # the durability the engine's store has
     con.execute("PRAGMA synchronous=NORMAL")
@@ -502,7 +503,7 @@ def replay(paths: list, db: str, P: dict) -> tuple[int, int]:
     state: dict = {}
     info: dict = {}                                    # id -> (birth, adult, fide, cfc)
     last = None
-    games = 0
+    games = written = 0
     for path in paths:
         eid, start, end, sections = event_from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
         key = (end, start, eid)
@@ -522,13 +523,18 @@ def replay(paths: list, db: str, P: dict) -> tuple[int, int]:
                 info[e.id] = (e.birth, e.adult, e.fide, e.cfc)
             games += sum(len(e.opps) for e in sec.players)
         posts = rate_event(sections, P, state)
-        con.execute("BEGIN")
+        if not con.in_transaction:
+            con.execute("BEGIN")
         con.execute("INSERT INTO events VALUES (?, ?, ?)", (eid, start.isoformat(), end.isoformat()))
         con.executemany("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
                         [(eid, i, p.section, p.system, p.id, p.pre, p.post) for i, p in enumerate(posts)])
         con.executemany("INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [(p.id, p.system, p.rec.rating, p.rec.games, p.rec.wins, p.rec.draws,
                           p.rec.losses, p.rec.events3, p.rec.peak) for p in posts])
+        written += 1
+        if written % commit_every == 0:
+            con.execute("COMMIT")
+    if con.in_transaction:
         con.execute("COMMIT")
     con.close()
     return len(paths), games
@@ -542,6 +548,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the posts as JSON")
     ap.add_argument("--replay", metavar="DIR", help="rate the event files of DIR into --db")
     ap.add_argument("--db", help="the SQLite file --replay writes (must not exist)")
+    ap.add_argument("--commit-every", type=int, default=1, metavar="N",
+                    help="--replay: events per transaction (1)")
     ap.add_argument("--on", help="the rules' date for --replay and --write-params (YYYY-MM-DD)")
     ap.add_argument("--write-params", metavar="FILE", help="write the parameters in force --on")
     args = ap.parse_args(argv)
@@ -555,7 +563,7 @@ def main(argv=None) -> int:
         paths = sorted(str(p) for p in Path(args.replay).iterdir() if p.suffix == ".json")
         first = event_from_dict(json.loads(Path(paths[0]).read_text(encoding="utf-8")))[1]
         P = load_params(_date(args.on) or first, args.params)["p"]
-        events, games = replay(paths, args.db, P)
+        events, games = replay(paths, args.db, P, max(1, args.commit_every))
         print(f"{events} events, {games} player-games")
         return 0
     text = Path(args.event).read_text(encoding="utf-8")

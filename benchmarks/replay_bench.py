@@ -10,10 +10,12 @@ interleaved and repeated, two child processes rate it into a new SQLite file:
 
 * ``uschess replay DIR --db FILE``: the engine, reading and validating the
   files, rating, and writing whole events to its store;
-* ``python benchmarks/minimal.py --replay DIR --db FILE --params P``: the
-  five steps of ``minimal.py`` with every player's state in memory and a plain
-  ``sqlite3`` writer of the same rows (the changes, the players' new
-  records), one transaction per event.
+* ``python benchmarks/minimal.py --replay DIR --db FILE --params P
+  --commit-every 128``: the five steps of ``minimal.py`` with every player's
+  state in memory and a plain ``sqlite3`` writer of the same rows (the
+  changes, the players' new records), committed in batches of as many
+  events as the engine's replay commits at once
+  (:data:`uschess.apps.replay.COMMIT_EVERY`).
 
 Printed: player-games (rated games counted once per player per section) per
 CPU-second of each child (its own user + system time, from ``os.wait4``),
@@ -69,7 +71,7 @@ def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
     import uschess.apps.replay as R
-    from uschess.io.store import Store
+    from uschess.io.store import Store, _Connection
     from uschess.rating.chain import Chain
     from uschess.rating.options import RatingOptions
 
@@ -90,7 +92,8 @@ def phases_of_replay(directory: Path) -> str:
         (R, "load_event_file", "reading: later files, read at their turn"),
         (Chain, "rate_event", "rating (the chain, steps 1-5, finish)"),
         (R._Replayer, "prepare", "the replay's work per event, rating included"),
-        (Store, "apply_event", "store writes (one transaction per event)"),
+        (Store, "apply_event", "store writes (the events' rows and the commits)"),
+        (_Connection, "commit", "  of them the commits (the last one after the events)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in phases]
     for owner, name, label in phases:
@@ -142,6 +145,8 @@ def main(argv=None) -> int:
     C.write_params(params)
     print(f"one set of rules throughout (fingerprint {fingerprint})")
 
+    from uschess.apps.replay import COMMIT_EVERY
+
     rss: dict = {"engine": [], "minimal": []}
     dbs: dict = {"engine": [], "minimal": []}
     counts: dict = {}
@@ -156,7 +161,7 @@ def main(argv=None) -> int:
                 counts[name] = json.loads(r.out)["player_games"]
             else:
                 r = C.run_child([C.python(), C.MINIMAL, "--replay", history, "--db", db,
-                                 "--params", params])
+                                 "--params", params, "--commit-every", COMMIT_EVERY])
                 counts[name] = int(r.out.split(",")[1].split()[0])
             rss[name].append(r.rss_mb)
             dbs[name].append(db)

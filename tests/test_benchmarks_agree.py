@@ -107,6 +107,11 @@ def test_minimal_replay_writes_the_engine_store(tmp_path, capsys):
     assert run.out.strip() == f"25 events, {games} player-games"
     ratings, changes = C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m.db"))
     assert ratings > 100 and changes >= ratings
+    # committed in batches, as the replay benchmark runs it: the same store
+    run = C.run_child([sys.executable, C.MINIMAL, "--replay", tmp_path / "h",
+                       "--db", tmp_path / "m7.db", "--params", params, "--commit-every", 7])
+    assert run.out.strip() == f"25 events, {games} player-games"
+    assert C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m7.db")) == (ratings, changes)
 
 
 def test_stores_that_differ_are_caught(tmp_path):

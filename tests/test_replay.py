@@ -25,7 +25,7 @@ from uschess.io.eventfile import load_event, write_event
 from uschess.apps.generate import generate_history, player_games, write_history
 from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
-from uschess.apps.replay import _SharedRules, event_key, replay
+from uschess.apps.replay import COMMIT_EVERY, _SharedRules, event_key, replay
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
 
@@ -176,17 +176,26 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
 
 
 # ------------------------------------------------------------- kill and resume
-@pytest.mark.parametrize("when", ["during:30", "after:70"])
-def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
+@pytest.mark.parametrize("when,every,kept", [
+    ("during:30", 1, 29), ("after:70", 1, 70),      # one transaction per event
+    ("during:70", 32, 64), ("after:64", 32, 64), ("after:70", 32, 64), ("during:65", 5, 60),
+    ("after:119", None, 0)])                        # the default: 128 events to a commit
+def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every, kept):
+    """Killed inside an event's writes (during:N) or right after an event is
+    written (after:N): the store holds the events up to the last commit,
+    whole, and a resumed run ends with the store of an uninterrupted one."""
     base, files, full = history
     db = tmp_path / "killed.db"
-    run = cli("replay", base / "events", "--db", db, kill_at=when)
+    commit = [] if every is None else ["--commit-every", every]
+    run = cli("replay", base / "events", "--db", db, *commit, kill_at=when)
     assert run.returncode == -signal.SIGKILL
-    n = int(when.split(":")[1])
-    with Store.open(db, create=False) as store:
-        assert store.counts()["events"] == (n - 1 if when.startswith("during") else n)
-    refused = cli("replay", base / "events", "--db", db)
-    assert refused.returncode == 2 and "already applied" in refused.stderr
+    assert COMMIT_EVERY == 128
+    with Store.open(db, create=False) as store, Store.open(full, create=False) as whole:
+        assert store.counts()["events"] == kept
+        assert [e["id"] for e in store.events()] == [e["id"] for e in whole.events()[:kept]]
+    if kept:
+        refused = cli("replay", base / "events", "--db", db)
+        assert refused.returncode == 2 and "already applied" in refused.stderr
     done = cli("replay", base / "events", "--db", db, "--skip-applied")
     assert done.returncode == 0, done.stderr
     assert snapshot(db) == snapshot(full)
@@ -195,8 +204,10 @@ def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when):
 def test_sigkill_at_any_moment_leaves_whole_events(history, tmp_path):
     base, files, full = history
     db = tmp_path / "timed.db"
+    # small batches, so that commits are seen well before the end
     proc = subprocess.Popen([sys.executable, "-m", "uschess", "replay", str(base / "events"),
-                             "--db", str(db)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                             "--db", str(db), "--commit-every", "5"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
     while time.time() < deadline and proc.poll() is None:
@@ -348,3 +359,24 @@ def test_a_bad_event_stops_the_run_after_whole_events(tmp_path, capsys):
     assert bad.id in err and "3 event(s) before it are applied" in err
     with Store.open(db) as store:
         assert [e["id"] for e in store.events()] == [e.id for e in events[:3]]
+
+
+def test_a_replay_runs_the_collector_less_often_and_restores_it(tmp_path, monkeypatch):
+    import gc
+
+    import uschess.apps.replay as replay_module
+    seen = []
+    prepare = replay_module._Replayer.prepare
+
+    def spy(self, *args, **kw):
+        seen.append(gc.get_threshold())
+        return prepare(self, *args, **kw)
+    monkeypatch.setattr(replay_module._Replayer, "prepare", spy)
+    before = gc.get_threshold()
+    with Store.open(tmp_path / "r.db") as store:
+        replay([WFCC], store)
+        assert seen == [(max(before[0], replay_module.GC_THRESHOLD), *before[1:])]
+        assert gc.get_threshold() == before
+        with pytest.raises(InputError, match="already applied"):
+            replay([WFCC], store)
+        assert gc.get_threshold() == before

@@ -186,9 +186,9 @@ def test_match_sections_of_one_event_see_each_other(tmp_path):
 def test_killed_mixed_replay_resumes_to_the_same_store(full, tmp_path, when):
     """during:2 dies inside the FIDE update's transaction, after:4 right after
     the floor match (the lowered floor must come back from the store),
-    during:7 inside the last event's."""
+    during:7 inside the last event's (one transaction per event)."""
     db = tmp_path / "killed.db"
-    run = cli("replay", MIXED, "--db", db, "--grant-floor-requests",
+    run = cli("replay", MIXED, "--db", db, "--grant-floor-requests", "--commit-every", 1,
               kill_at=when)
     assert run.returncode == -signal.SIGKILL
     n = int(when.split(":")[1])

@@ -260,6 +260,69 @@ def test_event_is_written_whole_or_not_at_all(target):
         assert [e["id"] for e in store.events()] == ["E1", "E2"]
 
 
+def _other_events(target) -> list:
+    """The event ids another connection sees (committed ones only)."""
+    with Store.open(target, create=False) as other:
+        return [e["id"] for e in other.events()]
+
+
+def test_a_batch_commits_whole_events_several_at_a_time(target):
+    def boom():
+        raise RuntimeError("killed")
+
+    with Store.open(target) as store:
+        with store.batch(3):
+            for i in range(1, 5):
+                store.apply_event(_write(f"E{i}", pid=str(100 + i)))
+                # this connection reads what it wrote; others see commits only
+                assert store.is_applied(f"E{i}") and store.has_rules("fp1")
+                assert _other_events(target) == (["E1", "E2", "E3"] if i > 2 else [])
+        assert _other_events(target) == ["E1", "E2", "E3", "E4"]  # the rest at the end
+
+        # an error between two events: the events before it are committed
+        with pytest.raises(KeyError):
+            with store.batch(10):
+                store.apply_event(_write("E5", pid="105"))
+                raise KeyError("a bad file")
+        assert _other_events(target)[-1] == "E5"
+
+        # an error inside an event's writes: the open transaction goes, whole
+        before = {t: store.dump(t) for t in ("players", "ratings", "events", "changes")}
+        with pytest.raises(RuntimeError):
+            with store.batch(10):
+                store.apply_event(_write("E6", pid="106"))
+                store.apply_event(_write("E7", pid="107"), during=boom)
+        assert {t: store.dump(t) for t in before} == before
+        with pytest.raises(InputError, match="E1 is already applied"):
+            with store.batch(10):
+                store.apply_event(_write("E6", pid="106"))
+                store.apply_event(_write("E1", pid="101"))
+        assert {t: store.dump(t) for t in before} == before
+        assert store.apply_event(_write("E6", pid="106")) == 6  # the connection is usable
+        assert [e["id"] for e in store.events()] == [f"E{i}" for i in range(1, 7)]
+        with pytest.raises(ValueError):
+            with store.batch(0):
+                pass
+        # another write within a batch commits the batch's events first
+        with store.batch(10):
+            store.apply_event(_write("E7", pid="107"))
+            assert store.record_published("E7", [("107", "OTBR", 1500.0)]) == 1
+            assert _other_events(target)[-1] == "E7"
+            store.apply_event(_write("E8", pid="108"))
+        assert _other_events(target)[-2:] == ["E7", "E8"]
+
+
+def test_a_batch_is_committed_once_it_holds_enough_changes(target, monkeypatch):
+    import uschess.io.store as store_module
+    monkeypatch.setattr(store_module, "BATCH_CHANGES", 2)  # each _write holds one change
+    with Store.open(target) as store:
+        with store.batch(100):
+            for i in range(1, 6):
+                store.apply_event(_write(f"E{i}", pid=str(100 + i)))
+                assert len(_other_events(target)) == i // 2 * 2
+        assert len(_other_events(target)) == 5
+
+
 def test_upsert_replaces_the_state(target):
     with Store.open(target) as store:
         store.apply_event(_write("E1", rating=1500.0))
@@ -494,16 +557,16 @@ def test_same_event_twice_is_refused(pg_cluster, pg_url, capsys):
     assert snapshot(pg_url) == before
 
 
-@pytest.mark.parametrize("when", ["during:30", "after:70"])
-def test_killed_replay_resumes_to_the_same_store(history, pg_url, when):
+@pytest.mark.parametrize("when,every,done", [("during:30", 1, 29), ("after:70", 1, 70),
+                                             ("during:70", 32, 64)])
+def test_killed_replay_resumes_to_the_same_store(history, pg_url, when, every, done):
     """A replay killed (SIGKILL) inside an event's transaction or between two
-    events: the server rolls the open transaction back, and a resumed run
-    ends with the rows of an uninterrupted SQLite replay."""
+    events: the server rolls the open transaction back (with every event
+    since the last commit), and a resumed run ends with the rows of an
+    uninterrupted SQLite replay."""
     events, files, sqlite_db = history
-    run = cli("replay", events, "--db", pg_url, kill_at=when)
+    run = cli("replay", events, "--db", pg_url, "--commit-every", every, kill_at=when)
     assert run.returncode == -signal.SIGKILL, run.stderr
-    n = int(when.split(":")[1])
-    done = n - 1 if when.startswith("during") else n
     # the killed session's transaction is gone once the server sees the socket close
     deadline = time.time() + 10
     with psycopg.connect(pg_url, autocommit=True) as conn:

@@ -3,11 +3,12 @@ updates into a ratings store."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import replace
 from pathlib import Path
 
 from uschess.errors import InputError
-from uschess.apps.replay import event_id, replay
+from uschess.apps.replay import COMMIT_EVERY, event_id, replay
 from uschess.io.store import Store
 from uschess.commands.common import (Console, add_db_option, add_rules_options, db_target,
                                      input_path, load_event_input, print_json, rating_options)
@@ -23,8 +24,9 @@ def register(sub) -> None:
                        description="Rate events and FIDE updates in order (end date, start "
                                    "date, id) into a ratings store, each from the players' state "
                                    "in the store; matches take their earlier matches from the "
-                                   "store. One transaction per event: an interrupted run leaves "
-                                   "whole events only; run it again with --skip-applied to resume.")
+                                   "store. Events are committed whole, several to a transaction "
+                                   "(--commit-every): an interrupted run leaves whole events "
+                                   "only; run it again with --skip-applied to resume.")
     p.add_argument("events", nargs="+", metavar="EVENT",
                    help="event files (YAML/JSON, TRF, DBF report directories), FIDE update files "
                         "(YAML/JSON with 'kind: fide-update'), or directories of these; - for "
@@ -35,12 +37,26 @@ def register(sub) -> None:
     p.add_argument("--grant-floor-requests", action="store_true",
                    help="matches (sec. 7): grant every request to lower a floor by 100; the "
                         "lowered floor is kept in the store for later events")
+    p.add_argument("--commit-every", type=_positive, default=COMMIT_EVERY, metavar="N",
+                   help=f"events written per transaction (default {COMMIT_EVERY}; 1: one "
+                        "transaction per event, the most a killed run can lose being the "
+                        "event it was writing)")
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar on stderr even when it is not a terminal "
                         "(never with --quiet)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_rules_options(p)
     p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 def _is_dbf_report(path: Path) -> bool:
@@ -108,7 +124,8 @@ def run(args) -> int:
 
         try:
             summary = replay(read(files), store, options, skip_applied=args.skip_applied,
-                             progress=progress, loader=load_report)
+                             progress=progress, loader=load_report,
+                             commit_every=args.commit_every)
         except KeyboardInterrupt:
             applied = store.counts()["events"] - before
             raise KeyboardInterrupt(

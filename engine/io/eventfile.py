@@ -220,9 +220,15 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     )
 
 
-def parse_player(raw: Any) -> Player:
+def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
+    """A player of a section.  ``text_checked``: the data was read by the
+    checked reader (:func:`uschess.io.textdata.parse_data`), which has
+    already refused control characters and lone surrogates in every string
+    of it, so the texts are not scanned again."""
     raw = mapping(raw, "player")
-    pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
+    pair = raw.get("pair")
+    if type(pair) is not int or not 1 <= pair <= 100000:  # else say what is wrong
+        pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
     try:
         if not PLAYER_KEYS.issuperset(raw):
             unknown = set(raw) - PLAYER_KEYS
@@ -230,19 +236,9 @@ def parse_player(raw: Any) -> Player:
             raise InputError(f"unknown field(s) {sorted(map(str, unknown))}{hint}")
         get = raw.get
         pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
-        for key, value in (("id", pid), ("name", name), ("rounds", rounds_raw)):
-            if value is None:
-                raise InputError(f"missing '{key}'")
-        for key, value in (("id", pid), ("name", name), ("state", state)):
-            if type(value) is str:
-                check_field(value, f"'{key}'")
-            elif value is not None and (isinstance(value, bool)
-                                        or not isinstance(value, (str, int))):
-                raise InputError(f"'{key}' must be text, not {type(value).__name__}")
-            elif isinstance(value, str):
-                check_field(value, f"'{key}'")
-        if not isinstance(rounds_raw, list):
-            raise InputError("'rounds' must be a list of cells like 'W12'")
+        if not (text_checked and type(pid) is str and type(name) is str
+                and type(rounds_raw) is list and (state is None or type(state) is str)):
+            _check_player_texts(pid, name, rounds_raw, state, text_checked)
         rounds = parse_rounds(rounds_raw)
         ratings = {}
         ratings_raw = get("ratings")
@@ -256,7 +252,9 @@ def parse_player(raw: Any) -> Player:
         history = None
         if get("match_history") is not None:
             history = parse_history(raw["match_history"])
-        birth, fide, cfc = get("birth_date"), get("fide"), get("cfc")
+        birth, fide, cfc, adult = get("birth_date"), get("fide"), get("cfc"), get("adult")
+        if adult is not None and type(adult) is not bool:
+            flag(raw, "adult", "player")  # says what is wrong
         return Player(
             pair=pair,
             match_history=history,
@@ -265,7 +263,7 @@ def parse_player(raw: Any) -> Player:
             rounds=rounds,
             ratings=ratings,
             birth_date=parse_date(birth, "birth_date") if birth else None,
-            adult=flag(raw, "adult", "player", default=None),
+            adult=adult,
             fide=parse_foreign(fide, "fide") if fide else None,
             cfc=parse_foreign(cfc, "cfc") if cfc else None,
             state=(state if type(state) is str else str(state)) if state is not None else None,
@@ -274,6 +272,26 @@ def parse_player(raw: Any) -> Player:
         name = raw.get("name", "?")
         shown = name if isinstance(name, str) and name.isprintable() else ascii(name)
         raise err.located(player=f"{pair} ({shown})")
+
+
+def _check_player_texts(pid, name, rounds_raw, state, text_checked: bool) -> None:
+    """Refuse a player's id, name, rounds or state that is missing (but the
+    state) or not what it must be; the texts' characters are checked unless
+    ``text_checked``."""
+    for key, value in (("id", pid), ("name", name), ("rounds", rounds_raw)):
+        if value is None:
+            raise InputError(f"missing '{key}'")
+    for key, value in (("id", pid), ("name", name), ("state", state)):
+        if type(value) is str:
+            if not text_checked:
+                check_field(value, f"'{key}'")
+        elif value is not None and (isinstance(value, bool)
+                                    or not isinstance(value, (str, int))):
+            raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+        elif isinstance(value, str):
+            check_field(value, f"'{key}'")
+    if not isinstance(rounds_raw, list):
+        raise InputError("'rounds' must be a list of cells like 'W12'")
 
 
 def parse_section(raw: Any, event: dict) -> Section:
@@ -299,7 +317,8 @@ def parse_section(raw: Any, event: dict) -> Section:
         section = Section(
             name=name,
             time_control=str(raw["time_control"]),
-            players=[parse_player(p) for p in players_raw],
+            players=[parse_player(p, text_checked=event.get("text_checked", False))
+                     for p in players_raw],
             start=start,
             end=end,
             online=flag(raw, "online", "section", default=event["online"]),
@@ -370,7 +389,10 @@ def validate_section(section: Section) -> None:
                              player=p.label, round=i)
 
 
-def event_from_dict(raw: Any, source: str | None = None) -> Event:
+def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool = False) -> Event:
+    """The event of an event file's data.  ``text_checked``: the data comes
+    from the checked reader (:func:`read_data`), whose strings are all
+    checked already (see :func:`parse_player`)."""
     try:
         raw = mapping(raw, "the file")
         ev = mapping(raw.get("event"), "'event'") if "event" in raw else None
@@ -380,7 +402,8 @@ def event_from_dict(raw: Any, source: str | None = None) -> Event:
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:
             raise InputError("'sections' must be a non-empty list")
-        ctx = {"start": start, "end": end, "online": flag(ev, "online", "event")}
+        ctx = {"start": start, "end": end, "online": flag(ev, "online", "event"),
+               "text_checked": text_checked}
         sections = [parse_section(s, ctx) for s in sections_raw]
         names = [s.name for s in sections]
         for n in names:
@@ -496,7 +519,7 @@ def parse_history(raw: Any, what: str = "match_history") -> list[MatchChange]:
 
 def load_event(path: str | Path) -> Event:
     """Load an event file (``.yaml``, ``.yml`` or ``.json``)."""
-    return event_from_dict(read_data(path), source=str(path))
+    return event_from_dict(read_data(path), source=str(path), text_checked=True)
 
 
 def _date(d):

@@ -49,8 +49,9 @@ Tables (schema version in ``meta``):
               as JSON, stored once);
 ``published`` post ratings as published, for audits (:meth:`Store.audit`).
 
-One event is written in one transaction (:meth:`Store.apply_event`): a store
-killed at any moment holds whole events only.
+One event is written in one transaction (:meth:`Store.apply_event`), or
+several (:meth:`Store.batch`, as a replay writes them): a store killed at any
+moment holds whole events only.
 
 Schema versions: 1, the first; 2 adds ``ratings.lowered_floor`` and
 ``ratings.lowered_from``.  Opening a store of an older version migrates it in
@@ -178,6 +179,11 @@ _UPSERT_PUBLISHED = ("INSERT INTO published (event_id, player_id, system, post) 
 _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
                   f"VALUES ({', '.join('?' * len(CHANGE_COLUMNS))})")
 
+#: The most changes a batch of events (:meth:`Store.batch`) holds before it
+#: is committed, however few its events: a transaction's rows stay in the
+#: page cache and the journal until its commit.
+BATCH_CHANGES = 20_000
+
 #: Largest IN (...) list sent at once (SQLite's old default limit is 999).
 CHUNK = 500
 
@@ -276,6 +282,18 @@ class EventWrite:
     players: list = field(default_factory=list)     # PlayerInfo to insert or update
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
     published: list = field(default_factory=list)   # (player_id, system, post) a page printed
+
+
+@dataclass
+class _Batch:
+    """An open :meth:`Store.batch`: events per transaction, the events
+    written since the last commit, their changes and the rules combinations
+    among them."""
+
+    events: int
+    pending: int = 0
+    changes: int = 0
+    rulesets: dict = field(default_factory=dict)
 
 
 #: The key of the PostgreSQL advisory lock a writing transaction takes
@@ -384,6 +402,10 @@ def _connect(target: str, create: bool) -> _Connection:
         # checkpoints every ~40 MB of WAL rather than 4 MB (each one syncs).
         raw.execute("PRAGMA synchronous=NORMAL")
         raw.execute("PRAGMA wal_autocheckpoint=10000")
+        # a page cache of up to 16 MB rather than 2 MB: a replay's batch of
+        # events changes pages all over the indexes of the players' rows,
+        # and a smaller cache spills them before the commit
+        raw.execute("PRAGMA cache_size=-16000")
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
@@ -423,6 +445,7 @@ class Store:
         self.conn = conn
         self.target = target
         self._fingerprints: set[str] = set()
+        self._batch: Optional[_Batch] = None
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -572,6 +595,10 @@ class Store:
         return {r[0]: PlayerInfo.from_row(r) for r in self._chunked(
             f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE id IN ({{marks}})", ids)}
 
+    def has_players(self) -> bool:
+        """Whether the store holds any player (a new store holds none)."""
+        return bool(self.conn.fetchall("SELECT 1 FROM players LIMIT 1"))
+
     def player(self, player_id: str) -> Optional[PlayerInfo]:
         return self.players([player_id]).get(player_id)
 
@@ -601,7 +628,8 @@ class Store:
 
     def has_rules(self, fingerprint: str) -> bool:
         """Whether a rules combination is stored (known at open or written since)."""
-        return fingerprint in self._fingerprints
+        return fingerprint in self._fingerprints or (
+            self._batch is not None and fingerprint in self._batch.rulesets)
 
     def counts(self) -> dict[str, int]:
         return {t: self.conn.fetchall(f"SELECT COUNT(*) FROM {t}")[0][0]
@@ -708,7 +736,10 @@ class Store:
 
     @contextmanager
     def transaction(self):
-        """One writing transaction (on PostgreSQL, holding the store's lock)."""
+        """One writing transaction (on PostgreSQL, holding the store's lock);
+        within a batch, the events it holds are committed first."""
+        if self._batch is not None:
+            self._commit_batch()
         self.conn.begin(write=True)
         try:
             yield self.conn
@@ -718,39 +749,115 @@ class Store:
         else:
             self.conn.commit()
 
+    @contextmanager
+    def batch(self, events: int):
+        """Commit the events applied in the block (:meth:`apply_event`)
+        ``events`` at a time (or as many as hold :data:`BATCH_CHANGES`
+        changes, if fewer), in one transaction each, and those left when
+        the block ends, however it ends (an error between two events keeps
+        the events written before it).  An error while an event is written
+        rolls back the whole open transaction: a store killed or failing at
+        any moment holds whole events only, every event up to the last
+        commit.  Inside a batch the store's own reads see the events written
+        and not yet committed.  ``events`` 1: one transaction per event."""
+        if events < 1:
+            raise ValueError("a batch holds at least one event")
+        if self._batch is not None:  # within a batch already: it rules
+            yield self
+            return
+        self._batch = _Batch(events)
+        try:
+            yield self
+        finally:
+            try:
+                if self._batch.pending:
+                    self._commit_batch()
+                else:
+                    self.conn.rollback()  # an empty transaction, if one is open
+            finally:
+                self._batch = None
+
     def apply_event(self, write: EventWrite, *, during=None) -> int:
-        """Write one event in one transaction; returns its sequence number.
+        """Write one event in one transaction (within :meth:`batch`, in the
+        batch's open transaction); returns its sequence number.
         An event already in the store is refused with an InputError.
         ``during`` (tests) is called inside the transaction after the rows
         are written, before the commit."""
+        if self._batch is not None:
+            return self._apply_in_batch(write, during)
         c = self.conn
         try:
             with self.transaction():
-                seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
-                try:
-                    c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
-                              "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              (write.id, seq, write.name, _iso(write.start), _iso(write.end),
-                               write.source, _now()))
-                except Exception as err:
-                    if _is_integrity(err):
-                        raise InputError(f"event {write.id} is already applied to {self.name}")
-                    raise
-                new_rules = [(fp, json.dumps(r, sort_keys=True, default=str))
-                             for fp, r in write.rulesets.items() if fp not in self._fingerprints]
-                c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
-                              "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
-                c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
-                c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
-                c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
-                                                  for pid, system, post in write.published])
-                c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
-                                               for (pid, system), rec in write.ratings.items()])
-                if during is not None:
-                    during()
+                seq = self._write_event(write, during)
         except c.write_errors as err:
             raise InputError(f"cannot write event {write.id}: {_one_line(err)}", file=self.name)
-        self._fingerprints.update(fp for fp, _ in new_rules)
+        self._fingerprints.update(write.rulesets)
+        return seq
+
+    def _apply_in_batch(self, write: EventWrite, during) -> int:
+        c, batch = self.conn, self._batch
+        try:
+            if not c.in_transaction():
+                c.begin(write=True)
+            seq = self._write_event(write, during)
+        except BaseException as err:
+            batch.pending = batch.changes = 0
+            batch.rulesets.clear()
+            c.rollback()
+            if isinstance(err, c.write_errors):
+                raise InputError(f"cannot write event {write.id}: {_one_line(err)}",
+                                 file=self.name) from None
+            raise
+        batch.pending += 1
+        batch.changes += len(write.changes)
+        batch.rulesets.update(write.rulesets)
+        if batch.pending >= batch.events or batch.changes >= BATCH_CHANGES:
+            self._commit_batch()
+        return seq
+
+    def _commit_batch(self) -> None:
+        """Commit the events of the open batch (a failed commit rolls them
+        back, and says how many)."""
+        c, batch = self.conn, self._batch
+        pending = batch.pending
+        batch.pending = batch.changes = 0
+        if not c.in_transaction():
+            return
+        try:
+            c.commit()
+        except c.write_errors as err:
+            batch.rulesets.clear()
+            c.rollback()
+            raise InputError(f"cannot write the last {pending} event(s): {_one_line(err)}",
+                             file=self.name)
+        self._fingerprints.update(batch.rulesets)
+        batch.rulesets.clear()
+
+    def _write_event(self, write: EventWrite, during) -> int:
+        """The rows of one event, in the open transaction."""
+        c = self.conn
+        seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
+        try:
+            c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
+                      "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (write.id, seq, write.name, _iso(write.start), _iso(write.end),
+                       write.source, _now()))
+        except Exception as err:
+            if _is_integrity(err):
+                raise InputError(f"event {write.id} is already applied to {self.name}")
+            raise
+        new_rules = [(fp, json.dumps(r, sort_keys=True, default=str))
+                     for fp, r in write.rulesets.items() if fp not in self._fingerprints]
+        c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
+                      "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
+        c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
+        c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+        c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
+                                          for pid, system, post in write.published])
+        c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
+                                       for (pid, system), rec in write.ratings.items()])
+        if during is not None:
+            during()
         return seq
 
     def record_published(self, event_id: str, rows: Iterable[tuple[str, str, float]]) -> int:

@@ -54,12 +54,16 @@ _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 #: Either of the two, found in one scan of the raw text.
 _REFUSED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-#: A JSON text's nesting, in C: the text without every ASCII character but
-#: brackets and quotes, then without its strings (escape-free: the text
-#: holds no backslash), is its brackets.
-_BRACKETS_AND_QUOTES = str.maketrans({chr(c): None for c in range(128) if chr(c) not in '[]{}"'})
-_JSON_PLAIN_STRING_RE = re.compile(r'"[^"]*"')
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: The ASCII characters a text may hold: an ASCII text (most files) is
+#: checked by deleting these from its bytes, in C, and finding nothing left.
+_ALLOWED_ASCII = bytes(c for c in range(128) if c in (9, 10, 13) or 32 <= c < 127)
+#: A JSON text's nesting, in C: the text's UTF-8 bytes without every byte but
+#: brackets and quotes (the bytes of a non-ASCII character are never ASCII),
+#: then without its strings (escape-free: the text holds no backslash), are
+#: its brackets.
+_NOT_BRACKETS_OR_QUOTES = bytes(c for c in range(256) if chr(c) not in '[]{}"')
+_JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
+_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 def control_message(char: str, where: str) -> str:
@@ -96,7 +100,10 @@ def check_field(text: str, what: str) -> None:
 def check_text(text: str, source=None) -> None:
     """Refuse control characters and lone surrogates in raw text (a control
     character is named before a surrogate that comes earlier)."""
-    if _REFUSED_RE.search(text) is None:  # one scan of the text, in C
+    if text.isascii():  # one pass over its bytes, in C
+        if not text.encode("ascii").translate(None, _ALLOWED_ASCII):
+            return
+    elif _REFUSED_RE.search(text) is None:  # one scan of the text, in C
         return
     found = find_control(text)
     if found:
@@ -117,7 +124,12 @@ def read_limited(path, limit: int, what: str) -> bytes:
             raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
                              "refused (no real one comes near)", file=path)
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+            # as many bytes as the file holds (a read of the limit would
+            # take a buffer of the limit's size every time), and one more:
+            # a file that grew since is read on, up to the limit
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(limit + 1 - len(data))
     except FileNotFoundError:
         raise InputError("no such file", file=path)
     except IsADirectoryError:
@@ -288,9 +300,10 @@ def _json_too_deep(text: str) -> bool:
         return False
     # empty strings go first (and two strings with nothing but text between
     # them become one: what is between is no bracket)
-    brackets = text.translate(_BRACKETS_AND_QUOTES).replace('""', "")
-    if '"' in brackets:
-        brackets = _JSON_PLAIN_STRING_RE.sub("", brackets)
+    brackets = text.encode("utf-8", "surrogatepass").translate(
+        None, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
+    if b'"' in brackets:
+        brackets = _JSON_PLAIN_STRING_RE.sub(b"", brackets)
     return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
@@ -492,11 +505,19 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
     :func:`parse_data` (None when the text is not such a mapping or does not
     read): a glance at a file, to order it before reading it in full.  Of a
     YAML file only the nodes of those keys are made into values (libyaml
-    composes the rest, in C, and it is dropped)."""
+    composes the rest, in C, and it is dropped); of a JSON file without
+    escapes, only its beginning up to the last of the keys that its text
+    names (:func:`_json_head`), so a text broken beyond them (but not cut
+    short) reads as its beginning says (the checked reader refuses it when it
+    reads the file)."""
     if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as decode_utf8 drops it
         data = data[3:]
     try:
         if json_format:
+            if b"\\" not in data:  # no escape: a key is written as its own text
+                head = _json_head(data.decode("utf-8"), keys)
+                if head is not None:
+                    return head
             whole = json.loads(data)
             return {k: whole[k] for k in keys if k in whole} if isinstance(whole, dict) else None
         loader = _BASE_LOADER(data)
@@ -514,3 +535,44 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
             loader.dispose()
     except Exception:  # noqa: BLE001 - the checked reader says what is wrong, when it reads
         return None
+
+
+_JSON_SCAN = json.JSONDecoder().scan_once
+_JSON_SPACE = json.decoder.WHITESPACE.match
+
+
+def _json_head(text: str, keys: tuple[str, ...]) -> Optional[dict]:
+    """The top-level ``keys`` of an escape-free JSON object, read from its
+    beginning only as far as the last of them that the text names at all
+    (an event file's ``event`` comes first, and no ``"kind"`` is in it: the
+    sections are not read).  None when the text is not such an object
+    (the caller then reads it whole)."""
+    wanted = {k for k in keys if f'"{k}"' in text}
+    end = len(text)
+    while end and text[end - 1] in " \t\r\n":
+        end -= 1
+    if not wanted or text[end - 1:end] != "}":  # (a file cut short is read whole)
+        return None
+    i = _JSON_SPACE(text, 0).end()
+    if text[i:i + 1] != "{":
+        return None
+    out: dict = {}
+    i = _JSON_SPACE(text, i + 1).end()
+    while wanted:
+        if text[i:i + 1] != '"':
+            return None
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = _JSON_SPACE(text, i).end()
+        if text[i:i + 1] != ":":
+            return None
+        value, i = _JSON_SCAN(text, _JSON_SPACE(text, i + 1).end())
+        if key in wanted:
+            out[key] = value
+            wanted.discard(key)
+        i = _JSON_SPACE(text, i).end()
+        if text[i:i + 1] != ",":
+            break
+        i = _JSON_SPACE(text, i + 1).end()
+    if wanted:  # named only inside a value, or the object ended: read it whole
+        return None
+    return out
