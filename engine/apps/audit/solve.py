@@ -73,8 +73,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from operator import mul
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Optional
 
 from uschess.errors import InputError
