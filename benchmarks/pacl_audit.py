@@ -9,8 +9,9 @@ others too), and the script prints, per era and overall, how many published
 ratings are reproduced within 1 point under the rules as known on the page's
 Rated or Re-Rated date (``uschess audit PAGE --as-rated``: what the page was
 computed with; nothing else is given), and with the unrated players' initial
-ratings inferred from the page (:mod:`uschess.apps.audit.infer`, each unrated
-player's initial rating solved from the posts that depend on it); then the
+ratings inferred from the page (:mod:`uschess.apps.audit.infer`: the unrated
+players' initial ratings of each section solved jointly from its published
+posts, then player by player, :mod:`uschess.apps.audit.solve`); then the
 pages it could not read and why, the best explanation of every miss by count,
 and of every miss left with the inferred values.  ``--json FILE`` writes every
 miss with its post computed with the inferred values.

@@ -1,4 +1,4 @@
-"""Initial ratings the page cannot show, solved player by player.
+"""Initial ratings the page cannot show, solved jointly and player by player.
 
 A page prints ``Unrated`` for a player's pre-event rating, never the initial
 rating step 1 gave them (sec. 2: age, ratings in other systems, FIDE, CFC)
@@ -21,24 +21,44 @@ So the solver works on the published posts of the whole section:
    variant's such as an adult's 1300), one value for all the unknowns (the
    best of the age-based range), and each unknown at its own published post
    (an initial rating and the post estimate the same strength).
-2. *Descent from a start.*  The sensitivity of every published post to every
-   unknown is measured (one rating of the section per unknown, the value
-   moved by :data:`PROBE`); then Gauss-Seidel over the section: in a fixed
-   order (pairing number), each unknown in turn takes the value minimising
-   the robust (Huber) squared misfit of the posts that depend on it, a
+2. *The joint solve from each start* (:func:`joint_solve`), best start
+   first: Levenberg-Marquardt on the whole vector of initial ratings, the
+   residuals the published minus the computed posts of every published
+   player of the section and system, robust (Huber weights, iteratively
+   reweighted).  The Jacobian is measured by forward differences (one
+   rating of the section per unknown, the value moved by :data:`DIFF`, or
+   :data:`DIFF_WHOLE` where the rules store whole ratings), kept up to date
+   by sparse Broyden (Schubert) updates for a few accepted steps, then
+   measured again; each step solves the damped normal equations
+   (J^T W J + lambda diag) d = -J^T W r by Cholesky in pure Python and is
+   accepted only when the misfit of the real posts (the section rated with
+   the moved values) falls.  The Huber threshold is then lowered
+   (:data:`THRESHOLDS`), each solve starting where the last ended: a
+   least-squares fit first, then ever closer to counting the posts
+   reproduced.  All the starts share one budget (:data:`JOINT_WORK`
+   Jacobians' worth of ratings).  A player-by-player descent stops where
+   moving any one value alone makes the misfit worse; the joint step moves
+   the coupled values together (an unrated player's value and those of the
+   unrated opponents whose estimates it seeds).
+3. *Descent from a start* (:func:`_descend`).  The sensitivity of every
+   published post to every unknown is measured (the value moved by
+   :data:`PROBE`); then Gauss-Seidel over the section: in a fixed order
+   (pairing number), each unknown in turn takes the value minimising the
+   robust (Huber) squared misfit of the posts that depend on it, a
    one-dimensional problem solved exactly on the linearised posts, until no
    value moves by more than :data:`SETTLE` (at most :data:`SWEEPS` sweeps).
    The section is rated with the values found; the move is shortened until
    the misfit falls (a line search); a few solves reuse one measurement,
    then the sensitivities are measured again (at most :data:`ROUNDS` times).
-3. *More starts* while posts stay missed: the other starts, then starts
-   scattered around the best values so far (the posts are not convex in the
-   values: all-win and all-loss results, opponents coming within 400
-   points), all within a work budget per section (:data:`WORK`).
+   From the best start while posts stay missed; then the other starts and
+   starts scattered around the best values so far (the posts are not convex
+   in the values: all-win and all-loss results, opponents coming within 400
+   points), within a work budget per section (:data:`WORK`).
 4. *One-dimensional searches on the real posts* for each unknown that a
    missed post depends on: a coarse look over the whole range, then finer
    steps, in pairing order, sweeps repeated while a value changes.
 
+Each stage stops as soon as every published post is reproduced.
 The answer is the best rating seen: the most published posts reproduced,
 then the least misfit.  Every value stays within the rules' range of
 ratings (the absolute floor to the special formula's cap, both from the
@@ -54,6 +74,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Optional
 
 from uschess.errors import InputError
@@ -100,6 +121,10 @@ HOPS, HOP = 6, 150.0
 WORK = 200_000
 #: Sections with more unknowns than this are not solved player by player.
 MAX_UNKNOWNS = 400
+#: The joint solve's thresholds of the robust misfit in turn (points) and
+#: the solves at each; its work over all the starts: at most this many
+#: Jacobians' worth of ratings of the section.
+THRESHOLDS, PASSES, JOINT_WORK = (HUBER, 5.0, 1.0), 2, 120
 
 INFERRED_HOW = "inferred from the published posts"
 
@@ -368,6 +393,247 @@ def _descend(model: SectionModel, unknowns: list[Unknown], start: dict, publishe
     return pinned, sweeps
 
 
+# --- the joint solve -------------------------------------------------------
+
+#: The joint solve's forward differences: the move of an initial rating
+#: (points) whose effect on the posts measures a column of the Jacobian.
+DIFF = 10.0
+#: The step where the rules store whole ratings: the posts are then
+#: staircases of one-point stairs, and a difference over a few points would
+#: measure the stairs rather than the slope.
+DIFF_WHOLE = 30.0
+#: Levenberg-Marquardt: the first damping (relative to the diagonal of
+#: J^T W J), its factors after an accepted and a refused step, the damping
+#: beyond which the solve stops, and the steps tried at most.
+DAMP, DAMP_DOWN, DAMP_UP, DAMP_MAX, LM_STEPS = 1e-3, 0.3, 4.0, 1e6, 60
+#: An accepted step improving the robust misfit by less than this share ends
+#: the solve.
+LM_GAIN = 1e-4
+#: Accepted steps on one measured (and updated) Jacobian before it is
+#: measured again.
+REFRESH = 3
+
+
+def _huber(r: float, k: float) -> float:
+    """Huber's loss of residual ``r`` (points) with threshold ``k``."""
+    a = abs(r)
+    return 0.5 * r * r if a <= k else k * a - 0.5 * k * k
+
+
+def _residuals(posts: dict, rows: list, published: dict) -> list:
+    """Computed minus published post per row (None where not computed)."""
+    out = []
+    for j in rows:
+        v = posts.get(j)
+        out.append(None if v is None else v - published[j])
+    return out
+
+
+def _objective(r: list, x: list, prior_at: list, k: float) -> float:
+    """The robust misfit the joint solve minimises: Huber's loss of every
+    residual plus the pull towards the values given (:data:`PRIOR`); a post
+    not computed counts as a residual of :data:`CLIP`."""
+    f = sum(_huber(CLIP if v is None else v, k) for v in r)
+    return f + 0.5 * PRIOR * sum((a - b) ** 2 for a, b in zip(x, prior_at))
+
+
+def _step(model: SectionModel) -> float:
+    """The forward-difference step for ``model``'s section: :data:`DIFF`,
+    or :data:`DIFF_WHOLE` when its rules store whole ratings (asked of the
+    rules' storage hook, not of a date)."""
+    rules = model.rated.rules
+    stored = rules.call.uschess_store_rating(pre=1000.0, value=1000.25, p=rules.p)
+    return DIFF if stored != round(stored) else DIFF_WHOLE
+
+
+def _jacobian(model: SectionModel, pairs: list, x: list, rows: list, base: dict,
+              high: float) -> list:
+    """The sensitivity of each row's post to each unknown, by forward
+    differences (one rating of the section per unknown, the value moved by
+    :data:`DIFF` towards the inside of the range): a dense matrix of
+    len(rows) x len(pairs), slopes below :data:`MIN_SLOPE` zero."""
+    n = len(pairs)
+    jac = [[0.0] * n for _ in rows]
+    values = dict(zip(pairs, x))
+    step = _step(model)
+    for i in range(n):
+        h = step if x[i] + step <= high else -step
+        moved = model.posts({**values, pairs[i]: x[i] + h})
+        if moved is None:
+            continue
+        for row, j in zip(jac, rows):
+            v, b = moved.get(j), base.get(j)
+            if v is None or b is None:
+                continue
+            slope = (v - b) / h
+            if abs(slope) >= MIN_SLOPE:
+                row[i] = slope
+    return jac
+
+
+def _cholesky_solve(a: list, b: list) -> Optional[list]:
+    """x with a x = b for a symmetric positive definite ``a`` (lists of
+    floats; ``a`` is overwritten below its diagonal by its Cholesky factor
+    L, a = L L^T); None when ``a`` is not positive definite."""
+    n = len(b)
+    for i in range(n):
+        ai = a[i]
+        for k in range(i):
+            ak = a[k]
+            ai[k] = (ai[k] - sum(map(mul, ai[:k], ak[:k]))) / ak[k]
+        d = ai[i] - sum(map(mul, ai[:i], ai[:i]))
+        if d <= 0.0:
+            return None
+        ai[i] = d ** 0.5
+    y = [0.0] * n
+    for i in range(n):
+        ai = a[i]
+        y[i] = (b[i] - sum(map(mul, ai[:i], y[:i]))) / ai[i]
+    for i in range(n - 1, -1, -1):
+        y[i] = (y[i] - sum(a[k][i] * y[k] for k in range(i + 1, n))) / a[i][i]
+    return y
+
+
+def _normal_equations(jac: list, r: list, x: list, prior_at: list, k: float):
+    """J^T W J and J^T W r + PRIOR (x - prior_at) over the rows computed, W
+    the Huber weights of the residuals (iteratively reweighted least
+    squares), using each row's nonzero slopes only."""
+    n = len(x)
+    a = [[0.0] * n for _ in range(n)]
+    g = [PRIOR * (p - q) for p, q in zip(x, prior_at)]
+    for row, rj in zip(jac, r):
+        if rj is None:
+            continue
+        w = 1.0 if abs(rj) <= k else k / abs(rj)
+        nz = [(i, s) for i, s in enumerate(row) if s]
+        for i, s in nz:
+            ws = w * s
+            g[i] += ws * rj
+            ai = a[i]
+            for i2, s2 in nz:
+                if i2 <= i:
+                    ai[i2] += ws * s2
+    for i in range(n):
+        for i2 in range(i):
+            a[i2][i] = a[i][i2]
+        a[i][i] += PRIOR
+    return a, g
+
+
+def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
+           tol: float, low: float, high: float, best: _Best, limit: Optional[int] = None,
+           k: float = HUBER) -> dict:
+    """Levenberg-Marquardt on all the unknowns at once from ``start``: the
+    robust misfit of the section's published posts (Huber, threshold ``k``)
+    minimised over the vector of initial ratings, each within [low, high].
+    The Jacobian is measured by forward differences (:func:`_jacobian`),
+    then kept up to date by sparse Broyden (Schubert) updates after each
+    accepted step and measured again only when a step fails with it; each
+    step solves (J^T W J + lambda diag) d = -J^T W r by Cholesky, and is
+    accepted when the misfit of the real posts (the section rated with the
+    moved values) falls.  Every rating is offered to ``best``.  Returns the
+    pinning last measured (pair -> published pairs that depend on it)."""
+    pairs = [u.pair for u in unknowns]
+    prior_at = [u.start for u in unknowns]
+    rows = sorted(published)
+    x = [min(high, max(low, start[p])) for p in pairs]
+    posts = model.posts(dict(zip(pairs, x)))
+    if posts is None:
+        return {}, dict(start)
+    best.offer(_score(posts, published, tol), dict(zip(pairs, x)), posts)
+    r = _residuals(posts, rows, published)
+    f = _objective(r, x, prior_at, k)
+    n = len(pairs)
+
+    def room(cost: int) -> bool:
+        return limit is None or model.evaluations + cost <= limit
+
+    if not room(n + 1):
+        return {}, dict(zip(pairs, x))
+    jac = _jacobian(model, pairs, x, rows, posts, high)
+    fresh, used = True, 0
+    pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+    damp = DAMP
+    for _ in range(LM_STEPS):
+        if best.score[0] == len(published) or not room(1):
+            break
+        a, g = _normal_equations(jac, r, x, prior_at, k)
+        diag = [a[i][i] for i in range(n)]
+        accepted = False
+        while damp <= DAMP_MAX and room(1):
+            m = [row[:] for row in a]
+            for i in range(n):
+                m[i][i] += damp * diag[i]
+            d = _cholesky_solve(m, [-v for v in g])
+            if d is None:
+                damp *= DAMP_UP
+                continue
+            x2 = [min(high, max(low, xi + max(-REACH, min(REACH, di)))) for xi, di in zip(x, d)]
+            step = [b - a_ for a_, b in zip(x, x2)]
+            if not any(abs(s) > SETTLE for s in step):
+                break
+            posts2 = model.posts(dict(zip(pairs, x2)))
+            if posts2 is None:
+                damp *= DAMP_UP
+                continue
+            best.offer(_score(posts2, published, tol), dict(zip(pairs, x2)), posts2)
+            r2 = _residuals(posts2, rows, published)
+            f2 = _objective(r2, x2, prior_at, k)
+            if f2 < f:
+                # Schubert's update: each row's slopes corrected along the
+                # step, on that row's measured pattern only
+                for row, rj, rj2 in zip(jac, r, r2):
+                    if rj is None or rj2 is None:
+                        continue
+                    nz = [i for i, s in enumerate(row) if s]
+                    ss = sum(step[i] ** 2 for i in nz)
+                    if ss <= 0.0:
+                        continue
+                    err = (rj2 - rj) - sum(row[i] * step[i] for i in nz)
+                    for i in nz:
+                        row[i] += err * step[i] / ss
+                gain = (f - f2) / max(f, 1e-12)
+                x, posts, r, f = x2, posts2, r2, f2
+                damp = max(DAMP * 1e-3, damp * DAMP_DOWN)
+                accepted, fresh = True, False
+                used += 1
+                if gain < LM_GAIN:
+                    return pinned, dict(zip(pairs, x))
+                break
+            damp *= DAMP_UP
+        if accepted and used < REFRESH:
+            continue
+        if (fresh and not accepted) or not room(n + 1):
+            break
+        jac = _jacobian(model, pairs, x, rows, posts, high)
+        fresh, used = True, 0
+        pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+        damp = min(max(damp, DAMP), 1.0)
+    return pinned, dict(zip(pairs, x))
+
+
+def joint_solve(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
+                tol: float, low: float, high: float, best: _Best,
+                limit: Optional[int] = None) -> dict:
+    """All the unknowns solved at once from ``start`` (:func:`_joint`), the
+    robust misfit's threshold lowered step by step (:data:`THRESHOLDS`: a
+    least-squares fit first, then ever closer to counting the posts
+    reproduced, each solve starting where the last ended), within ``limit``
+    ratings of the section.  Every rating is offered to ``best``; returns
+    the pinning measured (pair -> published pairs that depend on it)."""
+    pinned: dict = {}
+    x = dict(start)
+    for k in THRESHOLDS:
+        for _ in range(PASSES):
+            if best.score[0] == len(published) or (limit is not None
+                                                   and model.evaluations >= limit):
+                return pinned
+            got, x = _joint(model, unknowns, x, published, tol, low, high, best, limit, k)
+            for p, c in got.items():
+                pinned[p] = sorted(set(pinned.get(p, ())) | set(c))
+    return pinned
+
+
 def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict, tol: float,
                   low: float, high: float, common: Optional[list] = None) -> Optional[Solution]:
     """Solve ``unknowns`` (their ``value`` is the starting point and is
@@ -398,11 +664,18 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
     starts.sort(key=lambda v: _score(model.posts(v), published, tol), reverse=True)
     pinned: dict = {}
     sweeps = 0
+    # the joint solve from each start, best first, within one budget
+    if len(published) > best.score[0]:
+        limit = model.evaluations + JOINT_WORK * (len(unknowns) + 1)
+        for start in starts:
+            got = joint_solve(model, unknowns, start, published, tol, low, high, best, limit)
+            for p, c in got.items():
+                pinned[p] = sorted(set(pinned.get(p, ())) | set(c))
+    limit = None
     # the best start is always followed; the other starts, then starts
     # scattered around the best values (a fixed seed: the same page gives the
     # same values), then the one-dimensional searches, within the budget
     rng = random.Random(len(unknowns))
-    limit = None
     for k in range(len(starts) + HOPS):
         if best.score[0] == len(published):
             break
@@ -427,3 +700,4 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
         u.value = best.values[u.pair]
     return Solution(dict(best.values), best.posts, best.score[0], pinned, model.evaluations,
                     sweeps)
+
