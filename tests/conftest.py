@@ -8,7 +8,9 @@ Property tests run under a hypothesis profile chosen by the environment
 variable ``USCHESS_HYPOTHESIS``: ``dev`` (the default: a tenth of each
 property's example budget, for a quick run while working) or ``ci`` (the
 full budget; ``.ci/run`` selects it).  A property with a budget of its own
-asks :func:`helpers.examples` for its share.
+asks :func:`helpers.examples` for its share.  Tests marked ``slow`` (a real
+page whose audit takes tens of seconds) run only under the ``ci`` profile,
+so that the default run stays quick.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ settings.load_profile(_profile)
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared_data: reads the real pages in ../shared/data")
+    config.addinivalue_line("markers", f"slow: runs only with {PROFILE_ENV}=ci (.ci/run)")
     # the compiled rule book of this run is cached in a folder of its own,
     # never in the user's cache (the commands the tests run inherit it)
     config._uschess_cache = tempfile.mkdtemp(prefix="uschess-cache-")
@@ -54,12 +57,13 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if SHARED_DATA.is_dir():
-        return
-    skip = pytest.mark.skip(reason=f"{SHARED_DATA} is not beside the checkout")
+    slow = pytest.mark.skip(reason=f"slow: runs with {PROFILE_ENV}=ci (.ci/run)")
+    missing = pytest.mark.skip(reason=f"{SHARED_DATA} is not beside the checkout")
     for item in items:
-        if "shared_data" in item.keywords:
-            item.add_marker(skip)
+        if "slow" in item.keywords and _profile != "ci":
+            item.add_marker(slow)
+        if "shared_data" in item.keywords and not SHARED_DATA.is_dir():
+            item.add_marker(missing)
 
 
 @pytest.fixture(autouse=True)

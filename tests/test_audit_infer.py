@@ -325,6 +325,7 @@ def test_audit_solves_a_large_age_based_section_end_to_end(tmp_path, capsys):
 LARGE_PAGE = SHARED_DATA / "real" / "pacl-2001-2021" / "sections" / "XtblMain_201603120142_1.html"
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_large_real_section_reproduced_with_the_joint_solve(capsys):
     """``uschess audit PAGE --as-rated --json`` on a large real scholastic
