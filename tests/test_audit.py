@@ -433,3 +433,45 @@ def test_a_hidden_history_is_solved_from_the_posts():
     assert [(i.id, i.system, i.kind) for i in hist] == [("10000001", "OTBR", "wins")]
     assert a.reproduced_inferred == a.total
     assert "an earlier OTBR history of only wins (30 games)" in hist[0].describe()
+
+
+def test_a_provisional_players_hidden_losses_move_the_opponents():
+    """A provisional player whose three earlier games were all losses (the
+    page prints 100P3 but no results) is rated by the special formula with
+    an adjusted R0', and their provisional opponents' step 5 rates against
+    that: the audit solves the history from the posts around them
+    (XtblMain_201503142562_1, JOHN T TRAN)."""
+    schedule = ({1: 2, 2: 1, 3: 4, 4: 3}, {1: 3, 3: 1, 2: 4, 4: 2}, {1: 4, 4: 1, 2: 3, 3: 2})
+    wins = {(2, 1), (3, 1), (4, 1), (2, 3), (2, 4), (3, 4)}  # (winner, loser)
+
+    def cells(pair):
+        return [f"{'W' if (pair, r[pair]) in wins else 'L'}{r[pair]}" for r in schedule]
+    records = {1: (300, 3, {"wins": 0, "draws": 0, "losses": 3}),
+               2: (650, 6, {"wins": 3, "draws": 1, "losses": 2}),
+               3: (700, 7, {"wins": 3, "draws": 0, "losses": 4}),
+               4: (620, 5, {"wins": 2, "draws": 1, "losses": 2})}
+    players = [player(k, cells(k), rating=r, games=g, record=rec)
+               for k, (r, g, rec) in records.items()]
+    truth = event(players, start="2015-03-14")
+    raw = _published(truth, rate_event(truth), rounded=False)
+    for p in raw["sections"][0]["players"]:  # the page prints no earlier results
+        for rec in p["ratings"].values():
+            for key in ("wins", "draws", "losses"):
+                rec.pop(key, None)
+    a = audit(published_from_dict(raw, "losses.json"), tolerance=0.01)
+    assert a.reproduced < a.total
+    hist = [(i.id, i.kind, i.games) for i in a.inferred
+            if i.as_dict().get("inferred") == "history"]
+    assert hist == [("10000001", "losses", 3)]
+    assert a.reproduced_inferred == a.total
+    # the player's own post a few points off for another reason (as JOHN T
+    # TRAN's, 2.8 points): the history is still found from the opponents'
+    entry = next(e for e in raw["published"] if e["id"] == "10000001")
+    entry["post"] += 5
+    a = audit(published_from_dict(raw, "losses.json"), tolerance=0.01)
+    row = next(r for r in a.rows if r.entry.id == "10000001")
+    assert not any(c.cause == "history" for c in row.causes)
+    hist = [(i.id, i.kind, i.games) for i in a.inferred
+            if i.as_dict().get("inferred") == "history"]
+    assert hist == [("10000001", "losses", 3)]
+    assert a.reproduced_inferred == a.total - 1

@@ -10,7 +10,7 @@ a page hides two facts of a rated player's history that move their post:
   N' = N and a larger K (sec. 3, 4.2);
 * an earlier history of only wins or only losses, which sends a player to
   the special formula with an adjusted R0' (sec. 4.1); through step 5 it also
-  moves the posts of their unrated opponents.
+  moves the posts of their unrated and provisional opponents.
 
 The audit's ``games`` and ``history`` causes test each of these on one
 player at a time, against the plain re-rating.  Here they become inferred
@@ -19,7 +19,11 @@ missed with the initial ratings inferred and who has such a cause, the count
 (searched by bisection between the established threshold and N*, the post
 being monotone in it) or the history that reproduces their post is tried on
 the whole event, with the values inferred so far, and kept only when the
-number of published ratings reproduced grows (no other post is lost).  The
+number of published ratings reproduced grows.  Then each provisional player
+still missed, with missed opponents, has both histories tried the same way,
+whether or not their own post is reproduced by it (a provisional player
+printed at the floor after three games, ``100P3``, whose earlier games were
+all losses, moves every opponent's step 5).  The
 work is bounded (:data:`MAX_RATINGS` ratings of the event), every value is
 reported as inferred, never as the page's.
 """
@@ -178,8 +182,10 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
             for n in counts_reproducing(at, lo, hi, e.post, trials.tol)]
 
 
-def _history_tries(row, trials: _Trials, edits: dict, key) -> list[tuple[tuple, EventResult]]:
-    """Only wins, or only losses, in the player's earlier games."""
+def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True
+                   ) -> list[tuple[tuple, EventResult]]:
+    """Only wins, or only losses, in the player's earlier games; with
+    ``own``, only a history that reproduces the player's own post."""
     e, pr = row.entry, row.result
     rec = row.section.section.player(pr.pair).ratings.get(e.system)
     if rec is None or rec.games <= 0:
@@ -189,9 +195,33 @@ def _history_tries(row, trials: _Trials, edits: dict, key) -> list[tuple[tuple, 
         if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
             continue
         res = trials.rate({**edits, key: (kind, rec.games)})
-        if res is not None and _within(_post(res, e.section, e.system, e.id), e.post, trials.tol):
+        if res is not None and (not own or _within(_post(res, e.section, e.system, e.id),
+                                                   e.post, trials.tol)):
             out.append(((kind, rec.games), res))
     return out
+
+
+def _provisional_around_misses(rows, value, tol: float, established) -> list:
+    """The missed rows of provisional players (earlier games printed, at most
+    the established threshold) with a hidden history's reach: their unrated
+    or provisional opponents rate against their step-4 result (step 5).
+    Those with the most missed opponents first."""
+    missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
+              if r.result is not None and value(r) is not None
+              and not _within(value(r), r.entry.post, tol)}
+    out = []
+    for r in rows:
+        if r.result is None or (r.entry.section, r.entry.system, r.result.pair) not in missed:
+            continue
+        me = r.section.section.player(r.result.pair)
+        rec = me.ratings.get(r.entry.system)
+        if rec is None or not 0 < rec.games <= established(r):
+            continue
+        around = sum(1 for g in me.rounds if g.opponent is not None
+                     and (r.entry.section, r.entry.system, g.opponent) in missed)
+        if around:
+            out.append((around, r))
+    return [r for _, r in sorted(out, key=lambda x: -x[0])]
 
 
 def infer_histories(published, rows, options: RatingOptions, book, tol: float,
@@ -218,8 +248,15 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
     todo = [r for r in rows if r.result is not None and value(r) is not None
             and not _within(value(r), r.entry.post, tol)
             and any(c.cause in KINDS for c in r.causes)]
+    # then provisional players whose history, alone not reproducing their
+    # own post, may still reproduce their opponents' (step 5)
+    named = {id(r) for r in todo}
+    around = [r for r in _provisional_around_misses(rows, value, tol, established)
+              if id(r) not in named]
+    todo += around
     if not todo:
         return [], None
+    around_ids = {id(r) for r in around}
     edits: dict = {}
     best, best_result = (base_count if base_count is not None
                          else sum(1 for r in rows if r.reproduced)), None
@@ -233,11 +270,13 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
             continue  # reproduced by an earlier player's history
         kinds = {c.cause for c in r.causes}
         tries = []
+        if id(r) in around_ids:
+            tries = _history_tries(r, trials, edits, key, own=False)
         if "games" in kinds:
             tries += _games_tries(r, trials, edits, key, current, established(r))
         if "history" in kinds:
             tries += _history_tries(r, trials, edits, key)
-        for edit, res in tries:
+        for edit, res in sorted(tries, key=lambda t: -trials.score(t[1])):
             n = trials.score(res)
             if n > best:
                 best, best_result = n, res
