@@ -11,7 +11,8 @@ Rated or Re-Rated date (``uschess audit PAGE --as-rated``: what the page was
 computed with; nothing else is given), and with the unrated players' initial
 ratings inferred from the page (:mod:`uschess.apps.audit.infer`: the unrated
 players' initial ratings of each section solved jointly from its published
-posts, then player by player, :mod:`uschess.apps.audit.solve`); then the
+posts, then player by player, :mod:`uschess.apps.audit.solve`; then the
+hidden histories of players still missed, :mod:`uschess.apps.audit.hidden`); then the
 pages it could not read and why, the best explanation of every miss by count,
 and of every miss left with the inferred values.  ``--json FILE`` writes every
 miss with its post computed with the inferred values.
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
     totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
     causes = collections.Counter()
     left = collections.Counter()  # misses left with the inferred values, by best cause
-    solved = 0  # initial ratings inferred
+    solved = collections.Counter()  # inputs inferred, by kind
     unread = collections.Counter()
     misses = []
     started = time.perf_counter()
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
             t[0] += a.reproduced
             t[1] += a.reproduced_inferred if a.reproduced_inferred is not None else a.reproduced
             t[2] += a.total
-        solved += len(a.inferred)
+        solved.update(i.as_dict().get("inferred", "initial rating") for i in a.inferred)
         for r in a.mismatches:
             best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
             causes[best] += 1
@@ -120,11 +121,12 @@ def main(argv=None) -> int:
         n, ni, m = totals[key]
         if m:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
-    print(f"{solved} initial ratings inferred from the pages")
+    print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
+          f"{solved['history']} earlier histories (game counts, all wins or all losses)")
     print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")
-    print("misses left with the inferred initial ratings, by best explanation:")
+    print("misses left with the inferred inputs, by best explanation:")
     for cause, n in left.most_common():
         print(f"  {cause:<20} {n}")
     if unread:
