@@ -408,25 +408,35 @@ def test_a_floor_under_the_post_computed_with_inferred_values(monkeypatch):
     assert "personal absolute floor of 112" in floor.detail
 
 
+def _round_robin_of_four(records: dict, wins: set, start: str) -> dict:
+    """The published results of a round robin of four (pair -> (rating,
+    games, earlier wins/draws/losses); ``wins``: (winner, loser) pairs),
+    rated with those records, then published without them, as a page that
+    prints no earlier results."""
+    schedule = ({1: 2, 2: 1, 3: 4, 4: 3}, {1: 3, 3: 1, 2: 4, 4: 2}, {1: 4, 4: 1, 2: 3, 3: 2})
+
+    def cells(pair):
+        return [f"{'W' if (pair, r[pair]) in wins else 'L'}{r[pair]}" for r in schedule]
+    players = [player(k, cells(k), rating=r, games=g, record=rec)
+               for k, (r, g, rec) in records.items()]
+    truth = event(players, start=start)
+    raw = _published(truth, rate_event(truth), rounded=False)
+    for p in raw["sections"][0]["players"]:
+        for rec in p["ratings"].values():
+            for key in ("wins", "draws", "losses"):
+                rec.pop(key, None)
+    return raw
+
+
 def test_a_hidden_history_is_solved_from_the_posts():
     """An established player whose earlier games were all wins (a record the
     file cannot show) is rated by the special formula: the audit finds the
     history from the published posts, checks every other post with it, and
     reports it as inferred."""
-    schedule = ({1: 2, 2: 1, 3: 4, 4: 3}, {1: 3, 3: 1, 2: 4, 4: 2}, {1: 4, 4: 1, 2: 3, 3: 2})
-
-    def rr(pair):  # a round robin of four: the lower pair number wins
-        return [f"{'W' if pair < r[pair] else 'L'}{r[pair]}" for r in schedule]
-    players = [player(k, rr(k), rating=1500 + 100 * k, games=30,
-                      record={"wins": 30, "draws": 0, "losses": 0} if k == 1 else
-                      {"wins": 15, "draws": 0, "losses": 15})
-               for k in range(1, 5)]
-    truth = event(players, start="2019-06-01")
-    raw = _published(truth, rate_event(truth), rounded=False)
-    for p in raw["sections"][0]["players"]:  # the file shows no earlier results
-        for rec in p["ratings"].values():
-            for key in ("wins", "draws", "losses"):
-                rec.pop(key, None)
+    raw = _round_robin_of_four(
+        {k: (1500 + 100 * k, 30, {"wins": 30, "draws": 0, "losses": 0} if k == 1 else
+             {"wins": 15, "draws": 0, "losses": 15}) for k in range(1, 5)},
+        {(a, b) for a in range(1, 5) for b in range(a + 1, 5)}, "2019-06-01")
     a = audit(published_from_dict(raw, "hidden.json"), tolerance=0.01)
     assert a.reproduced < a.total
     hist = [i for i in a.inferred if i.as_dict().get("inferred") == "history"]
@@ -441,23 +451,11 @@ def test_a_provisional_players_hidden_losses_move_the_opponents():
     an adjusted R0', and their provisional opponents' step 5 rates against
     that: the audit solves the history from the posts around them
     (XtblMain_201503142562_1, JOHN T TRAN)."""
-    schedule = ({1: 2, 2: 1, 3: 4, 4: 3}, {1: 3, 3: 1, 2: 4, 4: 2}, {1: 4, 4: 1, 2: 3, 3: 2})
-    wins = {(2, 1), (3, 1), (4, 1), (2, 3), (2, 4), (3, 4)}  # (winner, loser)
-
-    def cells(pair):
-        return [f"{'W' if (pair, r[pair]) in wins else 'L'}{r[pair]}" for r in schedule]
-    records = {1: (300, 3, {"wins": 0, "draws": 0, "losses": 3}),
-               2: (650, 6, {"wins": 3, "draws": 1, "losses": 2}),
-               3: (700, 7, {"wins": 3, "draws": 0, "losses": 4}),
-               4: (620, 5, {"wins": 2, "draws": 1, "losses": 2})}
-    players = [player(k, cells(k), rating=r, games=g, record=rec)
-               for k, (r, g, rec) in records.items()]
-    truth = event(players, start="2015-03-14")
-    raw = _published(truth, rate_event(truth), rounded=False)
-    for p in raw["sections"][0]["players"]:  # the page prints no earlier results
-        for rec in p["ratings"].values():
-            for key in ("wins", "draws", "losses"):
-                rec.pop(key, None)
+    raw = _round_robin_of_four({1: (300, 3, {"wins": 0, "draws": 0, "losses": 3}),
+                                2: (650, 6, {"wins": 3, "draws": 1, "losses": 2}),
+                                3: (700, 7, {"wins": 3, "draws": 0, "losses": 4}),
+                                4: (620, 5, {"wins": 2, "draws": 1, "losses": 2})},
+                               {(2, 1), (3, 1), (4, 1), (2, 3), (2, 4), (3, 4)}, "2015-03-14")
     a = audit(published_from_dict(raw, "losses.json"), tolerance=0.01)
     assert a.reproduced < a.total
     hist = [(i.id, i.kind, i.games) for i in a.inferred
