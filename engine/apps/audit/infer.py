@@ -72,7 +72,7 @@ class Inferred:
     games: int = 0
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return {"inferred": "initial rating", **dataclasses.asdict(self)}
 
     def describe(self) -> str:
         if self.adult is not None and self.value == self.adult:
