@@ -3,7 +3,39 @@ published rating (shared by the audit and its inference of unknown inputs)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Optional
+
+#: Published values are compared with a float's own slack on top of the
+#: tolerance.
+EPS = 1e-9
+
+
+def printed_value(pr) -> Optional[float]:
+    """The rating a crosstable would print after the event for a
+    PlayerResult: the post when the player played a rated game, else the
+    unchanged pre-event rating (None when there is none)."""
+    value = pr.post if pr.m else pr.pre
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def post_of(result, section: str, system: str, pid: str) -> Optional[float]:
+    """:func:`printed_value` of player ``pid`` in ``section`` and ``system``
+    of an EventResult (None where the result, or the player, is missing)."""
+    if result is None:
+        return None
+    for sr in result.sections:
+        if sr.section.name == section and sr.system == system:
+            for pr in sr.players:
+                if pr.id == pid:
+                    return printed_value(pr)
+    return None
+
+
+def within(value: Optional[float], published: float, tol: float) -> bool:
+    """Whether a computed ``value`` reproduces ``published`` within ``tol``."""
+    return value is not None and abs(value - published) <= tol + EPS
 
 
 @dataclass

@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.cause import Cause, post_of, printed_value, within
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
-from uschess.apps.audit.published import _EPS, PublishedEntry, PublishedResults
+from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
@@ -152,22 +152,6 @@ class Audit:
                              for w, rows in self.warning_groups()]}
 
 
-def _post(result: EventResult, section: str, system: str, pid: str) -> Optional[float]:
-    for sr in result.sections:
-        if sr.section.name == section and sr.system == system:
-            for pr in sr.players:
-                if pr.id == pid:
-                    return _value(pr)
-    return None
-
-
-def _value(pr: PlayerResult) -> Optional[float]:
-    """The rating a crosstable would print after the event: the post when the
-    player played a rated game, else the unchanged pre-event rating."""
-    value = pr.post if pr.m else pr.pre
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
-
-
 def _history_values(book: RuleBook, name: str) -> list:
     out = []
     for e in book.timelines[name].entries:
@@ -223,10 +207,6 @@ class _Variants:
     def whole_event(self) -> list[tuple[str, EventResult]]:
         return [(label, self._cache[key]) for key, label in self.labels.items()
                 if self._cache.get(key) is not None]
-
-
-def _within(value: Optional[float], published: float, tol: float) -> bool:
-    return value is not None and abs(value - published) <= tol + _EPS
 
 
 def _fmt(x: Optional[float]) -> str:
@@ -340,19 +320,19 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
     for b in sorted(_history_values(book, "bonus_multiplier")):
         if b == p.bonus_multiplier:
             continue
-        value = _post(variants.reform("bonus_multiplier", b, f"B = {b:g}") or _empty(),
+        value = post_of(variants.reform("bonus_multiplier", b, f"B = {b:g}"),
                       e.section, e.system, e.id)
-        if _within(value, e.post, tol):
+        if within(value, e.post, tol):
             out.append(Cause("bonus_multiplier", f"bonus multiplier B = {b:g} (the rules in force "
                              f"use B = {p.bonus_multiplier:g}) gives {_fmt(value)}", value, e.post))
 
     for entry in book.timelines["nstar"].entries:
         if entry.value == p.nstar:
             continue
-        value = _post(variants.reform("nstar", entry.value,
-                                      f"N* in force from {entry.effective.isoformat()}") or _empty(),
+        value = post_of(variants.reform("nstar", entry.value,
+                                      f"N* in force from {entry.effective.isoformat()}"),
                       e.section, e.system, e.id)
-        if _within(value, e.post, tol):
+        if within(value, e.post, tol):
             ns = entry.value
             out.append(Cause("effective_games",
                              f"the effective-games formula in force from {entry.effective.isoformat()} "
@@ -375,10 +355,10 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                              edition=variants.options.edition, reform=variants.options.reform)
             if alt.fingerprint == sr.rules.fingerprint:
                 continue
-            value = _post(variants.rate(("reading", cid, reading), readings=readings,
-                                        label=f"reading {cid}={reading}") or _empty(),
+            value = post_of(variants.rate(("reading", cid, reading), readings=readings,
+                                        label=f"reading {cid}={reading}"),
                           e.section, e.system, e.id)
-            if _within(value, e.post, tol):
+            if within(value, e.post, tol):
                 out.append(Cause("reading", f"conflict '{cid}' read as '{reading}' "
                                  f"({conflict.readings[reading]}) gives {_fmt(value)}", value, e.post))
 
@@ -387,10 +367,10 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
         alt = book.rules(sr.rules.on, known_on=when, readings=variants.options.readings,
                          edition=variants.options.edition, reform=variants.options.reform)
         if alt.fingerprint != sr.rules.fingerprint:
-            value = _post(variants.rate(("known_on", when), known_on=when,
-                                        label=f"as known on {when.isoformat()}") or _empty(),
+            value = post_of(variants.rate(("known_on", when), known_on=when,
+                                        label=f"as known on {when.isoformat()}"),
                           e.section, e.system, e.id)
-            if _within(value, e.post, tol):
+            if within(value, e.post, tol):
                 changed = _changed_rules(sr.rules, alt)
                 what = ("the page's Rated (or Re-Rated) date" if variants.rated_on
                         else "the event's end")
@@ -412,10 +392,6 @@ def _changed_rules(now, then) -> str:
             parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
                          + (f", decided {decided}" if decided else ""))
     return "; ".join(parts)
-
-
-def _empty() -> EventResult:
-    return EventResult(Event("", _dt.date.min, _dt.date.min, []), [])
 
 
 #: Sources that print no game count for an established player: every page
@@ -458,8 +434,8 @@ def _rounding(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
                         rec.rating += d_opp
             ev = _player_event(variants.event, e.section, change)
             res = variants.rate(("rounding", e.section, e.system, pr.pair, d_own, d_opp), event=ev)
-            value = _post(res or _empty(), e.section, e.system, e.id)
-            if _within(value, e.post, tol) and (best is None or abs(value - e.post) < abs(best[0] - e.post)):
+            value = post_of(res, e.section, e.system, e.id)
+            if within(value, e.post, tol) and (best is None or abs(value - e.post) < abs(best[0] - e.post)):
                 best = (value, d_own, d_opp)
     if best is None:
         return []
@@ -488,9 +464,9 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
                                        "chaining)"),
             (Chain(), "chained", "every pre-event rating in a later section taken from the "
                                  "earlier section's computed result (section chaining)")):
-        value = _post(variants.rate(("chaining", key), chain=chain, label=what) or _empty(),
+        value = post_of(variants.rate(("chaining", key), chain=chain, label=what),
                       e.section, e.system, e.id)
-        if _within(value, e.post, tol):
+        if within(value, e.post, tol):
             out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
                              e.post))
     return out
@@ -523,16 +499,16 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
                 s.player(pr.pair).ratings[e.system].games = n
             ev = _player_event(variants.event, e.section, change)
             res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
-            values[n] = _post(res or _empty(), e.section, e.system, e.id)
+            values[n] = post_of(res, e.section, e.system, e.id)
         return values[n]
 
     found = counts_reproducing(at, lo, hi, e.post, tol)
     if not found:
         return []
     first = last = found[0]
-    while first - 1 >= lo and _within(at(first - 1), e.post, tol):
+    while first - 1 >= lo and within(at(first - 1), e.post, tol):
         first -= 1
-    while last + 1 <= hi and _within(at(last + 1), e.post, tol):
+    while last + 1 <= hi and within(at(last + 1), e.post, tol):
         last += 1
     best = min(range(first, last + 1), key=lambda n: abs(at(n) - e.post))
     counts = f"N = {first}" if first == last else f"N = {first} to {last}"
@@ -555,9 +531,9 @@ def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     out = []
     rec = me.ratings.get(e.system)
     for kind in _history_kinds(rec):
-        value = _post(_history_variant(variants, e.section, e.system, pr.pair, kind),
+        value = post_of(_history_variant(variants, e.section, e.system, pr.pair, kind),
                       e.section, e.system, e.id)
-        if _within(value, e.post, tol):
+        if within(value, e.post, tol):
             out.append(Cause("history", f"an earlier history of only {kind} ({kind} = games = "
                              f"{rec.games}), which the file does not show, gives {_fmt(value)} "
                              "(special formula)", value, e.post))
@@ -575,9 +551,9 @@ def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
             continue
         for kind in _history_kinds(orec):
             res = _history_variant(variants, e.section, e.system, o, kind)
-            value = _post(res, e.section, e.system, e.id)
-            theirs = _post(res, e.section, e.system, opp.id)
-            if _within(value, e.post, tol) and _within(theirs, own, tol):
+            value = post_of(res, e.section, e.system, e.id)
+            theirs = post_of(res, e.section, e.system, opp.id)
+            if within(value, e.post, tol) and within(theirs, own, tol):
                 out.append(Cause("history", f"opponent {opp.name} ({opp.id}) with an earlier "
                                  f"history of only {kind} ({kind} = games = {orec.games}), which "
                                  f"the file does not show: it gives this player {_fmt(value)} and "
@@ -596,18 +572,18 @@ def _history_kinds(rec) -> list[str]:
 
 
 def _history_variant(variants: _Variants, section: str, system: str, pair: int,
-                     kind: str) -> EventResult:
+                     kind: str) -> Optional[EventResult]:
     """The event re-rated with player ``pair``'s earlier ``system`` games all
     wins or all losses (computed once, whoever asks)."""
     key = ("history", section, system, pair, kind)
     if key in variants._cache:  # no copy of the event to build
-        return variants._cache[key] or _empty()
+        return variants._cache[key]
 
     def change(s):
         r = s.player(pair).ratings[system]
         r.wins, r.draws, r.losses = (r.games, 0, 0) if kind == "wins" else (0, 0, r.games)
     ev = _player_event(variants.event, section, change)
-    return variants.rate(key, event=ev) or _empty()
+    return variants.rate(key, event=ev)
 
 
 def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
@@ -643,8 +619,8 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                        f"in force (rated in: {', '.join(systems) or 'none'})")
             rows.append(AuditRow(entry, sr, pr, None, False, problem=problem))
             continue
-        computed = _value(pr)
-        row = AuditRow(entry, sr, pr, computed, _within(computed, entry.post, tolerance))
+        computed = printed_value(pr)
+        row = AuditRow(entry, sr, pr, computed, within(computed, entry.post, tolerance))
         if computed is None:
             row.problem = "unrated and played no rated game: no post-event rating"
         rows.append(row)
@@ -667,7 +643,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     if histories:
         inferred, with_inferred = list(inferred) + histories, with_histories
     for r in rows:  # a floor that holds the post computed with the inferred values
-        if (r.with_inferred is not None and not _within(r.with_inferred, r.entry.post, tolerance)
+        if (r.with_inferred is not None and not within(r.with_inferred, r.entry.post, tolerance)
                 and r.result is not None and not any(c.cause == "floor" for c in r.causes)):
             cause = _floor_cause(dataclasses.replace(r, computed=r.with_inferred), tolerance)
             if cause is not None:
@@ -680,7 +656,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     base_count = sum(1 for r in rows if r.reproduced)
     for label, res in variants.whole_event():
         n = sum(1 for e in published.entries
-                if _within(_post(res, e.section, e.system, e.id), e.post, tolerance))
+                if within(post_of(res, e.section, e.system, e.id), e.post, tolerance))
         if n > base_count:
             better.append((label, n))
     better.sort(key=lambda x: -x[1])

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from uschess.apps.audit.infer import _post, _within
+from uschess.apps.audit.cause import post_of, within
 from uschess.apps.audit.page_chain import rate_published
 from uschess.errors import InputError
 from uschess.io.formats.msa import ESTABLISHED_GAMES
@@ -126,7 +126,7 @@ class _Trials:
 
     def score(self, result: Optional[EventResult]) -> int:
         return sum(1 for r in self.rows
-                   if _within(_post(result, r.entry.section, r.entry.system, r.entry.id),
+                   if within(post_of(result, r.entry.section, r.entry.system, r.entry.id),
                               r.entry.post, self.tol))
 
 
@@ -151,7 +151,7 @@ def counts_reproducing(at: Callable[[int], Optional[float]], lo: int, hi: int, p
             a = mid
         else:
             b = mid
-    return sorted((n for n in (a, b) if _within(at(n), post, tol)),
+    return sorted((n for n in (a, b) if within(at(n), post, tol)),
                   key=lambda n: abs(at(n) - post))
 
 
@@ -175,7 +175,7 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
     def at(n: int) -> Optional[float]:
         if n not in seen:
             res = trials.rate({**edits, key: ("games", n)})
-            seen[n] = (_post(res, e.section, e.system, e.id) if res else None, res)
+            seen[n] = (post_of(res, e.section, e.system, e.id) if res else None, res)
         return seen[n][0]
 
     return [(("games", n), seen[n][1])
@@ -195,7 +195,7 @@ def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True
         if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
             continue
         res = trials.rate({**edits, key: (kind, rec.games)})
-        if res is not None and (not own or _within(_post(res, e.section, e.system, e.id),
+        if res is not None and (not own or within(post_of(res, e.section, e.system, e.id),
                                                    e.post, trials.tol)):
             out.append(((kind, rec.games), res))
     return out
@@ -208,7 +208,7 @@ def _provisional_around_misses(rows, value, tol: float, established) -> list:
     Those with the most missed opponents first."""
     missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
               if r.result is not None and value(r) is not None
-              and not _within(value(r), r.entry.post, tol)}
+              and not within(value(r), r.entry.post, tol)}
     out = []
     for r in rows:
         if r.result is None or (r.entry.section, r.entry.system, r.result.pair) not in missed:
@@ -246,7 +246,7 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
         return r.with_inferred if inferred_initial else r.computed
 
     todo = [r for r in rows if r.result is not None and value(r) is not None
-            and not _within(value(r), r.entry.post, tol)
+            and not within(value(r), r.entry.post, tol)
             and any(c.cause in KINDS for c in r.causes)]
     # then provisional players whose history, alone not reproducing their
     # own post, may still reproduce their opponents' (step 5)
@@ -264,9 +264,9 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
     for r in todo:
         e = r.entry
         key = (e.section, e.system, r.result.pair)
-        current = (_post(best_result, e.section, e.system, e.id) if best_result is not None
+        current = (post_of(best_result, e.section, e.system, e.id) if best_result is not None
                    else value(r))
-        if current is None or _within(current, e.post, tol):
+        if current is None or within(current, e.post, tol):
             continue  # reproduced by an earlier player's history
         kinds = {c.cause for c in r.causes}
         tries = []
@@ -289,5 +289,5 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
     if best_result is None:
         return [], None
     for r in rows:
-        r.with_inferred = _post(best_result, r.entry.section, r.entry.system, r.entry.id)
+        r.with_inferred = post_of(best_result, r.entry.section, r.entry.system, r.entry.id)
     return found, best

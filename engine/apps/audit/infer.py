@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.cause import Cause, post_of, within
 from uschess.apps.audit.page_chain import rate_published as rate_event
 from uschess.apps.audit.solve import INFERRED_HOW, SectionModel, Unknown, solve_section
 from uschess.calendar.rulebook import Reform, RuleBook
@@ -148,22 +148,6 @@ def _options(base: RatingOptions, values: dict, games: Optional[dict] = None) ->
                          trace=False)
 
 
-def _post(result: Optional[EventResult], section: str, system: str, pid: str) -> Optional[float]:
-    if result is None:
-        return None
-    for sr in result.sections:
-        if sr.section.name == section and sr.system == system:
-            for pr in sr.players:
-                if pr.id == pid:
-                    value = pr.post if pr.m else pr.pre
-                    return value
-    return None
-
-
-def _within(value, published, tol) -> bool:
-    return value is not None and abs(value - published) <= tol + 1e-9
-
-
 def _named_initial(sr, pl, adult: bool) -> Optional[Initial]:
     """Step 1's answer for ``pl`` in ``sr``'s system had the player been
     (or not been) an adult (sec. 2.3), from the rules of ``sr``."""
@@ -228,7 +212,7 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                     continue
                 posts = model.posts({r.result.pair: init.rating})
                 value = posts.get(r.result.pair) if posts else None
-                if _within(value, r.entry.post, tol):
+                if within(value, r.entry.post, tol):
                     start[r.result.pair] = init.rating
                     how = (f"as an adult ({init.rating:g}, sec. 2.3: no birth date, adult)"
                            if adult else
@@ -272,9 +256,9 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         solved["options"] = final_options
     count = 0
     for r in rows:
-        value = _post(final, r.entry.section, r.entry.system, r.entry.id)
+        value = post_of(final, r.entry.section, r.entry.system, r.entry.id)
         r.with_inferred = value
-        ok = _within(value, r.entry.post, tol)
+        ok = within(value, r.entry.post, tol)
         count += ok
         if ok and not r.reproduced and not any(c.cause == "initialization" for c in r.causes):
             here = [i for i in inferred if i.section == r.entry.section

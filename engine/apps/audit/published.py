@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from uschess.apps.audit.cause import EPS
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
 from uschess.io.textdata import MAX_DATA_BYTES, parse_data, read_page_text
 from uschess.model import SYSTEM_LABELS, SYSTEMS, Event
 
 #: Below this, two ratings are the same (published posts are compared with it).
-_EPS = 1e-9
 
 #: Rating labels of the MSA layout and their systems.
 MSA_LABELS = {SYSTEM_LABELS[s]: s for s in ("OTBR", "OTBQ", "OTBB")}
@@ -135,7 +135,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                 if pre is not None and rec is None:
                     raise InputError(f"published pre-event {system} rating {pre:g} but the section "
                                      f"gives none: add ratings.{system} {{rating, games}} to the player")
-                if pre is not None and abs(rec.rating - pre) > 0.5 + _EPS:
+                if pre is not None and abs(rec.rating - pre) > 0.5 + EPS:
                     raise InputError(f"published pre-event rating {pre:g} but the section gives "
                                      f"{rec.rating:g} (they must agree to within 0.5)")
             entries.append(PublishedEntry(pid, system, post, pre, sec.name,

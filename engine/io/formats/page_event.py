@@ -116,7 +116,7 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     if tc is None:
         tc = DEFAULT_TC.get(tuple(systems))
         if tc is None:
-            raise InputError(f"the page prints no time control: give it with --time-control",
+            raise InputError("the page prints no time control: give it with --time-control",
                              section=sec.name)
         notes.append(f"{where}: the page prints no time control: taken as {tc} (rated in "
                      f"{', '.join(systems)} as the page says)")
