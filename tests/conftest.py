@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -37,6 +38,22 @@ if _profile not in PROFILES:
 settings.load_profile(_profile)
 
 
+def _compile_once_per_run(config):
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set, every command a test starts
+    (``python -m uschess ...``: kill and resume, ``serve``, the rule packs)
+    would compile the whole package from source again.  The run keeps its
+    bytecode in a folder of its own instead (``PYTHONPYCACHEPREFIX``), removed
+    at the end, so nothing is written beside the sources and each module is
+    compiled once per run."""
+    if not sys.dont_write_bytecode:
+        return
+    config._uschess_pycache = tempfile.mkdtemp(prefix="uschess-pycache-")
+    sys.pycache_prefix = config._uschess_pycache
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = config._uschess_pycache
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "shared_data: reads the real pages in ../shared/data")
     config.addinivalue_line("markers", f"slow: runs only with {PROFILE_ENV}=ci (.ci/run)")
@@ -44,12 +61,14 @@ def pytest_configure(config):
     # never in the user's cache (the commands the tests run inherit it)
     config._uschess_cache = tempfile.mkdtemp(prefix="uschess-cache-")
     os.environ[CACHE_ENV] = config._uschess_cache
+    _compile_once_per_run(config)
 
 
 def pytest_unconfigure(config):
-    folder = getattr(config, "_uschess_cache", None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+    for name in ("_uschess_cache", "_uschess_pycache"):
+        folder = getattr(config, name, None)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_report_header(config):

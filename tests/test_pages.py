@@ -13,7 +13,7 @@ from uschess.cli import main
 from uschess.errors import InputError
 from uschess.io.formats.pages import parse_page, read_page
 
-from helpers import ROOT, SHARED_DATA, TEACHING_MSA
+from helpers import ROOT, SHARED_DATA, TEACHING_MSA, examples
 
 REAL = SHARED_DATA / "real"
 WAUKESHA_MSA = REAL / "waukesha-2022-late-spring" / "LateSpring-USCF.txt"
@@ -271,7 +271,7 @@ def _mutations(text: str, rng: random.Random, n: int):
 def test_fuzzed_pages_give_a_located_line_or_a_result(path, tmp_path, capsys):
     text = path.read_text(encoding="latin-1")
     rng = random.Random(11)
-    for k, mutated in enumerate(_mutations(text, rng, 40)):
+    for k, mutated in enumerate(_mutations(text, rng, examples(40))):
         f = tmp_path / f"m{k}{path.suffix}"
         f.write_text(mutated, encoding="latin-1")
         code, out, err = run(capsys, "audit", f, "--start", "2022-05-25")

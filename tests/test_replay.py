@@ -177,9 +177,13 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
 
 # ------------------------------------------------------------- kill and resume
 @pytest.mark.parametrize("when,every,kept", [
-    ("during:30", 1, 29), ("after:70", 1, 70),      # one transaction per event
-    ("during:70", 32, 64), ("after:64", 32, 64), ("after:70", 32, 64), ("during:65", 5, 60),
-    ("after:119", None, 0)])                        # the default: 128 events to a commit
+    ("during:30", 1, 29),                            # one transaction per event
+    pytest.param("after:70", 1, 70, marks=pytest.mark.slow),
+    ("during:70", 32, 64),                           # 32 events to a transaction
+    pytest.param("after:64", 32, 64, marks=pytest.mark.slow),
+    pytest.param("after:70", 32, 64, marks=pytest.mark.slow),
+    pytest.param("during:65", 5, 60, marks=pytest.mark.slow),
+    ("after:119", None, 0)])                         # the default: 128 events to a commit
 def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every, kept):
     """Killed inside an event's writes (during:N) or right after an event is
     written (after:N): the store holds the events up to the last commit,

@@ -557,8 +557,10 @@ def test_same_event_twice_is_refused(pg_cluster, pg_url, capsys):
     assert snapshot(pg_url) == before
 
 
-@pytest.mark.parametrize("when,every,done", [("during:30", 1, 29), ("after:70", 1, 70),
-                                             ("during:70", 32, 64)])
+@pytest.mark.parametrize("when,every,done", [
+    ("during:30", 1, 29),
+    pytest.param("after:70", 1, 70, marks=pytest.mark.slow),
+    pytest.param("during:70", 32, 64, marks=pytest.mark.slow)])
 def test_killed_replay_resumes_to_the_same_store(history, pg_url, when, every, done):
     """A replay killed (SIGKILL) inside an event's transaction or between two
     events: the server rolls the open transaction back (with every event

@@ -3,7 +3,9 @@ chromium-driver, driven by Selenium) against ``uschess serve`` started as a
 user starts it, on the loopback interface.
 
 Skipped, saying why, where Chromium, its driver or Selenium is absent
-(``.ci/run`` installs them best effort).  Screenshots are written to
+(``.ci/run`` installs them best effort).  A browser session costs seconds,
+so the module is marked ``slow``: it runs under ``.ci/run``, not in the
+default quick run.  Screenshots are written to
 ``$USCHESS_SCREENSHOT_DIR`` when set, else to the test's temporary folder.
 """
 
@@ -23,6 +25,8 @@ import yaml
 
 from helpers import ROOT, SHARED_DATA, TEACHING_MSA
 from uschess.cli import main
+
+pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
