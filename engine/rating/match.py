@@ -47,6 +47,17 @@ id, system)`` method that says no is passed over), a ``match_history`` attribute
       - {date: 2023-11-12, change: -12.5, system: OTBQ}
 
 A match's date, for the windows, is its section's end date.
+
+A match section is two players, or a team match: pairs, each player's games
+all against one opponent who plays no one else, each pair rated as its own
+match (:func:`uschess.io.eventfile.match_pairs`).  A section marked
+``match_as_rated`` (a page's ``Tnmt Type: M``: US Chess rated it as a match)
+is not refused for a pair restriction 1 does not allow: the rule in force in
+the slot ``match_unallowed`` (learned from the record, ``rules/matches.py``)
+says whether each such player is rated as a match all the same or, with a
+provisional rating, held at it (:func:`unallowed_pairs`; the opponent then
+meets the held rating in steps 4 and 5); an unrated player is rated as in any
+section.  Only results rated as a match count toward later caps.
 """
 
 from __future__ import annotations
