@@ -295,3 +295,14 @@ def test_every_real_m_page_as_rated():
         inferred += sum(1 for r in rows if r.reproduced or (
             r.with_inferred is not None and abs(r.with_inferred - r.entry.post) <= a.tolerance))
     assert total == 212 and reproduced >= 204 and inferred >= 207
+
+
+def test_the_explanation_says_the_player_was_held(tmp_path, capsys):
+    raw = event_dict(pair_players(1, rec(1700.0, 3), rec(1719.0, 200), "WD"), start="2020-12-05",
+                     as_rated=True)
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    assert main(["rate", str(path), "--explain", "30000001"]) == 0
+    out = capsys.readouterr().out
+    assert out.count('held at the pre-event rating [record "matches", in force from 2020-12-05]') == 2
+    assert "N 3 -> 5" in out and "post = 1700.0" in out
