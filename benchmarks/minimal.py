@@ -51,10 +51,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-#: The rules this implementation follows, slot by slot (the rule book's names).
+#: The rules this implementation follows, slot by slot (the rule book's names;
+#: match_unallowed is read only in a match section, which this file does not rate).
 PLUGINS = {"classify": "classify-ranges", "age": "age-2020-09", "initialize": "blended",
            "special": "special-knot-walk", "k_factor": "k-dual-otbr", "bonus": "bonus-2020-09",
-           "floors": "floors-sec5", "storage": "store-float"}
+           "floors": "floors-sec5", "storage": "store-float",
+           "match_unallowed": "match-hold-provisional"}
 SCORES = {"W": 1.0, "D": 0.5, "L": 0.0}
 _TC = re.compile(r"^G/(\d+(?:\.\d+)?)(?:\s*(?:;\s*d|d|\+)\s*(\d+))?$", re.IGNORECASE)
 

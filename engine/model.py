@@ -179,6 +179,10 @@ class Section:
     kind: str = "swiss"
     systems: Optional[list[str]] = None  # explicit override of classification
     notes: list[str] = field(default_factory=list)  # what a reader changed (a merged re-entry)
+    #: a match section as US Chess rated it (a page's ``Tnmt Type: M``): a pair
+    #: sec. 7 does not allow is rated by the record's rule in force
+    #: (slot ``match_unallowed``) instead of refused
+    match_as_rated: bool = False
 
     def player(self, pair: int) -> Player:
         for p in self.players:

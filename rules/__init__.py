@@ -11,7 +11,9 @@ from uschess.rules.floors import Floors002, FloorsSec5, StoreFloat, StoreInteger
 from uschess.rules.formulas import (K002, Approximate002, Bonus002, Bonus2017, Bonus2020, KDualAnySystem,
                        KDualOTBR, KDualRegularRating, KnotWalk)
 from uschess.rules.initialization import Blended, PriorityLists2017, PriorityLists2020
+from uschess.rules.matches import MatchHoldProvisional, MatchRatedAnyway
 
 ALL = [RangeClassification, AgeRating2017, AgeRating2020, PriorityLists2017, PriorityLists2020,
        Blended, KnotWalk, Approximate002, K002, KDualAnySystem, KDualRegularRating, KDualOTBR,
-       Bonus002, Bonus2017, Bonus2020, Floors002, FloorsSec5, StoreInteger, StoreFloat]
+       Bonus002, Bonus2017, Bonus2020, Floors002, FloorsSec5, StoreInteger, StoreFloat,
+       MatchRatedAnyway, MatchHoldProvisional]

@@ -32,6 +32,7 @@ HOOK_SLOTS = {
     "uschess_bonus_eligible": "bonus",
     "uschess_personal_floor": "floors",
     "uschess_store_rating": "storage",
+    "uschess_match_held": "match_unallowed",
 }
 
 #: Methods a plugin of a slot provides besides its hook, for the parts of the
@@ -113,6 +114,18 @@ def uschess_personal_floor(system, after, event, p):
 def uschess_store_rating(pre, value, p):
     """The rating as stored: full precision (000 sec. 8) or an integer
     rounded away from the pre-event rating (002)."""
+
+
+@hookspec(firstresult=True)
+def uschess_match_held(established, rated, opponent_established, p):
+    """Whether a player of a match pair that sec. 7 restriction 1 does not
+    allow (a player not established, or ratings more than
+    ``match_max_rating_gap`` apart), in a section US Chess rated as a match
+    all the same, keeps the pre-event rating (the games still counted; the
+    opponent rated against that rating) instead of being rated as a match.
+    ``established``: the player holds an established rating in the system;
+    ``rated``: the player holds a rating there at all; ``opponent_established``
+    the same of the opponent."""
 
 
 class RulePackSpec:

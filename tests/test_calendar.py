@@ -349,6 +349,15 @@ def _every_kind_of_player(on: dt.date):
     return out
 
 
+def _match_as_rated(on: dt.date):
+    """A match section read from a page (``match_as_rated``) between an
+    established and a provisional player, which sec. 7 does not allow."""
+    return event([player(1, ["W2", "L2"], rating=1800.0, games=100, pid="20000001"),
+                  player(2, ["L1", "W1"], rating=1700.0, games=5, pid="20000002")],
+                 start=on.isoformat(), tc="G/90;d30", type="match",
+                 match_as_rated=True).sections[0]
+
+
 def _counting(fn, name, counts):
     def call(**kwargs):
         counts[name] = counts.get(name, 0) + 1
@@ -369,8 +378,9 @@ def rate_every_calendar_row(book: RuleBook) -> None:
               for key, ed in book.editions.items() for slot, e in ed.plugins.items()]
     for slot, name, on, options in cases:
         before = counts.get(name, 0)
-        result = rate_event(event(_every_kind_of_player(on), start=on.isoformat(), tc="G/45;d5"),
-                            options, book=book)
+        ev = event(_every_kind_of_player(on), start=on.isoformat(), tc="G/45;d5")
+        ev.sections.append(_match_as_rated(on))  # asks the match_unallowed slot
+        result = rate_event(ev, options, book=book)
         assert result.sections[0].rules.plugins[slot].value == name, (slot, name, on)
         assert counts.get(name, 0) > before, f"{name} was not asked on {on}"
     assert set(counts) == set(book.registered)

@@ -197,6 +197,8 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
                     f"start M = {sp['start']!r}, walk {['%.4f' % x for x in sp['moves']]}, "
                     f"p = {sp['p']}{', clamped to R0' if sp['clamped'] else ''}"
                     f"{', capped' if sp['capped'] else ''}")
+        elif info.get("formula") == "held":
+            add(f"          held at the pre-event rating [{_cite(r, 'match_unallowed')}]")
         elif info.get("formula") == "standard":
             add(f"          standard formula: K = {info['k']!r} [{_cite(r, 'k_factor')}; "
                 f"numerator {_cite(r, 'k_numerator')}], E = {info['expected']!r}")

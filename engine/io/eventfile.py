@@ -325,16 +325,46 @@ def parse_section(raw: Any, event: dict) -> Section:
             half_k=flag(raw, "half_k", "section"),
             kind=str(raw.get("type", "swiss")),
             systems=systems,
+            match_as_rated=flag(raw, "match_as_rated", "section"),
         )
         check_birth_dates(section)
         if section.kind not in ("swiss", "round-robin", "match"):
             raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        if section.match_as_rated and section.kind != "match":
+            raise InputError("'match_as_rated' is for a section of type match")
         section, notes = merge_reentries(section)
         section.notes.extend(notes)
         validate_section(section)
         return section
     except InputError as err:
         raise err.located(section=name or "?")
+
+
+def match_pairs(section: Section, idle: bool = False) -> Optional[list[tuple[Player, Player]]]:
+    """The two-player matches of a match section, in pairing order: two
+    players, or a team match (several pairs, each player's rated games all
+    against one opponent whose rated games are all against them, as the
+    ``Tnmt Type: M`` pages of team matches show).  ``idle``: a player without
+    rated games (a forfeit) may be listed too, and is left out.  None when the
+    section is not made of such pairs."""
+    by_pair = {pl.pair: pl for pl in section.players}
+    opponents = {}
+    for pl in section.players:
+        opps = {r.opponent for r in pl.rounds if r.rated}
+        if len(opps) > 1 or (not opps and not idle):
+            return None
+        if opps:
+            opponents[pl.pair] = opps.pop()
+    pairs, seen = [], set()
+    for pl in section.players:
+        o = opponents.get(pl.pair)
+        if o is None or pl.pair in seen:
+            continue
+        if opponents.get(o) != pl.pair:
+            return None
+        seen.update((pl.pair, o))
+        pairs.append((pl, by_pair[o]))
+    return pairs
 
 
 def check_birth_dates(section: Section) -> None:
@@ -571,6 +601,8 @@ def event_to_dict(event: Event) -> dict:
             sec["half_k"] = True
         if s.kind != "swiss":
             sec["type"] = s.kind
+        if s.match_as_rated:
+            sec["match_as_rated"] = True
         if s.systems:
             sec["systems"] = list(s.systems)
         sec["players"] = [player_to_dict(p) for p in s.players]

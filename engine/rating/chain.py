@@ -31,7 +31,7 @@ from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord, co
 from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
-from uschess.rating.results import EventResult, SectionResult
+from uschess.rating.results import EventResult, MatchPlayerResult, SectionResult
 from uschess.rating.section import declared_systems_warnings, rate_section, systems_for
 from uschess.timecontrol import TimeControl, parse_time_control
 
@@ -135,7 +135,7 @@ class Chain:
                 continue
             key = (pr.id, system)
             put(key, pr.record_after, where)
-            if is_match:
+            if is_match and isinstance(pr, MatchPlayerResult):  # not a player held or unrated
                 self.matches.setdefault(key, []).append(
                     MatchChange(result.section.end, pr.post - pr.pre, result.system))
 

@@ -47,22 +47,38 @@ id, system)`` method that says no is passed over), a ``match_history`` attribute
       - {date: 2023-11-12, change: -12.5, system: OTBQ}
 
 A match's date, for the windows, is its section's end date.
+
+A match section is two players, or a team match: pairs, each player's games
+all against one opponent who plays no one else, each pair rated as its own
+match (:func:`uschess.io.eventfile.match_pairs`).  A section marked
+``match_as_rated`` (a page's ``Tnmt Type: M``: US Chess rated it as a match)
+is not refused for a pair restriction 1 does not allow: the rule in force in
+the slot ``match_unallowed`` (learned from the record, ``rules/matches.py``)
+says whether each such player is rated as a match all the same or, with a
+provisional rating, held at it (:func:`unallowed_pairs`; the opponent then
+meets the held rating in steps 4 and 5); an unrated player is rated as in any
+section.  Only results rated as a match count toward later caps.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 from typing import Any, Mapping, Optional
 
 from uschess.errors import InputError
 from uschess.formulas import round_half_up
-from uschess.io.eventfile import parse_date, parse_history
+from uschess.io.eventfile import match_pairs, parse_date, parse_history
 from uschess.model import MatchChange, Player, Section
 from uschess.rating.finish import MatchInputs, finish, unrated
 from uschess.rating.results import SectionResult
-from uschess.rating.steps import MATCH, five_steps
+from uschess.rating.steps import MATCH, STANDARD, five_steps
 from uschess.timecontrol import TimeControl
 
+
+#: The formula of a match player held at the pre-event rating (learned from
+#: the record; not a match change, so no later match's caps count it).
+HELD = "held at the pre-event rating (sec. 7 not met)"
 
 #: What ``match_history`` may be: a ratings store (see
 #: :func:`store_match_history`), a callable (player id, system) -> entries, or
@@ -114,34 +130,79 @@ def store_match_history(store, player_id: str, system: str) -> list[MatchChange]
 
 
 # --------------------------------------------------------------------- rating
-def check_match(section: Section, system: str, rules) -> None:
-    """Restriction 1 (and that a match has two players): InputError otherwise."""
-    p = rules.p
-    if len(section.players) != 2:
+def _pairs_or_refuse(section: Section) -> list[tuple[Player, Player]]:
+    """The section's two-player matches; InputError when it is not made of
+    them.  A player without rated games (forfeits) may be listed in a match of
+    two and in a section read from a page (``match_as_rated``)."""
+    pairs = match_pairs(section, idle=section.match_as_rated or len(section.players) == 2)
+    if pairs is None:
         raise InputError(f"a match is between two players; this match section lists "
-                         f"{len(section.players)}", section=section.name)
-    hint = ("" if section.systems or system == "OTBR" else
-            f" (a match is rated in every system its time control falls in; list the "
-            f"section's 'systems' to leave out {system})")
-    for pl in section.players:
+                         f"{len(section.players)} (a team match lists pairs, each player's "
+                         f"games all against one opponent who plays no one else)",
+                         section=section.name)
+    return pairs
+
+
+def _refusal(pair: tuple[Player, Player], system: str, rules, hint: str) -> Optional[InputError]:
+    """Why sec. 7 restriction 1 does not allow this pair, or None."""
+    p = rules.p
+    for pl in pair:
         rec = pl.ratings.get(system)
         if rec is None:
-            raise InputError(f"a match needs an established published {system} rating for both "
-                             f"players (sec. 7); this player is unrated in {system}{hint}",
-                             player=pl.label)
+            return InputError(f"a match needs an established published {system} rating for both "
+                              f"players (sec. 7); this player is unrated in {system}{hint}",
+                              player=pl.label)
         if rec.games <= p.established_games:
-            raise InputError(f"a match needs an established published {system} rating for both "
-                             f"players (sec. 7); this player's is provisional ({rec.games} games, "
-                             f"established means more than {p.established_games}){hint}",
-                             player=pl.label)
-    a, b = section.players
+            return InputError(f"a match needs an established published {system} rating for both "
+                              f"players (sec. 7); this player's is provisional ({rec.games} games, "
+                              f"established means more than {p.established_games}){hint}",
+                              player=pl.label)
+    a, b = pair
     ra, rb = round_half_up(a.ratings[system].rating), round_half_up(b.ratings[system].rating)
     gap = abs(ra - rb)
     if gap > p.match_max_rating_gap:
         low, high = (a, b) if ra < rb else (b, a)
-        raise InputError(f"published {system} ratings {max(ra, rb)} ({high.label}) and "
-                         f"{min(ra, rb)} are {gap} points apart; a match allows at most "
-                         f"{p.match_max_rating_gap:g} (sec. 7)", player=low.label)
+        return InputError(f"published {system} ratings {max(ra, rb)} ({high.label}) and "
+                          f"{min(ra, rb)} are {gap} points apart; a match allows at most "
+                          f"{p.match_max_rating_gap:g} (sec. 7)", player=low.label)
+    return None
+
+
+def check_match(section: Section, system: str, rules) -> None:
+    """Restriction 1 (and that a match is made of two-player matches):
+    InputError otherwise."""
+    hint = ("" if section.systems or system == "OTBR" else
+            f" (a match is rated in every system its time control falls in; list the "
+            f"section's 'systems' to leave out {system})")
+    for pair in _pairs_or_refuse(section):
+        err = _refusal(pair, system, rules, hint)
+        if err is not None:
+            raise err
+
+
+def _established(pl: Player, system: str, p) -> bool:
+    rec = pl.ratings.get(system)
+    return rec is not None and rec.games > p.established_games
+
+
+def unallowed_pairs(section: Section, system: str, rules) -> dict[int, str]:
+    """For a section rated as US Chess rated it (``match_as_rated``): each
+    player of a pair that restriction 1 does not allow, by pair number, with
+    how the record's rule in force (slot ``match_unallowed``) rates them:
+    ``held`` (keeps the pre-event rating), ``unrated`` (no rating to cap: the
+    five steps as in any section) or ``match``."""
+    out: dict[int, str] = {}
+    p = rules.p
+    for a, b in _pairs_or_refuse(section):
+        if _refusal((a, b), system, rules, "") is None:
+            continue
+        for pl, other in ((a, b), (b, a)):
+            rated = pl.ratings.get(system) is not None
+            held = rules.call.uschess_match_held(
+                established=_established(pl, system, p), rated=rated,
+                opponent_established=_established(other, system, p), p=p)
+            out[pl.pair] = "held" if held and rated else ("match" if rated else "unrated")
+    return out
 
 
 def _history_for(pl: Player, system: str, on: _dt.date, explicit, options,
@@ -176,19 +237,52 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
         grant_floor_requests = bool(getattr(options, "grant_floor_requests", False))
     if trace is None:
         trace = bool(getattr(options, "trace", True)) if options is not None else True
-    check_match(section, system, rules)
-    st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace)
+    unallowed = unallowed_pairs(section, system, rules) if section.match_as_rated else {}
+    if not section.match_as_rated:
+        check_match(section, system, rules)
+    held = frozenset(pair for pair, how in unallowed.items() if how == "held")
+    st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace, held=held)
     on = section.end
     out = []
+    plain = None
     for pl in section.players:
         e = st.entrants[pl.pair]
         if not e.m:
             out.append(unrated(pl, system, e.rec))
             continue
+        how = unallowed.get(pl.pair)
+        if how is not None and trace:
+            e.reads.names.add("match_unallowed")  # its warnings name the record's rule
+        if how in ("held", "unrated"):
+            if plain is None:  # no cap, no floor request: nothing is rated as a match
+                plain = dataclasses.replace(st, kind=STANDARD)
+            res = finish(e, system, plain, rules, on, trace=trace)
+            if how == "held":
+                res.formula = HELD
+                res.warnings.append(
+                    f"not rated: a match needs both players established within "
+                    f"{rules.p.match_max_rating_gap:g} points (sec. 7); this section was rated "
+                    f"as a match all the same, and the rule in force (learned from the record: "
+                    f"match_unallowed = {rules.plugins['match_unallowed'].value}) holds this "
+                    f"player's provisional rating (games counted), the opponent rated against it")
+            else:
+                res.warnings.append(
+                    "unrated, so not rated as a match (sec. 7 needs both players established): "
+                    "rated as in any section, the opponent as a match (learned from the record: "
+                    f"match_unallowed = {rules.plugins['match_unallowed'].value})")
+            out.append(res)
+            continue
         hist, hsource = _history_for(pl, system, on, match_history, options, chain_history)
         _check_history(hist, on, rules.p.match_change_cap, pl)
-        out.append(finish(e, system, st, rules, on, trace=trace,
-                          match=MatchInputs(hist, hsource, grant_floor_requests)))
+        res = finish(e, system, st, rules, on, trace=trace,
+                     match=MatchInputs(hist, hsource, grant_floor_requests))
+        if how == "match":
+            res.warnings.append(
+                "rated as a match although sec. 7 needs both players established within "
+                f"{rules.p.match_max_rating_gap:g} points: the rule in force for a section rated "
+                "as a match all the same (learned from the record: match_unallowed = "
+                f"{rules.plugins['match_unallowed'].value})")
+        out.append(res)
     return SectionResult(section, system, rules, tc, out)
 
 
@@ -203,4 +297,5 @@ def _check_history(hist: list[MatchChange], on: _dt.date, cap: float, pl: Player
                              player=pl.label)
 
 
-__all__ = ["rate_match", "check_match", "history_lookup", "store_match_history"]
+__all__ = ["rate_match", "check_match", "match_pairs", "unallowed_pairs", "history_lookup",
+           "store_match_history", "HELD"]

@@ -216,9 +216,12 @@ class Steps:
 
 def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
                kind: SectionKind = STANDARD, trace: bool = True,
-               records: Optional[dict] = None) -> Steps:
+               records: Optional[dict] = None, held: frozenset = frozenset()) -> Steps:
     """Steps 1-5 of sec. 1 for ``section`` in ``system``.  ``records``: each player's pre-event record by pair (default: the
-    player's own ``ratings[system]``)."""
+    player's own ``ratings[system]``).  ``held``: pairs (each with a rating)
+    whose rating the unit does not move (a match player held at the pre-event
+    rating, :mod:`uschess.rating.match`): their step-4 and step-5 results are
+    their pre-event ratings, which their opponents meet in both steps."""
     floor100 = rules.p.absolute_floor
     nstar = rules.p.nstar
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
@@ -336,6 +339,8 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         step4, details4 = _traced_step(playing, seed, rules, floor100, last4)
     else:
         step4, details4 = _step(playing, seed, p_unit, call_unit, floor100), {}
+    if held:
+        _hold(held, playing, step4, details4)
     if last4:
         return Steps(entrants, initial, step3, step4, dict(step4), details4, dict(details4), kind)
 
@@ -344,7 +349,21 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
         step5, details5 = _traced_step(playing, step4, rules, floor100, True)
     else:
         step5, details5 = _step(playing, step4, p_unit, call_unit, floor100), {}
+    if held:
+        _hold(held, playing, step5, details5)
     return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
+
+
+def _hold(held: frozenset, playing: dict, results: dict, details: dict) -> None:
+    """A step's results with each held player at the pre-event rating (see
+    :func:`five_steps`); with a trace, what the step did for them says so."""
+    for pair in held:
+        e = playing.get(pair)
+        if e is None:
+            continue
+        results[pair] = e.r0
+        if pair in details:
+            details[pair] = dict(details[pair], formula="held", held=e.r0)
 
 
 def opponent_counts(opps: list) -> dict:

@@ -481,7 +481,7 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
     from established_games + 1 up to N* are searched by bisection for one
     that reproduces the published post; the cause names the counts that do."""
     e, pr = row.entry, row.result
-    if variants.games_printed or pr.formula != "standard" or pr.n_eff is None:
+    if variants.games_printed or "standard" not in pr.formula or pr.n_eff is None:
         return []
     me = row.section.section.player(pr.pair)
     rec = me.ratings.get(e.system)

@@ -161,7 +161,7 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
     closest to the published one: bisection from ``established`` + 1 to N*,
     the post moving away from the pre-event rating as N falls."""
     e, pr = row.entry, row.result
-    if pr.formula != "standard" or pr.n_eff is None:
+    if "standard" not in pr.formula or pr.n_eff is None:
         return []
     rec = row.section.section.player(pr.pair).ratings.get(e.system)
     if rec is None or rec.games != ESTABLISHED_GAMES:

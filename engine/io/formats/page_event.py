@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import validate_section
+from uschess.io.eventfile import match_pairs, validate_section
 from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
@@ -154,10 +154,16 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     if assumed:
         notes.append(f"{where}: established players' game counts are not printed: taken as "
                      f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
+    kind = TNMT_TYPES.get(sec.tnmt_type or "S", "swiss")
+    if kind == "match" and match_pairs(Section(name="", time_control=tc, players=out_players,
+                                               start=start, end=end), idle=True) is None:
+        notes.append(f"{where}: Tnmt Type M, but the games are not two-player matches (a "
+                     "player meets two opponents): rated as a Swiss")
+        kind = "swiss"
     section = Section(name=sec.name or (opts.name or "section"), time_control=tc,
                       players=out_players, start=start, end=end,
                       online=bool(sec.online), half_k=sec.k_factor == "H",
-                      kind=TNMT_TYPES.get(sec.tnmt_type or "S", "swiss"), systems=list(systems))
+                      kind=kind, systems=list(systems), match_as_rated=kind == "match")
     if sec.k_factor == "Q":
         notes.append(f"{where}: K Factor Q (an older page's quick-rating K) is rated with the "
                      "full K of the rules in force")

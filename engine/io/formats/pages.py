@@ -53,8 +53,10 @@ LAYOUTS = ("msa-html", "msa-text", "msa-table", "export", "td")
 RATING_SYS = {"R": ("OTBR",), "Q": ("OTBQ",), "D": ("OTBR", "OTBQ"), "B": ("OTBB",),
               "OR": ("OLR",), "OQ": ("OLQ",), "OB": ("OLB",)}
 #: ``Tnmt Type:`` letters and the section kind the engine rates them as
-#: (S Swiss, R round robin; the other letters are rated as a Swiss is).
-TNMT_TYPES = {"S": "swiss", "R": "round-robin"}
+#: (S Swiss, R round robin, M match: two players, or a team match of pairs,
+#: rated as US Chess rated them, :mod:`uschess.rating.match`; the other
+#: letters are rated as a Swiss is).
+TNMT_TYPES = {"S": "swiss", "R": "round-robin", "M": "match"}
 #: ``K Factor:`` letters: F full K; H half K (002 "half-K" events).
 K_FACTORS = ("F", "H", "Q")
 #: The TD layout's "Rating Stats:" words and the systems they name.
