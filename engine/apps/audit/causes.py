@@ -10,11 +10,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from uschess.apps.audit.alternate import Inputs, alternate
 from uschess.apps.audit.cause import Cause, post_of, printed_value, within
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
+from uschess.apps.audit.tradeoff import tradeoff_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
@@ -28,7 +30,7 @@ from uschess.rating.results import EventResult, PlayerResult, SectionResult
 #: Best explanation first: inputs the page cannot show (and the page's own
 #: Rated date) before another value of a rule for one player.
 CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "rounding",
-               "history", "bonus_multiplier", "effective_games", "reading")
+               "history", "tradeoff", "bonus_multiplier", "effective_games", "reading")
 
 
 
@@ -641,7 +643,16 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         published, rows, options, book, tolerance, solved.get("options"), with_inferred,
         lambda r: int(r.section.rules.p.established_games), variants.games_printed)
     if histories:
-        inferred, with_inferred = list(inferred) + histories, with_histories
+        inputs = alternate(published, rows, options, book, tolerance,
+                           Inputs(solved.get("values", {}), solved.get("games", {}),
+                                  list(inferred), histories, with_histories),
+                           lambda r: int(r.section.rules.p.established_games),
+                           variants.games_printed)
+    else:
+        inputs = Inputs(solved.get("values", {}), solved.get("games", {}), list(inferred), [],
+                        with_inferred)
+    if inputs.initial or inputs.histories:
+        inferred, with_inferred = inputs.initial + inputs.histories, inputs.count
     for r in rows:  # a floor that holds the post computed with the inferred values
         if (r.with_inferred is not None and not within(r.with_inferred, r.entry.post, tolerance)
                 and r.result is not None and not any(c.cause == "floor" for c in r.causes)):
@@ -650,6 +661,9 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 cause.detail = ("with the inputs inferred from the page, "
                                 + cause.detail)
                 r.causes.append(cause)
+    if inputs.values and inputs.count is not None and inputs.count < len(rows):
+        with_inferred = tradeoff_causes(published, rows, options, book, tolerance, inputs)
+        inferred = inputs.initial + inputs.histories
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []
