@@ -247,6 +247,10 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     f"{inputs.values[(uid, key[1])]:.0f} inferred as the page's best fit (the "
                     f"post is {value:.2f}), which loses {len(lost)} other published post"
                     f"{'s' if len(lost) != 1 else ''} ({named}{more}): no one set of the inputs "
-                    "the page hides reproduces them all", value, r.entry.post))
+                    "the page hides reproduces them all", value, r.entry.post,
+                    variant={"id": uid, "system": key[1], "initial_rating": x,
+                             "inferred": inputs.values[(uid, key[1])],
+                             "loses": [{"id": x2.entry.id, "system": x2.entry.system,
+                                        "section": x2.entry.section} for x2 in lost]}))
                 break
     return count
