@@ -143,3 +143,99 @@ def test_initial_ratings_solved_again_with_the_histories_in_place(capsys):
     assert ("13523733", "OTBR", "losses") in hist
     initial = [i for i in data["inferred"] if i["inferred"] == "initial rating"]
     assert initial and all(100 <= i["value"] <= 2700 for i in initial)
+
+
+# --- the page's N and R cells -----------------------------------------------
+
+def _msa_text_page(players: list, posts: dict, rounds: int) -> str:
+    """An MSA page copied as text (the layout of the Waukesha page): one
+    section, ``players`` as (pair, id, name, rating, cells, total)."""
+    bar = "-" * (48 + 6 * rounds)
+    head = ["Section 1 - OPEN", "Section Date(s) \t\t2022-05-25 thru 2022-05-25",
+            "Processed \t\tReceived: 2022-05-26   Entered: 2022-05-26   Rated: 2022-05-27",
+            f"Stats \t\t{rounds} Rounds,  {len(players)} Players;  K Factor: F  Rating Sys: R  "
+            "Tnmt Type: S", "Time Control: G/100;d5", "", bar,
+            " Pair | Player Name                     |Total|" + "Round|" * rounds,
+            " Num  | USCF ID / Rtg (Pre->Post)       | Pts |"
+            + "".join(f"  {k}  |" for k in range(1, rounds + 1)), bar]
+    lines = list(head)
+    for pair, pid, name, rating, cells, total in players:
+        lines.append(f"{pair:5d} | {name:<32}|{total:<5}|" + "".join(f"{c:<5}|" for c in cells))
+        rtg = f" {pid} / R: {rating:<4d}   ->{round(posts[pid]):<4d}"
+        lines.append(f"   WI |{rtg:<33}|     |" + "     |" * rounds)
+        lines.append(bar)
+    return "\n".join(lines) + "\n"
+
+
+def test_scored_cells_rated_as_games_with_each_players_own_score(tmp_path, capsys):
+    """A page prints ``R 2`` for player 1 and ``N 1`` for player 2 in the
+    same round (half a point and a point, no game the reader rates).  Posts
+    computed with each side's own score rated as a game (player 1 drawing
+    player 2, player 2 beating player 1) are reproduced only by that
+    variant, and the cause says so; the other players' posts do not move."""
+    from helpers import event, player
+
+    ratings = {1: 1500, 2: 1620, 3: 1450, 4: 1580}
+    ids = {k: f"{12000000 + k}" for k in ratings}
+
+    def posts_with(cells):
+        players = [player(k, cells[k], rating=ratings[k], games=60, pid=ids[k])
+                   for k in ratings]
+        res = rate_published(event(players, start="2022-05-25", tc="G/100;d5"),
+                             RatingOptions(trace=False))
+        return {pr.id: (pr.post if pr.m else pr.pre) for pr in res.sections[0].players}
+
+    base = {1: ["W3", "L4"], 2: ["W4", "D3"], 3: ["L1", "D2"], 4: ["L2", "W1"]}
+    with_1 = posts_with({**base, 1: base[1] + ["D2"], 2: base[2] + ["D1"],
+                         3: base[3] + ["B"], 4: base[4] + ["B"]})
+    with_2 = posts_with({**base, 1: base[1] + ["L2"], 2: base[2] + ["W1"],
+                         3: base[3] + ["B"], 4: base[4] + ["B"]})
+    plain = posts_with({**base, 1: base[1] + ["H"], 2: base[2] + ["B"],
+                        3: base[3] + ["B"], 4: base[4] + ["B"]})
+    published = {ids[1]: with_1[ids[1]], ids[2]: with_2[ids[2]], ids[3]: plain[ids[3]],
+                 ids[4]: plain[ids[4]]}
+    assert abs(published[ids[1]] - plain[ids[1]]) > 2 and abs(published[ids[2]]
+                                                               - plain[ids[2]]) > 2
+    rows = [(1, ids[1], "ONE", 1500, ["W   3", "L   4", "R   2"], "1.5"),
+            (2, ids[2], "TWO", 1620, ["W   4", "D   3", "N   1"], "2.5"),
+            (3, ids[3], "THREE", 1450, ["L   1", "D   2", "B"], "1.5"),
+            (4, ids[4], "FOUR", 1580, ["L   2", "W   1", "B"], "2.0")]
+    path = tmp_path / "page.txt"
+    path.write_text(_msa_text_page(rows, published, 3))
+    from uschess.apps.audit import load_published
+
+    pub = load_published(path)
+    assert [(c.pair, c.index, c.code, c.opponent) for c in pub.scored] == [(1, 2, "R", 2),
+                                                                         (2, 2, "N", 1)]
+    a = audit(pub)
+    assert {r.entry.id for r in a.mismatches} == {ids[1], ids[2]}
+    for pid, own in ((ids[1], "round 3: R 2 as a draw"), (ids[2], "round 3: N 1 as a win")):
+        row = next(r for r in a.rows if r.entry.id == pid)
+        cause = next(c for c in row.causes if c.cause == "scored_cells")
+        assert "the player's N/R cells rated as games" in cause.detail and own in cause.detail
+        assert within(cause.computed, row.entry.post, a.tolerance)
+    assert main(["audit", str(path)]) == 0
+    assert "N/R cells rated as games" in capsys.readouterr().out
+
+
+@pytest.mark.shared_data
+def test_scored_cells_on_real_pages():
+    """Two real pages: ``XtblMain_201905122292_2`` (pair 77 ``R 79``, pair 79
+    ``N 77`` in round 3): 77's post (888P22 -> 1085, 1064 without a game) is
+    reproduced with the R rated as a draw, and so are three of 77's
+    opponents'; ``XtblMain_201209303102_1`` (pair 1 ``N 13`` in round 1): the
+    player's OTBQ post (1555 -> 1734, 1689 without it) with the N rated as a
+    win."""
+    from uschess.apps.audit import load_published
+
+    pub = load_published(PACL / "XtblMain_201905122292_2.html", section="2")
+    a = audit(pub, known_on=pub.rated_on)
+    explained = {r.entry.id for r in a.mismatches
+                 if any(c.cause == "scored_cells" for c in r.causes)}
+    assert "15695172" in explained and len(explained) >= 4
+    pub = load_published(PACL / "XtblMain_201209303102_1.html", section="1")
+    a = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in a.rows if r.entry.id == "12884217" and r.entry.system == "OTBQ")
+    assert not row.reproduced
+    cause = next(c for c in row.causes if c.cause == "scored_cells")
+    assert "round 1: N 13 as a win" in cause.detail
