@@ -50,6 +50,7 @@ class Inputs:
     #: the event rated with all of it (None before any rating)
     result: Optional[EventResult] = None
     rounds: int = 0
+    #: (what was solved again, how many reproduced after it), in order
     log: list = field(default_factory=list)
 
     def event(self, event: Event) -> Event:

@@ -122,8 +122,8 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
     if not inputs.values:
         return inputs.count
     event = inputs.event(published.event)
-    hidden = {(k[1], r.entry.section) for r in rows for k in [(r.entry.id, r.entry.system)]
-              if k in inputs.values}
+    hidden = {(r.entry.system, r.entry.section) for r in rows
+              if (r.entry.id, r.entry.system) in inputs.values}
     missed = [r for r in rows if r.result is not None and r.with_inferred is not None
               and not within(r.with_inferred, r.entry.post, tol)
               and (r.entry.system, r.entry.section) in hidden
