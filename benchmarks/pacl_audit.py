@@ -12,9 +12,12 @@ computed with; nothing else is given), and with the unrated players' initial
 ratings inferred from the page (:mod:`uschess.apps.audit.infer`: the unrated
 players' initial ratings of each section solved jointly from its published
 posts, then player by player, :mod:`uschess.apps.audit.solve`; then the
-hidden histories of players still missed, :mod:`uschess.apps.audit.hidden`); then the
-pages it could not read and why, the best explanation of every miss by count,
-and of every miss left with the inferred values.  ``--json FILE`` writes every
+hidden histories of players still missed, :mod:`uschess.apps.audit.hidden`;
+the two solved again in turn while the count grows,
+:mod:`uschess.apps.audit.alternate`); then the pages it could not read and
+why, the best explanation of every miss by count, and of every miss left with
+the inferred values (``tradeoff``: one unknown moved alone reproduces the
+post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` writes every
 miss with its post computed with the inferred values.
 """
 

@@ -72,6 +72,15 @@ the published value within the tolerance:
     which the file does not show: the player's own, or an opponent's whose
     own published post is missed too and reproduced by the same history
     (step 5 rates against the opponent's step-4 result);
+``scored_cells``
+    the page's ``N`` (a point) and ``R`` (half a point) cells against a
+    named opponent, which the reader takes as byes, rated as games with
+    each player's own score (:mod:`uschess.apps.audit.published` reads them
+    from the page's player lines);
+``tradeoff``
+    after the hidden inputs are solved: one unrated player's initial
+    rating moved alone reproduces the post but loses others, named with
+    what it costs (:mod:`uschess.apps.audit.tradeoff`);
 ``reading``
     another reading of a recorded conflict that changes the rules of the
     player's section;
@@ -83,9 +92,11 @@ the published value within the tolerance:
 After the initial ratings, the players still missed with a ``games`` or
 ``history`` cause have that history solved from the page too
 (:mod:`uschess.apps.audit.hidden`): kept only when the whole event, re-rated
-with it, reproduces more published ratings, and reported as inferred.  A
-post still missed is then checked for a floor against the post computed with
-everything inferred.
+with it, reproduces more published ratings, and reported as inferred; the
+two are then solved in turn while the count grows
+(:mod:`uschess.apps.audit.alternate`).  A post still missed is then checked
+for a floor against the post computed with everything inferred, and for a
+trade-off between the unknowns.
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

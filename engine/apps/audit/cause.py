@@ -46,11 +46,18 @@ class Cause:
     detail: str
     computed: float
     published: float
+    #: the inputs of the variant where the detail alone would round them
+    #: (a trade-off: the player whose initial rating moved, the system, the
+    #: value, and the published posts it loses)
+    variant: Optional[dict] = None
 
     @property
     def diff(self) -> float:
         return self.computed - self.published
 
     def as_dict(self) -> dict:
-        return {"cause": self.cause, "detail": self.detail, "computed": self.computed,
-                "diff": self.diff}
+        out = {"cause": self.cause, "detail": self.detail, "computed": self.computed,
+               "diff": self.diff}
+        if self.variant is not None:
+            out["variant"] = dict(self.variant)
+        return out

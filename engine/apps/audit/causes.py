@@ -10,25 +10,27 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from uschess.apps.audit.alternate import Inputs, alternate
 from uschess.apps.audit.cause import Cause, post_of, printed_value, within
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
+from uschess.apps.audit.tradeoff import tradeoff_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.io.formats.msa import ESTABLISHED_GAMES
-from uschess.model import Event
+from uschess.model import Event, Round
 from uschess.rating.chain import Chain
 from uschess.rating.pipeline import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 #: Best explanation first: inputs the page cannot show (and the page's own
 #: Rated date) before another value of a rule for one player.
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "games", "rounding",
-               "history", "bonus_multiplier", "effective_games", "reading")
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "scored_cells", "games",
+               "rounding", "history", "tradeoff", "bonus_multiplier", "effective_games", "reading")
 
 
 
@@ -176,6 +178,8 @@ class _Variants:
         self.missed: set = set()
         self._cache: dict = {}
         self.labels: dict = {}  # whole-event variants: key -> what it is
+        #: the page's N and R cells against an opponent (published.ScoredCell)
+        self.scored: list = []
 
     def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
              chain=None, **changes) -> Optional[EventResult]:
@@ -344,6 +348,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
     out.extend(_chaining(row, variants, tol))
+    out.extend(_scored_cells(row, variants, tol))
 
     for cid, conflict in book.conflicts.items():
         current = variants.options.readings.get(cid, conflict.default)
@@ -469,6 +474,63 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
         if within(value, e.post, tol):
             out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
                              e.post))
+    return out
+
+
+#: What a scored cell's points make of it as a game: the player's result and
+#: the opponent's.
+_SCORED_GAME = {"N": ("W", "L"), "R": ("D", "D")}
+
+
+def _scored_variant(variants: _Variants, section: str, pair: int) -> Optional[EventResult]:
+    """The event re-rated with player ``pair``'s ``N``/``R`` cells of
+    ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
+    games with the player's own score (N a win, R a draw) against the
+    opponent named, the opponent's cell of that round the mirror."""
+    key = ("scored", section, pair)
+    if key in variants._cache:
+        return variants._cache[key]
+    cells = [c for c in variants.scored if c.section == section and c.pair == pair]
+
+    def change(s):
+        for c in cells:
+            me, opp = s.player(c.pair), s.player(c.opponent)
+            if max(len(me.rounds), len(opp.rounds)) <= c.index:
+                continue
+            mine, theirs = _SCORED_GAME[c.code]
+            me.rounds = list(me.rounds)
+            opp.rounds = list(opp.rounds)
+            me.rounds[c.index] = Round(mine, c.opponent)
+            opp.rounds[c.index] = Round(theirs, c.pair)
+    try:
+        ev = _player_event(variants.event, section, change)
+    except (KeyError, IndexError, ValueError, InputError):
+        variants._cache[key] = None
+        return None
+    return variants.rate(key, event=ev)
+
+
+def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """The page's ``N`` (a point) and ``R`` (half a point) cells against a
+    named opponent, which the reader takes as byes (no game rated): each
+    player's cells rated as games with that player's own score, tried for
+    every player of the section who has such cells (at most one rating of
+    the event each, whoever asks)."""
+    e = row.entry
+    out = []
+    for pair in dict.fromkeys(c.pair for c in variants.scored if c.section == e.section):
+        value = post_of(_scored_variant(variants, e.section, pair), e.section, e.system, e.id)
+        if not within(value, e.post, tol):
+            continue
+        cells = [c for c in variants.scored if c.section == e.section and c.pair == pair]
+        what = "; ".join(f"round {c.index + 1}: {c.code} {c.opponent} as a "
+                         f"{'win' if c.code == 'N' else 'draw'}" for c in cells)
+        who = ("the player's" if pair == row.result.pair
+               else f"pair {pair}'s ({row.section.section.player(pair).name})")
+        out.append(Cause("scored_cells", f"{who} N/R cells rated as games with that player's own "
+                         f"score ({what}; the reader takes them as byes, not rated) give "
+                         f"{_fmt(value)}", value, e.post))
+        break
     return out
 
 
@@ -607,6 +669,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     index = {(sr.section.name, sr.system): sr for sr in result.sections}
     variants = _Variants(published.event, options, book, published.rated_on,
                          games_printed=published.kind not in GAMES_NOT_PRINTED)
+    variants.scored = list(published.scored)
     rows = []
     for entry in published.entries:
         sr = index.get((entry.section, entry.system))
@@ -641,7 +704,16 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         published, rows, options, book, tolerance, solved.get("options"), with_inferred,
         lambda r: int(r.section.rules.p.established_games), variants.games_printed)
     if histories:
-        inferred, with_inferred = list(inferred) + histories, with_histories
+        inputs = alternate(published, rows, options, book, tolerance,
+                           Inputs(solved.get("values", {}), solved.get("games", {}),
+                                  list(inferred), histories, with_histories),
+                           lambda r: int(r.section.rules.p.established_games),
+                           variants.games_printed)
+    else:
+        inputs = Inputs(solved.get("values", {}), solved.get("games", {}), list(inferred), [],
+                        with_inferred)
+    if inputs.initial or inputs.histories:
+        inferred, with_inferred = inputs.initial + inputs.histories, inputs.count
     for r in rows:  # a floor that holds the post computed with the inferred values
         if (r.with_inferred is not None and not within(r.with_inferred, r.entry.post, tolerance)
                 and r.result is not None and not any(c.cause == "floor" for c in r.causes)):
@@ -650,6 +722,9 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 cause.detail = ("with the inputs inferred from the page, "
                                 + cause.detail)
                 r.causes.append(cause)
+    if inputs.values and inputs.count is not None and inputs.count < len(rows):
+        with_inferred = tradeoff_causes(published, rows, options, book, tolerance, inputs)
+        inferred = inputs.initial + inputs.histories
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []

@@ -224,16 +224,34 @@ def _provisional_around_misses(rows, value, tol: float, established) -> list:
     return [r for _, r in sorted(out, key=lambda x: -x[0])]
 
 
+def history_edits(event: Event, histories: list) -> dict:
+    """The edits (section, system, pair) -> (kind, games) that put the
+    inferred ``histories`` (:class:`InferredHistory`) into ``event``."""
+    out = {}
+    for h in histories:
+        sec = next(s for s in event.sections if s.name == h.section)
+        pair = next(p.pair for p in sec.players if p.id == h.id)
+        out[(h.section, h.system, pair)] = (h.kind, h.games)
+    return out
+
+
+def with_histories(event: Event, histories: list) -> Event:
+    """``event`` with the inferred ``histories`` in its players' records."""
+    return _edited(event, history_edits(event, histories))
+
+
 def infer_histories(published, rows, options: RatingOptions, book, tol: float,
                     base_options: Optional[RatingOptions], base_count: Optional[int],
-                    established: Callable[[object], int], games_printed: bool = True):
+                    established: Callable[[object], int], games_printed: bool = True,
+                    accepted: Optional[list] = None):
     """Solve the hidden histories of the players in ``rows`` still missed;
     return (what was inferred, how many published ratings are reproduced
     with everything inferred) or ([], None) when nothing was.  ``base_options``
     rate the event with the initial ratings inferred (None: none were, the
     plain options then); ``established(row)`` is the established threshold
     of the row's rules; ``games_printed`` is False for a page that prints no
-    game count of established players."""
+    game count of established players; ``accepted``: histories inferred
+    before (kept in place, their players not tried again)."""
     if options.reform is not None or options.edition is not None:
         return [], None
     inferred_initial = base_options is not None
@@ -257,13 +275,15 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
     if not todo:
         return [], None
     around_ids = {id(r) for r in around}
-    edits: dict = {}
+    edits: dict = history_edits(published.event, accepted or [])
     best, best_result = (base_count if base_count is not None
                          else sum(1 for r in rows if r.reproduced)), None
     found: list[InferredHistory] = []
     for r in todo:
         e = r.entry
         key = (e.section, e.system, r.result.pair)
+        if key in edits:
+            continue
         current = (post_of(best_result, e.section, e.system, e.id) if best_result is not None
                    else value(r))
         if current is None or within(current, e.post, tol):

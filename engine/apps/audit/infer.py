@@ -172,6 +172,22 @@ def _common_values(rules) -> list[float]:
     return out
 
 
+def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
+    """What is reported of unknown ``u`` (``row``'s player in section result
+    ``sr``) solved at ``u.value``, ``pins`` the published posts (pairs) that
+    depend on it; None when the value is the rules' own."""
+    initial = row.result.initial
+    if abs(u.value - initial.rating) <= SEARCH_STEP:
+        return None
+    a = sr.rules.p.age_formula
+    age = _age_for(u.value, a)
+    return Inferred(sr.section.name, sr.system, row.entry.id, row.entry.name, u.value,
+                    initial.rating, initial.how, age,
+                    None if age is None else round(sr.section.start.year - age),
+                    a.get("adult"), own=u.pair in pins,
+                    pinned_by=sum(1 for j in pins if j != u.pair), games=u.games)
+
+
 def initialization_causes(published, rows, result: EventResult, options: RatingOptions,
                           book: RuleBook, tol: float, solved: Optional[dict] = None):
     """Add ``initialization`` causes to ``rows`` (audit rows); return the
@@ -230,21 +246,13 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                             p.special_cap, common=_common_values(sr.rules))
         if sol is None:
             continue
-        a = p.age_formula
         for r, u in zip(sorted(mine, key=lambda r: r.result.pair), sorted(unknowns,
                                                                         key=lambda u: u.pair)):
             k = (r.entry.id, sr.system)
             values[k], games[k] = u.value, u.games
-            if abs(u.value - r.result.initial.rating) <= SEARCH_STEP:
-                continue
-            age = _age_for(u.value, a)
-            pins = sol.pinned_by.get(u.pair, [])
-            inferred.append(Inferred(sr.section.name, sr.system, r.entry.id, r.entry.name,
-                                     u.value, r.result.initial.rating, r.result.initial.how, age,
-                                     None if age is None else round(sr.section.start.year - age),
-                                     a.get("adult"), own=u.pair in pins,
-                                     pinned_by=sum(1 for j in pins if j != u.pair),
-                                     games=u.games))
+            record = inferred_record(sr, r, u, sol.pinned_by.get(u.pair, []))
+            if record is not None:
+                inferred.append(record)
     if not inferred:
         return [], None
     final_options = _options(options, values, games)
@@ -253,7 +261,7 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
     except InputError:
         return [], None
     if solved is not None:
-        solved["options"] = final_options
+        solved.update(options=final_options, values=dict(values), games=dict(games))
     count = 0
     for r in rows:
         value = post_of(final, r.entry.section, r.entry.system, r.entry.id)

@@ -43,6 +43,54 @@ class PublishedEntry:
     post_games: Optional[int] = None
 
 
+#: A round cell of a real MSA page scored without a game: ``N`` (a point)
+#: or ``R`` (half a point) with the opponent's pair.
+_SCORED_CELL = re.compile(r"^\s*([NR])\s+([0-9]+)\s*$")
+
+
+@dataclass
+class ScoredCell:
+    """An ``N`` or ``R`` cell of a page: player ``pair`` of ``section`` was
+    given ``points`` in round ``index`` (0-based) against ``opponent``
+    without a game the reader rates (:data:`uschess.io.formats.msa.PAGE_CELLS`
+    reads it as a bye)."""
+
+    section: str
+    pair: int
+    index: int
+    code: str
+    opponent: int
+
+    @property
+    def points(self) -> float:
+        return 1.0 if self.code == "N" else 0.5
+
+
+def scored_cells(page, text: str) -> list[ScoredCell]:
+    """The ``N``/``R`` cells of ``page`` (:class:`uschess.io.formats.pages.Page`)
+    naming an opponent, read from the text of the page's own player lines
+    (``text``: the file's text, HTML or the page copied as text)."""
+    from uschess.io.formats.pages import html_text, looks_like_html
+
+    if page.layout not in ("msa-html", "msa-text"):
+        return []
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = (html_text(text)[0] if looks_like_html(text) else text).split("\n")
+    out = []
+    for sec in page.sections:
+        for p in sec.players:
+            if not 0 < p.line <= len(lines):
+                continue
+            cells = lines[p.line - 1].split("|")
+            if len(cells) < 4 or cells[0].strip() != str(p.pair):
+                continue
+            for k, cell in enumerate(cells[3:3 + len(p.rounds)]):
+                m = _SCORED_CELL.match(cell)
+                if m:
+                    out.append(ScoredCell(sec.name, p.pair, k, m.group(1), int(m.group(2))))
+    return out
+
+
 @dataclass
 class PublishedResults:
     """An event and its published post-event ratings.  ``kind`` is ``json``
@@ -56,6 +104,8 @@ class PublishedResults:
     kind: str = "json"
     notes: list[str] = field(default_factory=list)
     facts: list = field(default_factory=list)
+    #: the page's N and R cells against an opponent (:class:`ScoredCell`)
+    scored: list = field(default_factory=list)
 
     @property
     def rated_on(self) -> Optional[_dt.date]:
@@ -199,9 +249,11 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
                            time_control=time_control, system=system, adult=set(adult),
                            section=section, name=name or (None if page.event_name else path.stem))
         try:
-            return published_from_page(page, opts)
+            out = published_from_page(page, opts)
         except InputError as err:
             raise err.located(file=path)
+        out.scored = scored_cells(page, text)
+        return out
     if looks_like_msa(text):
         if start is None:
             raise InputError("an MSA crosstable prints no dates: give the section's start "

@@ -1,0 +1,152 @@
+"""The two kinds of inputs a page cannot show, solved in turn until they agree.
+
+The audit first solves the unrated players' initial ratings
+(:mod:`uschess.apps.audit.infer`), then, on top of them, the hidden earlier
+histories of players still missed (:mod:`uschess.apps.audit.hidden`).  The
+initial ratings were fitted to posts that the histories then move: an
+all-losses history of a provisional opponent changes that opponent's step-4
+result, against which every unrated opponent is rated in step 5, so the
+values that fitted best without it no longer do.  Here the two are
+alternated: the initial ratings are solved again on the event with the
+accepted histories in place (each section's solve starting from the values
+found before), kept only when the whole event re-rated with them reproduces
+more published ratings; then the histories of the players still missed are
+tried again on top of them; and so on while the count grows, at most
+:data:`ROUNDS` times (each solve has its own budget, so the work stays
+bounded, and the order is fixed, so the same page gives the same values).
+Every value found stays reported as inferred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from uschess.apps.audit.cause import post_of, within
+from uschess.apps.audit.hidden import infer_histories, with_histories
+from uschess.apps.audit.infer import _common_values, _options, inferred_record
+from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
+from uschess.errors import InputError
+from uschess.model import Event
+from uschess.rating.pipeline import EventResult, RatingOptions
+
+#: Rounds of (initial ratings again, then histories again) at most.
+ROUNDS = 3
+
+
+@dataclass
+class Inputs:
+    """Everything inferred so far: initial ratings (``values`` and their N
+    ``games``, keyed (id, system)), their reports, the hidden histories, and
+    how many published ratings the event reproduces with them all."""
+
+    values: dict
+    games: dict
+    initial: list            # infer.Inferred
+    histories: list          # hidden.InferredHistory
+    count: int
+    options: Optional[RatingOptions] = None
+    #: the event rated with all of it (None before any rating)
+    result: Optional[EventResult] = None
+    rounds: int = 0
+    #: (what was solved again, how many reproduced after it), in order
+    log: list = field(default_factory=list)
+
+    def event(self, event: Event) -> Event:
+        """``event`` with the histories in place."""
+        return with_histories(event, self.histories)
+
+
+def _plain(options: RatingOptions) -> RatingOptions:
+    return RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
+                         readings=dict(options.readings), trace=False)
+
+
+def count_reproduced(result: EventResult, rows, tol: float) -> int:
+    return sum(1 for r in rows if within(post_of(result, r.entry.section, r.entry.system,
+                                                 r.entry.id), r.entry.post, tol))
+
+
+def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float,
+                    inputs: Inputs) -> Optional[tuple[dict, list]]:
+    """The initial ratings solved again on ``event`` (the histories in
+    place), each section and system with an unknown and a post still missed,
+    from the values in ``inputs``.  Returns (values, their reports), or None
+    when the event cannot be rated."""
+    try:
+        result = rate_published(event, _plain(options), book=book)
+    except InputError:
+        return None
+    values = dict(inputs.values)
+    old = {(i.id, i.system): i for i in inputs.initial}
+    reports: dict = dict(old)
+    for sr in result.sections:
+        here = [r for r in rows if r.entry.section == sr.section.name
+                and r.entry.system == sr.system and r.result is not None]
+        mine = sorted((r for r in here if (r.entry.id, sr.system) in values),
+                      key=lambda r: r.result.pair)
+        if not mine or all(within(r.with_inferred, r.entry.post, tol) for r in here):
+            continue
+        games = {r.result.pair: inputs.games[(r.entry.id, sr.system)] for r in mine}
+        unknowns = [Unknown(r.result.pair, r.entry.id, values[(r.entry.id, sr.system)],
+                            games[r.result.pair]) for r in mine]
+        p = sr.rules.p
+        sol = solve_section(SectionModel(sr, games), unknowns,
+                            {r.result.pair: r.entry.post for r in here}, tol,
+                            p.absolute_floor, p.special_cap, common=_common_values(sr.rules))
+        if sol is None:
+            continue
+        for r, u in zip(mine, unknowns):
+            k = (r.entry.id, sr.system)
+            values[k] = u.value
+            pins = sol.pinned_by.get(u.pair)
+            if pins is None and k in old:  # not measured again: as measured before
+                pins = ([u.pair] if old[k].own else []) + [None] * old[k].pinned_by
+            record = inferred_record(sr, r, u, pins or [])
+            if record is None:
+                reports.pop(k, None)
+            else:
+                reports[k] = record
+    return values, [reports[(i.id, i.system)] for i in inputs.initial
+                    if (i.id, i.system) in reports] + \
+        [v for k, v in reports.items() if k not in old]
+
+
+def alternate(published, rows, options: RatingOptions, book, tol: float, inputs: Inputs,
+              established: Callable[[object], int], games_printed: bool) -> Inputs:
+    """Alternate the two solves as the module text says, from ``inputs``
+    (the initial ratings and then the histories solved once); returns the
+    inputs with the most published ratings reproduced, ``rows``'
+    ``with_inferred`` set from them."""
+    if not inputs.histories or not inputs.values or inputs.count >= len(rows):
+        return inputs
+    for _ in range(ROUNDS):
+        event = inputs.event(published.event)
+        got = resolve_initial(event, rows, options, book, tol, inputs)
+        if got is None:
+            break
+        values, initial = got
+        opts = _options(options, values, inputs.games)
+        try:
+            result = rate_published(event, opts, book=book)
+        except InputError:
+            break
+        n = count_reproduced(result, rows, tol)
+        inputs.log.append(("initial ratings again", n))
+        if n <= inputs.count:
+            break
+        inputs = Inputs(values, inputs.games, initial, inputs.histories, n, opts, result,
+                        inputs.rounds + 1, inputs.log)
+        for r in rows:
+            r.with_inferred = post_of(result, r.entry.section, r.entry.system, r.entry.id)
+        if n >= len(rows):
+            break
+        more, count = infer_histories(published, rows, options, book, tol, opts, n,
+                                      established, games_printed, accepted=inputs.histories)
+        inputs.log.append(("histories again", count if more else n))
+        if more:
+            inputs.histories = list(inputs.histories) + more
+            inputs.count = count
+            inputs.result = None
+    return inputs

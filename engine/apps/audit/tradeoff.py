@@ -1,0 +1,256 @@
+"""Posts that no single set of the inferred inputs reproduces together.
+
+After the initial ratings and the hidden histories are solved from the page
+(:mod:`uschess.apps.audit.alternate`), a post may still be missed although
+one unknown, moved alone, reproduces it: the values solved are the best
+*compromise* for the whole section, and the page's posts pull one unrated
+player's initial rating two ways (their own post one way, an opponent's the
+other; with N = 0 their value seeds step 3 of every unrated opponent and so
+step 4 of those opponents' opponents).  For each post still missed, each
+unknown that post depends on (measured: the section rated with that value
+moved by :data:`PROBE`; the largest slopes first, at most
+:data:`CANDIDATES`) is searched alone, by secant steps from the slope then a
+coarse look over the rules' range, for a value that reproduces the post.  The
+variant found is confirmed on the whole event (histories in place, every
+other inferred value kept) and named with what it costs: the published posts
+reproduced with the inferred values that the variant loses.  A variant that
+loses none (the solve stopped short of it) is taken into the inferred values
+at once, and every later search starts from them.
+
+The cause is ``tradeoff``: "reproduced with X's initial rating at 1240 (the
+page's best fit 1130), which loses Y's post": the page's posts cannot all be
+met by any one set of the inputs the audit infers.  Every search is bounded
+(:data:`WORK` ratings of a section per section, :data:`EVENT_WORK` ratings
+of the event per audit) and goes in pairing order: the same page gives the
+same causes.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from uschess.apps.audit.cause import Cause, post_of, within
+from uschess.apps.audit.infer import _options, inferred_record
+from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.solve import SectionModel, Unknown
+from uschess.errors import InputError
+from uschess.rating.pipeline import RatingOptions
+
+#: The move of an initial rating that measures which posts depend on it.
+PROBE = 50.0
+#: A post moving less than this per point of an initial rating does not
+#: depend on it.
+MIN_SLOPE = 1e-3
+#: Unknowns searched per missed post at most (the largest slopes first).
+CANDIDATES = 6
+#: Secant steps from the measured slope before the coarse look.
+SECANT = 6
+#: The coarse look over the range: this many points apart.
+GRID = 200.0
+#: Work per section at most, in ratings of one player (ratings of the section
+#: x its players: a small section gets many searches, a large one fewer), and
+#: ratings of the whole event per audit (each variant found is confirmed on
+#: the event).
+WORK, EVENT_WORK = 200_000, 80
+#: A cause names at most this many of the posts a variant loses.
+MAX_NAMED = 3
+
+
+def _plain(options: RatingOptions) -> RatingOptions:
+    return RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
+                         readings=dict(options.readings), trace=False)
+
+
+def _search(model: SectionModel, values: dict, pair: int, target: int, post: float,
+            slope: float, low: float, high: float, tol: float, limit: int) -> Optional[tuple]:
+    """A value of unknown ``pair`` (the others at ``values``) whose section
+    rating puts ``target``'s post within ``tol`` of ``post``: secant steps
+    from the measured ``slope``, then a coarse look over [low, high] with a
+    secant step inside each interval that brackets the post.  Returns
+    (value, posts) or None."""
+    def at(x: float):
+        posts = model.posts({**values, pair: x})
+        return None if posts is None else (posts.get(target), posts)
+
+    x0 = values[pair]
+    base = at(x0)
+    if base is None or base[0] is None:
+        return None
+    y0 = base[0] - post
+    x, y = x0, y0
+    s = slope
+    for _ in range(SECANT):
+        if model.evaluations >= limit or not s:
+            break
+        x1 = min(high, max(low, x - y / s))
+        if x1 == x:
+            break
+        got = at(x1)
+        if got is None or got[0] is None:
+            break
+        y1 = got[0] - post
+        if abs(y1) <= tol:
+            return x1, got[1]
+        s = (y1 - y) / (x1 - x) if x1 != x else 0.0
+        x, y = x1, y1
+    # the post need not be monotone in one value (opponents coming within
+    # 400 points, all-win and all-loss results): a coarse look, and a secant
+    # step inside each bracket
+    prev = None
+    g = low
+    while g <= high + 1e-9 and model.evaluations < limit:
+        got = at(g)
+        if got is not None and got[0] is not None:
+            yg = got[0] - post
+            if abs(yg) <= tol:
+                return g, got[1]
+            if prev is not None and (prev[1] < 0) != (yg < 0):
+                xm = prev[0] - prev[1] * (g - prev[0]) / (yg - prev[1])
+                mid = at(xm)
+                if mid is not None and mid[0] is not None and abs(mid[0] - post) <= tol:
+                    return xm, mid[1]
+            prev = (g, yg)
+        g += GRID
+    return None
+
+
+def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
+    """Add ``tradeoff`` causes to the rows still missed with ``inputs``
+    (:class:`uschess.apps.audit.alternate.Inputs`, updated when a variant
+    loses nothing); returns how many published ratings are reproduced with
+    the inputs after that."""
+    if not inputs.values:
+        return inputs.count
+    event = inputs.event(published.event)
+    hidden = {(r.entry.system, r.entry.section) for r in rows
+              if (r.entry.id, r.entry.system) in inputs.values}
+    missed = [r for r in rows if r.result is not None and r.with_inferred is not None
+              and not within(r.with_inferred, r.entry.post, tol)
+              and (r.entry.system, r.entry.section) in hidden
+              and all(c.cause == "initialization" for c in r.causes)]
+    if not missed:
+        return inputs.count
+    try:
+        plain = rate_published(event, _plain(options), book=book)
+    except InputError:
+        return inputs.count
+    by_key = {(sr.section.name, sr.system): sr for sr in plain.sections}
+    event_work = 0
+    count = inputs.count
+    for key in dict.fromkeys((r.entry.section, r.entry.system) for r in missed):
+        sr = by_key.get(key)
+        if sr is None:
+            continue
+        here = [r for r in rows if (r.entry.section, r.entry.system) == key
+                and r.result is not None]
+        mine = [r for r in here if (r.entry.id, key[1]) in inputs.values]
+        if not mine:
+            continue
+        pair_of = {r.entry.id: r.result.pair for r in here}
+        name_of = {r.result.pair: (r.entry.name or r.entry.id, r.entry.id) for r in here}
+        games = {pair_of[r.entry.id]: inputs.games[(r.entry.id, key[1])] for r in mine}
+        values = {pair_of[r.entry.id]: inputs.values[(r.entry.id, key[1])] for r in mine}
+        published_posts = {r.result.pair: r.entry.post for r in here}
+        model = SectionModel(sr, games)
+        limit = max(4 * len(values) + 50, WORK // max(1, len(sr.section.players)))
+        base = model.posts(values)
+        if base is None:
+            continue
+        p = sr.rules.p
+        low, high = p.absolute_floor, p.special_cap
+        slopes: dict = {}
+        for u, x in sorted(values.items()):
+            if model.evaluations >= limit:
+                break
+            h = PROBE if x + PROBE <= high else -PROBE
+            moved = model.posts({**values, u: x + h})
+            if moved is None:
+                continue
+            for j, v in moved.items():
+                if v is not None and base.get(j) is not None:
+                    s = (v - base[j]) / h
+                    if abs(s) >= MIN_SLOPE:
+                        slopes.setdefault(j, {})[u] = s
+        for r in sorted(missed, key=lambda r: r.result.pair):
+            if (r.entry.section, r.entry.system) != key or within(r.with_inferred, r.entry.post,
+                                                                  tol):
+                continue
+            j = r.result.pair
+            cands = sorted(slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
+            # each unknown alone, the least costly first: what it loses is
+            # counted on the section, then confirmed on the whole event
+            found = []
+            for u, s in cands[:CANDIDATES]:
+                if model.evaluations >= limit:
+                    break
+                got = _search(model, values, u, j, r.entry.post, s, low, high, tol, limit)
+                if got is None:
+                    continue
+                x, posts = got
+                lost = sum(1 for i, pub in published_posts.items()
+                           if within(base.get(i), pub, tol) and not within(posts.get(i), pub, tol))
+                found.append((lost, len(found), u, x))
+                if not lost:
+                    break
+            for _, _, u, x in sorted(found)[:2]:
+                if event_work >= EVENT_WORK:
+                    break
+                event_work += 1
+                uid = name_of[u][1]
+                moved_values = {**inputs.values, (uid, key[1]): x}
+                opts = _options(options, moved_values, inputs.games)
+                try:
+                    res = rate_published(event, opts, book=book)
+                except InputError:
+                    continue
+                value = post_of(res, r.entry.section, r.entry.system, r.entry.id)
+                if not within(value, r.entry.post, tol):
+                    continue
+                lost, gained = [], []
+                for r2 in rows:
+                    now = post_of(res, r2.entry.section, r2.entry.system, r2.entry.id)
+                    before = within(r2.with_inferred, r2.entry.post, tol)
+                    after = within(now, r2.entry.post, tol)
+                    if before and not after:
+                        lost.append(r2)
+                    elif after and not before:
+                        gained.append(r2)
+                if not lost:
+                    # the solve stopped short of it: taken into the inputs
+                    prev = next((i for i in inputs.initial
+                                 if (i.id, i.system) == (uid, key[1])), None)
+                    pins = ([u] * (u in slopes.get(u, {}))
+                            + [None] * (prev.pinned_by if prev else 0))
+                    owner = next(r2 for r2 in mine if r2.entry.id == uid)
+                    record = inferred_record(sr, owner, Unknown(u, uid, x, games[u], x), pins)
+                    inputs.initial = [i for i in inputs.initial
+                                      if (i.id, i.system) != (uid, key[1])]
+                    if record is not None:
+                        inputs.initial.append(record)
+                    inputs.values = moved_values
+                    values[u] = x
+                    base = model.posts(values) or base
+                    count += len(gained)
+                    inputs.count, inputs.options = count, opts
+                    for r2 in rows:
+                        r2.with_inferred = post_of(res, r2.entry.section, r2.entry.system,
+                                                   r2.entry.id)
+                    break
+                named = ", ".join(f"{x2.entry.name or x2.entry.id} ({x2.entry.id}, "
+                                  f"{x2.entry.system} {x2.entry.post:g})"
+                                  for x2 in lost[:MAX_NAMED])
+                more = f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else ""
+                own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
+                r.causes.append(Cause(
+                    "tradeoff",
+                    f"reproduced with {own} initial {key[1]} rating at {x:.0f} instead of the "
+                    f"{inputs.values[(uid, key[1])]:.0f} inferred as the page's best fit (the "
+                    f"post is {value:.2f}), which loses {len(lost)} other published post"
+                    f"{'s' if len(lost) != 1 else ''} ({named}{more}): no one set of the inputs "
+                    "the page hides reproduces them all", value, r.entry.post,
+                    variant={"id": uid, "system": key[1], "initial_rating": x,
+                             "inferred": inputs.values[(uid, key[1])],
+                             "loses": [{"id": x2.entry.id, "system": x2.entry.system,
+                                        "section": x2.entry.section} for x2 in lost]}))
+                break
+    return count
