@@ -1,6 +1,6 @@
 """Audit the PACL corpus of real MSA pages, page by page, with no options.
 
-    python benchmarks/pacl_audit.py [--limit N] [--every K] [--json FILE]
+    python benchmarks/pacl_audit.py [--limit N] [--every K] [--json FILE] [--jobs N]
 
 Reads ``../shared/data/real/pacl-2001-2021/sections`` in place (1,469 MSA
 section pages, 2001-2021).  Each page is audited as ``uschess audit PAGE``
@@ -18,7 +18,9 @@ the two solved again in turn while the count grows,
 why, the best explanation of every miss by count, and of every miss left with
 the inferred values (``tradeoff``: one unknown moved alone reproduces the
 post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` writes every
-miss with its post computed with the inferred values.
+miss with its post computed with the inferred values.  ``--jobs N`` audits N
+pages at once, each worker a process of its own (the figures do not depend on
+N; the CPU time printed is the workers').
 """
 
 from __future__ import annotations
@@ -69,55 +71,107 @@ def corpus_files(args) -> Optional[list[Path]]:
     return files[:args.limit] if args.limit else files
 
 
+_BOOK = None
+
+
+def _book():
+    """The rule book, loaded once per process (a worker loads its own)."""
+    global _BOOK
+    if _BOOK is None:
+        from uschess.calendar.rulebook import RuleBook
+        _BOOK = RuleBook.load()
+    return _BOOK
+
+
+def audit_page(f: Path) -> dict:
+    """One page's audit as plain data (what a worker sends back): its era and
+    kind, its counts, the inputs inferred by kind, every miss with its best
+    explanation, or why the page could not be read."""
+    from uschess.apps.audit import audit, load_published
+    from uschess.errors import InputError
+
+    m = NAME.search(f.name)
+    section = m.group(2) if m else None
+    try:
+        pub = load_published(f, section=section)
+        a = audit(pub, book=_book(), known_on=pub.rated_on)
+    except InputError as err:
+        return {"unread": err.message.split(":")[0][:70]}
+    sec = pub.event.sections[0]
+    kind = "online" if sec.online else "OTB"
+    misses = []
+    for r in a.mismatches:
+        best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
+        inferred_ok = (r.with_inferred is not None
+                       and abs(r.with_inferred - r.entry.post) <= a.tolerance + 1e-9)
+        rest = [c.cause for c in r.causes if c.cause != "initialization"]
+        left = None if inferred_ok else (rest[0] if rest else
+                                         ("no rating" if r.problem else "unexplained"))
+        misses.append({"page": f.name, "id": r.entry.id, "system": r.entry.system,
+                       "published": r.entry.post, "computed": r.computed, "cause": best,
+                       "with_inferred": r.with_inferred, "reproduced_inferred": inferred_ok,
+                       "start": sec.start.isoformat(), "kind": kind, "left": left})
+    return {"era": f"{era(sec.start)} {kind}", "reproduced": a.reproduced,
+            "reproduced_inferred": (a.reproduced_inferred if a.reproduced_inferred is not None
+                                    else a.reproduced),
+            "total": a.total,
+            "solved": [i.as_dict().get("inferred", "initial rating") for i in a.inferred],
+            "misses": misses}
+
+
+def _pages(files: list[Path], jobs: int):
+    """Each page's :func:`audit_page`, in the files' order, on ``jobs``
+    processes (the results do not depend on how many)."""
+    if jobs <= 1:
+        yield from map(audit_page, files)
+        return
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        yield from pool.imap(audit_page, files, chunksize=1)
+
+
 def main(argv=None) -> int:
-    args = corpus_parser(__doc__).parse_args(argv)
+    ap = corpus_parser(__doc__)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="pages audited at once, each in a process of its own (1)")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs: at least 1")
     files = corpus_files(args)
     if files is None:
         return 2
-    from uschess.apps.audit import audit, load_published
-    from uschess.calendar.rulebook import RuleBook
-    from uschess.errors import InputError
-
-    book = RuleBook.load()
     totals = collections.defaultdict(lambda: [0, 0, 0])  # [reproduced, with inferred, total]
     causes = collections.Counter()
     left = collections.Counter()  # misses left with the inferred values, by best cause
     solved = collections.Counter()  # inputs inferred, by kind
     unread = collections.Counter()
     misses = []
-    started = time.perf_counter()
-    for k, f in enumerate(files, 1):
-        m = NAME.search(f.name)
-        section = m.group(2) if m else None
-        try:
-            pub = load_published(f, section=section)
-            a = audit(pub, book=book, known_on=pub.rated_on)
-        except InputError as err:
-            unread[err.message.split(":")[0][:70]] += 1
+    started, cpu = time.perf_counter(), time.process_time()
+    for k, page in enumerate(_pages(files, args.jobs), 1):
+        if "unread" in page:
+            unread[page["unread"]] += 1
             continue
-        sec = pub.event.sections[0]
-        kind = "online" if sec.online else "OTB"
-        for key in (f"{era(sec.start)} {kind}", "all"):
+        for key in (page["era"], "all"):
             t = totals[key]
-            t[0] += a.reproduced
-            t[1] += a.reproduced_inferred if a.reproduced_inferred is not None else a.reproduced
-            t[2] += a.total
-        solved.update(i.as_dict().get("inferred", "initial rating") for i in a.inferred)
-        for r in a.mismatches:
-            best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
-            causes[best] += 1
-            inferred_ok = (r.with_inferred is not None
-                           and abs(r.with_inferred - r.entry.post) <= a.tolerance + 1e-9)
-            if not inferred_ok:
-                rest = [c.cause for c in r.causes if c.cause != "initialization"]
-                left[rest[0] if rest else ("no rating" if r.problem else "unexplained")] += 1
-            misses.append({"page": f.name, "id": r.entry.id, "system": r.entry.system,
-                           "published": r.entry.post, "computed": r.computed, "cause": best,
-                           "with_inferred": r.with_inferred, "reproduced_inferred": inferred_ok,
-                           "start": sec.start.isoformat(), "kind": kind})
+            t[0] += page["reproduced"]
+            t[1] += page["reproduced_inferred"]
+            t[2] += page["total"]
+        solved.update(page["solved"])
+        for miss in page["misses"]:
+            causes[miss["cause"]] += 1
+            why = miss.pop("left")
+            if why is not None:
+                left[why] += 1
+            misses.append(miss)
         if k % 100 == 0:
             print(f"  {k} pages, {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s; "
+    cpu = time.process_time() - cpu
+    if args.jobs > 1:  # the workers' CPU time is not this process's
+        import resource
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = cpu.ru_utime + cpu.ru_stime
+    print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s "
+          f"({cpu:.0f} s CPU, {args.jobs} process{'es' if args.jobs > 1 else ''}); "
           f"{sum(unread.values())} could not be read")
     print(f"  {'era':<24} {'total':>6}   {'reproduced':>14}   {'with inferred':>14}")
     for key in sorted(totals):
