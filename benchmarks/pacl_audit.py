@@ -197,7 +197,8 @@ def main(argv=None) -> int:
         if m:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
     print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
-          f"{solved['history']} earlier histories (game counts, all wins or all losses)")
+          f"{solved['history']} earlier histories (game counts, all wins or all losses), "
+          f"{solved['correction']} games of sections corrected after they were rated")
     print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")

@@ -77,6 +77,13 @@ the published value within the tolerance:
     named opponent, which the reader takes as byes, rated as games with
     each player's own score (:mod:`uschess.apps.audit.published` reads them
     from the page's player lines);
+``corrected``
+    the page says the section was corrected after it was rated (its ratings
+    are of the games first reported): the event audited again with each
+    game of the section given another result, the inputs the page cannot
+    show inferred again with it; the game that reproduces the most
+    published ratings, more than the games shown, is reported as inferred
+    and names the posts it reproduces (:mod:`uschess.apps.audit.corrected`);
 ``tradeoff``
     after the hidden inputs are solved: one unrated player's initial
     rating moved alone reproduces the post but loses others, named with
