@@ -144,3 +144,4 @@ def test_corrected_section_with_unrated_players_on_a_real_page():
     row = next(r for r in a.rows if r.entry.id == "12561562" and r.entry.system == "OTBR")
     assert not row.reproduced and within(row.with_inferred, 1511, a.tolerance)
     assert any(c.cause == "corrected" for c in row.causes)
+
