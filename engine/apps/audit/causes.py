@@ -483,15 +483,20 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
 _SCORED_GAME = {"N": ("W", "L"), "R": ("D", "D")}
 
 
-def _scored_variant(variants: _Variants, section: str, pair: int) -> Optional[EventResult]:
+def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> Optional[EventResult]:
     """The event re-rated with player ``pair``'s ``N``/``R`` cells of
     ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
     games with the player's own score (N a win, R a draw) against the
-    opponent named, the opponent's cell of that round the mirror."""
+    opponent named, the opponent's cell of that round the mirror.  ``pair``
+    None: every player's such cells at once, each with that player's own
+    score (a cell's opponent whose own cell of the round is scored keeps
+    their own score, not the mirror: ``N 77`` against ``R 79`` is a win
+    for one and a draw for the other)."""
     key = ("scored", section, pair)
     if key in variants._cache:
         return variants._cache[key]
-    cells = [c for c in variants.scored if c.section == section and c.pair == pair]
+    cells = [c for c in variants.scored if c.section == section and (pair is None or c.pair == pair)]
+    own = {(c.pair, c.index) for c in cells}
 
     def change(s):
         for c in cells:
@@ -500,9 +505,10 @@ def _scored_variant(variants: _Variants, section: str, pair: int) -> Optional[Ev
                 continue
             mine, theirs = _SCORED_GAME[c.code]
             me.rounds = list(me.rounds)
-            opp.rounds = list(opp.rounds)
             me.rounds[c.index] = Round(mine, c.opponent)
-            opp.rounds[c.index] = Round(theirs, c.pair)
+            if (c.opponent, c.index) not in own:
+                opp.rounds = list(opp.rounds)
+                opp.rounds[c.index] = Round(theirs, c.pair)
     try:
         ev = _player_event(variants.event, section, change)
     except (KeyError, IndexError, ValueError, InputError):
@@ -516,19 +522,25 @@ def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]
     named opponent, which the reader takes as byes (no game rated): each
     player's cells rated as games with that player's own score, tried for
     every player of the section who has such cells (at most one rating of
-    the event each, whoever asks)."""
+    the event each, whoever asks), then every player's at once, each with
+    their own score."""
     e = row.entry
     out = []
-    for pair in dict.fromkeys(c.pair for c in variants.scored if c.section == e.section):
+    pairs = list(dict.fromkeys(c.pair for c in variants.scored if c.section == e.section))
+    for pair in pairs + ([None] if len(pairs) > 1 else []):
         value = post_of(_scored_variant(variants, e.section, pair), e.section, e.system, e.id)
         if not within(value, e.post, tol):
             continue
-        cells = [c for c in variants.scored if c.section == e.section and c.pair == pair]
-        what = "; ".join(f"round {c.index + 1}: {c.code} {c.opponent} as a "
-                         f"{'win' if c.code == 'N' else 'draw'}" for c in cells)
-        who = ("the player's" if pair == row.result.pair
+        cells = [c for c in variants.scored if c.section == e.section
+                 and (pair is None or c.pair == pair)]
+        what = "; ".join((f"pair {c.pair} " if pair is None else "")
+                         + f"round {c.index + 1}: {c.code} {c.opponent} as a "
+                         f"{'win' if c.code == 'N' else 'draw'}" for c in cells[:8]) \
+            + (f"; {len(cells) - 8} more" if len(cells) > 8 else "")
+        who = ("every player's" if pair is None else "the player's" if pair == row.result.pair
                else f"pair {pair}'s ({row.section.section.player(pair).name})")
-        out.append(Cause("scored_cells", f"{who} N/R cells rated as games with that player's own "
+        out.append(Cause("scored_cells", f"{who} N/R cells rated as games with "
+                         f"{'each' if pair is None else 'that'} player's own "
                          f"score ({what}; the reader takes them as byes, not rated) give "
                          f"{_fmt(value)}", value, e.post))
         break
