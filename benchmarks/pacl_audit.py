@@ -1,6 +1,6 @@
 """Audit the PACL corpus of real MSA pages, page by page, with no options.
 
-    python benchmarks/pacl_audit.py [--limit N] [--every K] [--json FILE] [--jobs N]
+    python benchmarks/pacl_audit.py [--limit N] [--every K] [--pages FILE] [--json FILE] [--jobs N]
 
 Reads ``../shared/data/real/pacl-2001-2021/sections`` in place (1,469 MSA
 section pages, 2001-2021).  Each page is audited as ``uschess audit PAGE``
@@ -20,7 +20,11 @@ the inferred values (``tradeoff``: one unknown moved alone reproduces the
 post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` writes every
 miss with its post computed with the inferred values.  ``--jobs N`` audits N
 pages at once, each worker a process of its own (the figures do not depend on
-N; the CPU time printed is the workers').
+N; the CPU time printed is the workers').  ``--pages FILE`` audits only the
+pages FILE names (one a line, the page's file name last on the line, so a
+list of "count page" lines will do) and prints, for each, its ratings,
+how many are reproduced with the inferred inputs and how many misses are left
+with no cause.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def corpus_parser(doc: str) -> argparse.ArgumentParser:
     ap.add_argument("--limit", type=int, help="only the first N pages")
     ap.add_argument("--every", type=int, default=1, help="only every K-th page (a sample)")
     ap.add_argument("--json", metavar="FILE", help="also write every miss as JSON")
+    ap.add_argument("--pages", metavar="FILE",
+                    help="only the pages FILE names, one a line (its last word)")
     return ap
 
 
@@ -67,7 +73,16 @@ def corpus_files(args) -> Optional[list[Path]]:
     if not CORPUS.is_dir():
         print(f"{CORPUS} is not beside the checkout", file=sys.stderr)
         return None
-    files = sorted(CORPUS.glob("XtblMain_*.html"))[::args.every]
+    files = sorted(CORPUS.glob("XtblMain_*.html"))
+    if getattr(args, "pages", None):
+        wanted = {line.split()[-1] for line in Path(args.pages).read_text().splitlines()
+                  if line.strip() and not line.lstrip().startswith("#")}
+        unknown = sorted(wanted - {f.name for f in files})
+        if unknown:
+            print(f"{args.pages}: not in the corpus: {unknown[0]}", file=sys.stderr)
+            return None
+        files = [f for f in files if f.name in wanted]
+    files = files[::args.every]
     return files[:args.limit] if args.limit else files
 
 
@@ -146,6 +161,7 @@ def main(argv=None) -> int:
     solved = collections.Counter()  # inputs inferred, by kind
     unread = collections.Counter()
     misses = []
+    per_page = []  # (page, ratings, with inferred, misses with no cause), with --pages
     started, cpu = time.perf_counter(), time.process_time()
     for k, page in enumerate(_pages(files, args.jobs), 1):
         if "unread" in page:
@@ -157,6 +173,8 @@ def main(argv=None) -> int:
             t[1] += page["reproduced_inferred"]
             t[2] += page["total"]
         solved.update(page["solved"])
+        per_page.append((files[k - 1].name, page["total"], page["reproduced_inferred"],
+                         sum(miss["left"] == "unexplained" for miss in page["misses"])))
         for miss in page["misses"]:
             causes[miss["cause"]] += 1
             why = miss.pop("left")
@@ -179,13 +197,20 @@ def main(argv=None) -> int:
         if m:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
     print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
-          f"{solved['history']} earlier histories (game counts, all wins or all losses)")
+          f"{solved['history']} earlier histories (game counts, all wins or all losses), "
+          f"{solved['correction']} games of sections corrected after they were rated")
     print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")
     print("misses left with the inferred inputs, by best explanation:")
     for cause, n in left.most_common():
         print(f"  {cause:<20} {n}")
+    if args.pages:
+        print(f"  {'page':<32} {'ratings':>7} {'with inferred':>13} {'no cause':>8}")
+        for name, total, ok, none in per_page:
+            print(f"  {name:<32} {total:>7} {ok:>13} {none:>8}")
+        print(f"  {'all':<32} {sum(p[1] for p in per_page):>7} "
+              f"{sum(p[2] for p in per_page):>13} {sum(p[3] for p in per_page):>8}")
     if unread:
         print("pages not read:")
         for why, n in unread.most_common():

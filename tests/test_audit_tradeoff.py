@@ -272,10 +272,59 @@ def test_scored_cells_on_real_pages():
     a = audit(pub, known_on=pub.rated_on)
     explained = {r.entry.id for r in a.mismatches
                  if any(c.cause == "scored_cells" for c in r.causes)}
-    assert "15695172" in explained and len(explained) >= 4
+    assert "15695172" in explained and len(explained) >= 5
+    # pair 79 (N 77): 1293 published, with both cells at once (his a win, 77's a draw)
+    row = next(r for r in a.rows if r.entry.id == "15508310")
+    assert any(c.cause == "scored_cells" and c.detail.startswith("every player's")
+               for c in row.causes)
     pub = load_published(PACL / "XtblMain_201209303102_1.html", section="1")
     a = audit(pub, known_on=pub.rated_on)
     row = next(r for r in a.rows if r.entry.id == "12884217" and r.entry.system == "OTBQ")
     assert not row.reproduced
     cause = next(c for c in row.causes if c.cause == "scored_cells")
     assert "round 1: N 13 as a win" in cause.detail
+
+
+def test_scored_cells_of_both_players_at_once_each_with_their_own_score(tmp_path):
+    """``R 2`` for player 1 and ``N 1`` for player 2 in the same round, the
+    posts computed with both rated at once, each with their own score (a
+    draw for player 1, a win for player 2): rating one player's cells with
+    the opponent's the mirror reproduces neither post; every player's cells
+    at once, each with their own score, reproduce both, and the cause says
+    so (``XtblMain_201905122292_2`` pairs 77 and 79)."""
+    import dataclasses
+
+    from helpers import event, player
+    from uschess.apps.audit import load_published
+    from uschess.model import Round
+
+    ratings = {1: 1500, 2: 1620, 3: 1450, 4: 1580}
+    ids = {k: f"{12000000 + k}" for k in ratings}
+    base = {1: ["W3", "L4", "H"], 2: ["W4", "D3", "B"], 3: ["L1", "D2", "B"],
+            4: ["L2", "W1", "B"]}
+    ev = event([player(k, base[k], rating=ratings[k], games=60, pid=ids[k]) for k in ratings],
+               start="2022-05-25", tc="G/100;d5")
+    sec = ev.sections[0]
+    players = [dataclasses.replace(p) for p in sec.players]
+    players[0].rounds = list(players[0].rounds[:2]) + [Round("D", 2)]
+    players[1].rounds = list(players[1].rounds[:2]) + [Round("W", 1)]
+    both = rate_published(dataclasses.replace(ev, sections=[dataclasses.replace(
+        sec, players=players)]), RatingOptions(trace=False))
+    posts = {pr.id: pr.post for pr in both.sections[0].players}
+    rows = [(1, ids[1], "ONE", 1500, ["W   3", "L   4", "R   2"], "1.5"),
+            (2, ids[2], "TWO", 1620, ["W   4", "D   3", "N   1"], "2.5"),
+            (3, ids[3], "THREE", 1450, ["L   1", "D   2", "B"], "1.5"),
+            (4, ids[4], "FOUR", 1580, ["L   2", "W   1", "B"], "2.0")]
+    path = tmp_path / "page.txt"
+    path.write_text(_msa_text_page(rows, posts, 3))
+    a = audit(load_published(path))
+    assert {r.entry.id for r in a.mismatches} >= {ids[1], ids[2]}
+    for pid in (ids[1], ids[2]):
+        row = next(r for r in a.rows if r.entry.id == pid)
+        causes = [c for c in row.causes if c.cause == "scored_cells"]
+        assert len(causes) == 1 and within(causes[0].computed, row.entry.post, a.tolerance)
+    # player 1's draw: only both cells at once reproduce it
+    row = next(r for r in a.rows if r.entry.id == ids[1])
+    cause = next(c for c in row.causes if c.cause == "scored_cells")
+    assert cause.detail.startswith("every player's N/R cells rated as games with each player's")
+    assert "pair 1 round 3: R 2 as a draw; pair 2 round 3: N 1 as a win" in cause.detail

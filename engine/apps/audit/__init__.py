@@ -76,7 +76,16 @@ the published value within the tolerance:
     the page's ``N`` (a point) and ``R`` (half a point) cells against a
     named opponent, which the reader takes as byes, rated as games with
     each player's own score (:mod:`uschess.apps.audit.published` reads them
-    from the page's player lines);
+    from the page's player lines): one player's cells at a time, the
+    opponent's the mirror, then every player's at once, each with their own
+    score (``N 77`` against ``R 79``: a win for one, a draw for the other);
+``corrected``
+    the page says the section was corrected after it was rated (its ratings
+    are of the games first reported): the event audited again with each
+    game of the section given another result, the inputs the page cannot
+    show inferred again with it; the game that reproduces the most
+    published ratings, more than the games shown, is reported as inferred
+    and names the posts it reproduces (:mod:`uschess.apps.audit.corrected`);
 ``tradeoff``
     after the hidden inputs are solved: one unrated player's initial
     rating moved alone reproduces the post but loses others, named with

@@ -12,6 +12,7 @@ from typing import Optional
 
 from uschess.apps.audit.alternate import Inputs, alternate
 from uschess.apps.audit.cause import Cause, post_of, printed_value, within
+from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
@@ -29,7 +30,7 @@ from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 #: Best explanation first: inputs the page cannot show (and the page's own
 #: Rated date) before another value of a rule for one player.
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "scored_cells", "games",
+CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "corrected", "scored_cells", "games",
                "rounding", "history", "tradeoff", "bonus_multiplier", "effective_games", "reading")
 
 
@@ -482,15 +483,20 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
 _SCORED_GAME = {"N": ("W", "L"), "R": ("D", "D")}
 
 
-def _scored_variant(variants: _Variants, section: str, pair: int) -> Optional[EventResult]:
+def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> Optional[EventResult]:
     """The event re-rated with player ``pair``'s ``N``/``R`` cells of
     ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
     games with the player's own score (N a win, R a draw) against the
-    opponent named, the opponent's cell of that round the mirror."""
+    opponent named, the opponent's cell of that round the mirror.  ``pair``
+    None: every player's such cells at once, each with that player's own
+    score (a cell's opponent whose own cell of the round is scored keeps
+    their own score, not the mirror: ``N 77`` against ``R 79`` is a win
+    for one and a draw for the other)."""
     key = ("scored", section, pair)
     if key in variants._cache:
         return variants._cache[key]
-    cells = [c for c in variants.scored if c.section == section and c.pair == pair]
+    cells = [c for c in variants.scored if c.section == section and (pair is None or c.pair == pair)]
+    own = {(c.pair, c.index) for c in cells}
 
     def change(s):
         for c in cells:
@@ -499,9 +505,10 @@ def _scored_variant(variants: _Variants, section: str, pair: int) -> Optional[Ev
                 continue
             mine, theirs = _SCORED_GAME[c.code]
             me.rounds = list(me.rounds)
-            opp.rounds = list(opp.rounds)
             me.rounds[c.index] = Round(mine, c.opponent)
-            opp.rounds[c.index] = Round(theirs, c.pair)
+            if (c.opponent, c.index) not in own:
+                opp.rounds = list(opp.rounds)
+                opp.rounds[c.index] = Round(theirs, c.pair)
     try:
         ev = _player_event(variants.event, section, change)
     except (KeyError, IndexError, ValueError, InputError):
@@ -515,19 +522,25 @@ def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]
     named opponent, which the reader takes as byes (no game rated): each
     player's cells rated as games with that player's own score, tried for
     every player of the section who has such cells (at most one rating of
-    the event each, whoever asks)."""
+    the event each, whoever asks), then every player's at once, each with
+    their own score."""
     e = row.entry
     out = []
-    for pair in dict.fromkeys(c.pair for c in variants.scored if c.section == e.section):
+    pairs = list(dict.fromkeys(c.pair for c in variants.scored if c.section == e.section))
+    for pair in pairs + ([None] if len(pairs) > 1 else []):
         value = post_of(_scored_variant(variants, e.section, pair), e.section, e.system, e.id)
         if not within(value, e.post, tol):
             continue
-        cells = [c for c in variants.scored if c.section == e.section and c.pair == pair]
-        what = "; ".join(f"round {c.index + 1}: {c.code} {c.opponent} as a "
-                         f"{'win' if c.code == 'N' else 'draw'}" for c in cells)
-        who = ("the player's" if pair == row.result.pair
+        cells = [c for c in variants.scored if c.section == e.section
+                 and (pair is None or c.pair == pair)]
+        what = "; ".join((f"pair {c.pair} " if pair is None else "")
+                         + f"round {c.index + 1}: {c.code} {c.opponent} as a "
+                         f"{'win' if c.code == 'N' else 'draw'}" for c in cells[:8]) \
+            + (f"; {len(cells) - 8} more" if len(cells) > 8 else "")
+        who = ("every player's" if pair is None else "the player's" if pair == row.result.pair
                else f"pair {pair}'s ({row.section.section.player(pair).name})")
-        out.append(Cause("scored_cells", f"{who} N/R cells rated as games with that player's own "
+        out.append(Cause("scored_cells", f"{who} N/R cells rated as games with "
+                         f"{'each' if pair is None else 'that'} player's own "
                          f"score ({what}; the reader takes them as byes, not rated) give "
                          f"{_fmt(value)}", value, e.post))
         break
@@ -739,4 +752,59 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
               inferred, with_inferred)
     a.overruled = chain.overruled
     a.chained = chain.chained
+    if published.corrected:
+        _corrected(a, dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
+                           options=options))
     return a
+
+
+def _corrected(a: Audit, how: dict) -> None:
+    """For each section the page says was corrected after it was rated
+    (:mod:`uschess.apps.audit.corrected`): the event audited again with each
+    game of the section rated with another result (the inputs the page
+    cannot show inferred again with it); the game whose audit reproduces the
+    most published ratings, more than ``a`` does, is kept as an inferred
+    input: ``a``'s posts with inferred inputs become that audit's, and each
+    post it reproduces that ``a`` misses gets the cause ``corrected``."""
+    published, tol = a.published, a.tolerance
+    how = dict(how, options=dataclasses.replace(how["options"], trace=False))
+    base = published.event  # with the games kept for the sections before
+    for name in published.corrected:
+        sec = next((s for s in published.event.sections if s.name == name), None)
+        if sec is None:
+            continue
+        shown = a.reproduced_inferred if a.reproduced_inferred is not None else a.reproduced
+        best = None
+        for g in section_games(sec):
+            event = _player_event(base, name, g.apply)
+            try:
+                alt = audit(dataclasses.replace(published, event=event, corrected=[]), **how)
+            except InputError:
+                continue
+            n = alt.reproduced_inferred if alt.reproduced_inferred is not None else alt.reproduced
+            if n > (best[2] if best else shown):
+                best = (g, alt, n)
+        if best is None:
+            continue
+        g, alt, n = best
+        base = _player_event(base, name, g.apply)
+        record = InferredCorrection(name, g.index + 1, g.pair, sec.player(g.pair).name,
+                                    g.opponent, sec.player(g.opponent).name, g.shown, g.result,
+                                    n, shown)
+        for row, other in zip(a.rows, alt.rows):
+            value = other.with_inferred if other.with_inferred is not None else other.computed
+            row.with_inferred = value
+            if not row.reproduced and within(value, row.entry.post, tol):
+                row.causes.append(Cause(
+                    "corrected", f"the page says section {name} was corrected after it was "
+                    f"rated: with {g.describe(sec)}, as first rated"
+                    + (" (and the inputs the page cannot show inferred with it)"
+                       if alt.inferred else "") + f", the post is {_fmt(value)} ({n} of the "
+                    f"event's {len(a.rows)} published ratings reproduced, {shown} with the "
+                    f"games shown)", value, row.entry.post,
+                    variant={"section": name, "round": g.index + 1, "pair": g.pair,
+                             "opponent": g.opponent, "shown": g.shown, "rated": g.result}))
+                row.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
+        a.inferred = [i for i in a.inferred if isinstance(i, InferredCorrection)] + [record] \
+            + [i for i in alt.inferred if not isinstance(i, InferredCorrection)]
+        a.reproduced_inferred = n

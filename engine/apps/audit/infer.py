@@ -70,6 +70,9 @@ class Inferred:
     #: N of the value (from the page's P<n>, or the least N an established
     #: post implies; else the rules')
     games: int = 0
+    #: N the rules in force give with their value (a blended initial
+    #: rating counts the other system's games, 000 sec. 2)
+    rules_games: int = 0
 
     def as_dict(self) -> dict:
         return {"inferred": "initial rating", **dataclasses.asdict(self)}
@@ -88,12 +91,13 @@ class Inferred:
         if self.pinned_by:
             pins.append(f"the posts of {self.pinned_by} other player"
                         f"{'s' if self.pinned_by != 1 else ''}")
-        weight = f", N = {self.games}" if self.games else ""
+        weight = f", N = {self.games}" if self.games or self.games != self.rules_games else ""
+        rules_weight = f", N = {self.rules_games}" if self.rules_games != self.games else ""
         return (f"initial {self.system} rating about {self.value:.0f}{weight}{what} for "
                 f"{self.name} "
                 f"({self.id}), inferred from the page ({' and '.join(pins) or 'the section'}), "
-                f"which does not show it; the rules in force give {self.rules_value:.0f} "
-                f"({self.rules_how})")
+                f"which does not show it; the rules in force give {self.rules_value:.0f}"
+                f"{rules_weight} ({self.rules_how})")
 
 
 def _age_for(value: float, a: dict) -> Optional[float]:
@@ -175,9 +179,11 @@ def _common_values(rules) -> list[float]:
 def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
     """What is reported of unknown ``u`` (``row``'s player in section result
     ``sr``) solved at ``u.value``, ``pins`` the published posts (pairs) that
-    depend on it; None when the value is the rules' own."""
+    depend on it; None when the value and its N are the rules' own (the N
+    alone may differ: a page's P<n> counts no games of a blended initial
+    rating the rules count, 000 sec. 2)."""
     initial = row.result.initial
-    if abs(u.value - initial.rating) <= SEARCH_STEP:
+    if abs(u.value - initial.rating) <= SEARCH_STEP and u.games == initial.games:
         return None
     a = sr.rules.p.age_formula
     age = _age_for(u.value, a)
@@ -185,7 +191,8 @@ def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
                     initial.rating, initial.how, age,
                     None if age is None else round(sr.section.start.year - age),
                     a.get("adult"), own=u.pair in pins,
-                    pinned_by=sum(1 for j in pins if j != u.pair), games=u.games)
+                    pinned_by=sum(1 for j in pins if j != u.pair), games=u.games,
+                    rules_games=initial.games)
 
 
 def initialization_causes(published, rows, result: EventResult, options: RatingOptions,

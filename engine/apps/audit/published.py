@@ -91,6 +91,36 @@ def scored_cells(page, text: str) -> list[ScoredCell]:
     return out
 
 
+#: What an MSA page prints in a section's Processed block when the
+#: crosstable was corrected after the section's ratings were computed (the
+#: page: "corrections have been made to this section.  Any impact these
+#: corrections may have upon the ratings from this section will not show up
+#: until after the next rerate of this section").
+_CORRECTED = re.compile(r"corrections\s+have\s+been\s+made\s+to\s+this\s+section", re.I)
+
+
+def corrected_sections(page, text: str) -> list[str]:
+    """The sections of ``page`` whose Processed block says the crosstable was
+    corrected after its ratings were computed: the page shows the corrected
+    games with the ratings of the games as first rated.  A note belongs to
+    the first section whose player lines follow it."""
+    from uschess.io.formats.pages import html_text, looks_like_html
+
+    if page.layout not in ("msa-html", "msa-text"):
+        return []
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = (html_text(text)[0] if looks_like_html(text) else text).split("\n")
+    notes = [k for k, line in enumerate(lines, 1) if _CORRECTED.search(line)]
+    starts = sorted((min(p.line for p in sec.players), sec.name)
+                    for sec in page.sections if sec.players)
+    out = []
+    for at in notes:
+        name = next((name for first, name in starts if first > at), None)
+        if name is not None and name not in out:
+            out.append(name)
+    return out
+
+
 @dataclass
 class PublishedResults:
     """An event and its published post-event ratings.  ``kind`` is ``json``
@@ -106,6 +136,9 @@ class PublishedResults:
     facts: list = field(default_factory=list)
     #: the page's N and R cells against an opponent (:class:`ScoredCell`)
     scored: list = field(default_factory=list)
+    #: the sections the page says were corrected after they were rated
+    #: (:func:`corrected_sections`)
+    corrected: list = field(default_factory=list)
 
     @property
     def rated_on(self) -> Optional[_dt.date]:
@@ -253,6 +286,7 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
         except InputError as err:
             raise err.located(file=path)
         out.scored = scored_cells(page, text)
+        out.corrected = corrected_sections(page, text)
         return out
     if looks_like_msa(text):
         if start is None:

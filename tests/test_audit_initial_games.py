@@ -1,0 +1,88 @@
+"""An unrated player's initial rating blended from the other system: the
+page's P<n> gives its N, which may differ from the rules' though the value is
+the same (:func:`uschess.apps.audit.infer.inferred_record`)."""
+
+from __future__ import annotations
+
+from uschess.apps.audit import audit, load_published
+from uschess.apps.audit.page_chain import rate_published
+from uschess.cli import main
+from uschess.rating.pipeline import RatingOptions
+
+from helpers import event
+
+
+DUAL = {1: (1123, 830, 24), 2: (1582, 1476, None), 3: (None, 1548, 4), 4: (913, 879, 3),
+        5: (1293, 1140, None), 6: (1084, 934, 4)}
+DUAL_CELLS = {1: ["W3", "W2", "W5", "W4"], 2: ["W6", "L1", "W3", "W5"],
+              3: ["L1", "W4", "L2", "W6"], 4: ["W5", "L3", "W6", "L1"],
+              5: ["L4", "W6", "L1", "L2"], 6: ["L2", "L5", "L4", "L3"]}
+
+
+def _dual_event():
+    players = []
+    for k, (r, q, n) in DUAL.items():
+        ratings = {"OTBQ": {"rating": q, "games": n or 60, "date": "2021-02-06"}}
+        if r is not None:
+            ratings["OTBR"] = {"rating": r, "games": n or 60}
+        players.append({"pair": k, "id": f"{30000000 + k}", "name": f"PLAYER {k}",
+                        "rounds": DUAL_CELLS[k], "ratings": ratings})
+    return event(players, start="2021-02-06", tc="G/30;d10")
+
+
+def _dual_page(posts: dict) -> str:
+    def rating(pre, n, post, n_after):
+        before = "Unrated" if pre is None else f"{pre:>4d}" + (f"P{n}" if n else "")
+        after = f"{round(post):>4d}" + (f"P{n_after}" if n_after else "")
+        return f"{before:<7}->{after:<8}"
+    bar = "-" * 71
+    lines = ["Section 1 - OPEN", "Section Date(s) \t\t2021-02-06 thru 2021-02-06",
+             "Processed \t\tReceived: 2021-02-06   Entered: 2021-02-06   Rated: 2021-02-07",
+             "Stats \t\t4 Rounds,  6 Players;  K Factor: F  Rating Sys: D  Tnmt Type: S",
+             "Time Control: G/30;d10", "", bar,
+             " Pair | Player Name                     |Total|Round|Round|Round|Round| ",
+             " Num  | USCF ID / Rtg (Pre->Post)       | Pts |  1  |  2  |  3  |  4  | ", bar]
+    for k, (r, q, n) in DUAL.items():
+        cells = "".join(f"{c[0]}   {c[1:]}|" for c in DUAL_CELLS[k])
+        total = sum(c[0] == "W" for c in DUAL_CELLS[k])
+        n_after = (n + 4) if n else None
+        lines.append(f"{k:5d} | {'PLAYER ' + str(k):<32}|{total:<5.1f}|{cells}")
+        rline = f" {30000000 + k} / R: " + rating(r, n if r is not None else None,
+                                                  posts[(k, 'OTBR')],
+                                                  n_after if r is not None else 4)
+        lines.append(f"   KS |{rline:<33}|     |" + "     |" * 4)
+        qline = "            Q: " + rating(q, n, posts[(k, 'OTBQ')], n_after)
+        lines.append(f"      |{qline:<33}|     |" + "     |" * 4)
+        lines.append(bar)
+    return "\n".join(lines) + "\n"
+
+
+def test_initial_rating_from_the_other_system_with_the_pages_n(tmp_path, capsys):
+    """A player unrated in OTBR with an OTBQ rating of 4 games: the rules
+    blend the OTBR initial rating from it with N = 4 (000 sec. 2); the page
+    prints the OTBR post P4 after 4 games, so N = 0.  Posts computed with
+    the OTBQ rating and N = 0 are reproduced with that N inferred (the value
+    the rules' own), and the audit reports it with the rules' N beside it."""
+    from uschess.apps.audit.infer import _options
+
+    ev = _dual_event()
+    truth = rate_published(ev, _options(RatingOptions(), {("30000003", "OTBR"): 1548.0},
+                                         {("30000003", "OTBR"): 0}))
+    rules = rate_published(ev, RatingOptions(trace=False))
+    posts = {(pr.pair, sr.system): pr.post for sr in truth.sections for pr in sr.players}
+    moved = [pr.pair for sr in rules.sections if sr.system == "OTBR" for pr in sr.players
+             if abs(pr.post - posts[(pr.pair, "OTBR")]) > 1.5]
+    assert 3 in moved and len(moved) >= 3
+    path = tmp_path / "dual.txt"
+    path.write_text(_dual_page(posts))
+    pub = load_published(path)
+    a = audit(pub)
+    assert a.reproduced < a.total == 12
+    assert a.reproduced_inferred == 12
+    rec = next(i for i in a.inferred if i.id == "30000003" and i.system == "OTBR")
+    assert (round(rec.value), rec.games, round(rec.rules_value), rec.rules_games) \
+        == (1548, 0, 1548, 4)
+    assert main(["audit", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "initial OTBR rating about 1548, N = 0 for PLAYER 3" in out
+    assert "the rules in force give 1548, N = 4" in out
