@@ -104,6 +104,7 @@ def test_no_tradeoff_where_every_post_is_met(tmp_path):
     assert not any(c.cause == "tradeoff" for r in a.rows for c in r.causes)
 
 
+@pytest.mark.slow  # two audits of the made-up page with the search on: seconds
 def test_tradeoff_search_is_bounded_and_deterministic(tmp_path, monkeypatch):
     """The search stays within its budget of section ratings and gives the
     same causes on the same page."""
@@ -130,6 +131,7 @@ def test_tradeoff_search_is_bounded_and_deterministic(tmp_path, monkeypatch):
     assert 0 < len(counted) <= limit + 2 * T.CANDIDATES
 
 
+@pytest.mark.slow  # a real section's audit with the trade-off search: seconds
 @pytest.mark.shared_data
 def test_tradeoff_on_a_real_page():
     """``XtblMain_201912158942_13`` (a kindergarten section of 2019, 73
