@@ -109,6 +109,7 @@ def test_games_tried_are_bounded_and_in_order():
     assert section_games(big) == []
 
 
+@pytest.mark.slow  # a real event audited again game by game: seconds
 @pytest.mark.shared_data
 def test_corrected_section_on_a_real_page():
     """``XtblMain_202106085042_1`` (UPPER, corrected after it was rated):

@@ -245,6 +245,7 @@ def _large(seed: int, blended_every: int = 0) -> dict:
     return raw
 
 
+@pytest.mark.slow  # a 100-player section solved twice: seconds
 def test_joint_solve_recovers_a_large_section_the_descent_does_not():
     """60 players, 52 of them new (every third blended from a rating the
     page does not show, N > 0; the others age-based, N = 0): solving all

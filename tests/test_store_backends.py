@@ -643,6 +643,7 @@ def test_two_replays_at_once_keep_every_chain(two_histories, target):
     assert _broken_chains(target) == []
 
 
+@pytest.mark.slow  # waits for the other writer by design
 def test_second_writer_waits_and_says_so(two_histories, target):
     """While the writer lock is held, a replay says it is waiting, then runs
     when the lock is released."""

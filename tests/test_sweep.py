@@ -129,6 +129,7 @@ def test_sweep_starts_its_own_local_cluster(history, capsys):
     assert "bonus_multiplier=12" in captured.out and "rank" in captured.out
 
 
+@pytest.mark.slow  # waits for the connection to time out
 def test_unreachable_scheduler_is_one_line(history, capsys):
     assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--scheduler",
                  "tcp://127.0.0.1:1", "--timeout", "1"]) == 2
