@@ -74,8 +74,13 @@ def corpus_files(args) -> Optional[list[Path]]:
         print(f"{CORPUS} is not beside the checkout", file=sys.stderr)
         return None
     files = sorted(CORPUS.glob("XtblMain_*.html"))
-    if getattr(args, "pages", None):
-        wanted = {line.split()[-1] for line in Path(args.pages).read_text().splitlines()
+    if args.pages:
+        try:
+            text = Path(args.pages).read_text()
+        except OSError as err:
+            print(f"{args.pages}: {err.strerror}", file=sys.stderr)
+            return None
+        wanted = {line.split()[-1] for line in text.splitlines()
                   if line.strip() and not line.lstrip().startswith("#")}
         unknown = sorted(wanted - {f.name for f in files})
         if unknown:
@@ -103,6 +108,7 @@ def audit_page(f: Path) -> dict:
     kind, its counts, the inputs inferred by kind, every miss with its best
     explanation, or why the page could not be read."""
     from uschess.apps.audit import audit, load_published
+    from uschess.apps.audit.cause import within
     from uschess.errors import InputError
 
     m = NAME.search(f.name)
@@ -118,7 +124,7 @@ def audit_page(f: Path) -> dict:
     for r in a.mismatches:
         best = r.causes[0].cause if r.causes else ("no rating" if r.problem else "unexplained")
         inferred_ok = (r.with_inferred is not None
-                       and abs(r.with_inferred - r.entry.post) <= a.tolerance + 1e-9)
+                       and within(r.with_inferred, r.entry.post, a.tolerance))
         rest = [c.cause for c in r.causes if c.cause != "initialization"]
         left = None if inferred_ok else (rest[0] if rest else
                                          ("no rating" if r.problem else "unexplained"))

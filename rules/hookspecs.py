@@ -117,15 +117,14 @@ def uschess_store_rating(pre, value, p):
 
 
 @hookspec(firstresult=True)
-def uschess_match_held(established, rated, opponent_established, p):
+def uschess_match_held(established, rated, p):
     """Whether a player of a match pair that sec. 7 restriction 1 does not
     allow (a player not established, or ratings more than
     ``match_max_rating_gap`` apart), in a section US Chess rated as a match
     all the same, keeps the pre-event rating (the games still counted; the
     opponent rated against that rating) instead of being rated as a match.
     ``established``: the player holds an established rating in the system;
-    ``rated``: the player holds a rating there at all; ``opponent_established``
-    the same of the opponent."""
+    ``rated``: the player holds a rating there at all."""
 
 
 class RulePackSpec:

@@ -27,7 +27,7 @@ class MatchRatedAnyway(RulePlugin):
     source = src("record", "matches", "Tnmt Type: M pages, 2016-2018")
 
     @hookimpl
-    def uschess_match_held(self, established, rated, opponent_established, p):
+    def uschess_match_held(self, established, rated, p):
         return False
 
 
@@ -43,7 +43,7 @@ class MatchHoldProvisional(RulePlugin):
     source = src("record", "matches", "Tnmt Type: M page of 2020-12")
 
     @hookimpl
-    def uschess_match_held(self, established, rated, opponent_established, p):
+    def uschess_match_held(self, established, rated, p):
         return bool(rated and not established)
 
 

@@ -20,7 +20,7 @@ from uschess.io.eventfile import event_from_dict, event_to_dict
 from uschess.io.formats.page_event import event_from_page
 from uschess.io.formats.pages import parse_page
 from uschess.rating.match import HELD
-from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.rating.pipeline import rate_event
 from uschess.rating.results import MatchPlayerResult
 
 from helpers import SHARED_DATA

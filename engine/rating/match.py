@@ -196,11 +196,10 @@ def unallowed_pairs(section: Section, system: str, rules) -> dict[int, str]:
     for a, b in _pairs_or_refuse(section):
         if _refusal((a, b), system, rules, "") is None:
             continue
-        for pl, other in ((a, b), (b, a)):
+        for pl in (a, b):
             rated = pl.ratings.get(system) is not None
             held = rules.call.uschess_match_held(
-                established=_established(pl, system, p), rated=rated,
-                opponent_established=_established(other, system, p), p=p)
+                established=_established(pl, system, p), rated=rated, p=p)
             out[pl.pair] = "held" if held and rated else ("match" if rated else "unrated")
     return out
 
@@ -237,9 +236,13 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
         grant_floor_requests = bool(getattr(options, "grant_floor_requests", False))
     if trace is None:
         trace = bool(getattr(options, "trace", True)) if options is not None else True
-    unallowed = unallowed_pairs(section, system, rules) if section.match_as_rated else {}
-    if not section.match_as_rated:
+    if section.match_as_rated:
+        unallowed = unallowed_pairs(section, system, rules)
+    else:
+        unallowed = {}
         check_match(section, system, rules)
+    learned = (f"(learned from the record: match_unallowed = "
+               f"{rules.plugins['match_unallowed'].value})" if unallowed else "")
     held = frozenset(pair for pair, how in unallowed.items() if how == "held")
     st = five_steps(section, system, rules, tc, kind=MATCH, trace=trace, held=held)
     on = section.end
@@ -251,7 +254,7 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
             out.append(unrated(pl, system, e.rec))
             continue
         how = unallowed.get(pl.pair)
-        if how is not None and trace:
+        if how is not None:
             e.reads.names.add("match_unallowed")  # its warnings name the record's rule
         if how in ("held", "unrated"):
             if plain is None:  # no cap, no floor request: nothing is rated as a match
@@ -262,14 +265,12 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
                 res.warnings.append(
                     f"not rated: a match needs both players established within "
                     f"{rules.p.match_max_rating_gap:g} points (sec. 7); this section was rated "
-                    f"as a match all the same, and the rule in force (learned from the record: "
-                    f"match_unallowed = {rules.plugins['match_unallowed'].value}) holds this "
+                    f"as a match all the same, and the rule in force {learned} holds this "
                     f"player's provisional rating (games counted), the opponent rated against it")
             else:
                 res.warnings.append(
                     "unrated, so not rated as a match (sec. 7 needs both players established): "
-                    "rated as in any section, the opponent as a match (learned from the record: "
-                    f"match_unallowed = {rules.plugins['match_unallowed'].value})")
+                    f"rated as in any section, the opponent as a match {learned}")
             out.append(res)
             continue
         hist, hsource = _history_for(pl, system, on, match_history, options, chain_history)
@@ -280,8 +281,7 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
             res.warnings.append(
                 "rated as a match although sec. 7 needs both players established within "
                 f"{rules.p.match_max_rating_gap:g} points: the rule in force for a section rated "
-                "as a match all the same (learned from the record: match_unallowed = "
-                f"{rules.plugins['match_unallowed'].value})")
+                f"as a match all the same {learned}")
         out.append(res)
     return SectionResult(section, system, rules, tc, out)
 

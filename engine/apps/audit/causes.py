@@ -501,7 +501,7 @@ def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> O
     def change(s):
         for c in cells:
             me, opp = s.player(c.pair), s.player(c.opponent)
-            if max(len(me.rounds), len(opp.rounds)) <= c.index:
+            if min(len(me.rounds), len(opp.rounds)) <= c.index:
                 continue
             mine, theirs = _SCORED_GAME[c.code]
             me.rounds = list(me.rounds)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from uschess.apps.audit.alternate import _plain
 from uschess.apps.audit.cause import Cause, post_of, within
 from uschess.apps.audit.infer import _options, inferred_record
 from uschess.apps.audit.page_chain import rate_published
@@ -54,11 +55,6 @@ GRID = 200.0
 WORK, EVENT_WORK = 200_000, 80
 #: A cause names at most this many of the posts a variant loses.
 MAX_NAMED = 3
-
-
-def _plain(options: RatingOptions) -> RatingOptions:
-    return RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
-                         readings=dict(options.readings), trace=False)
 
 
 def _search(model: SectionModel, values: dict, pair: int, target: int, post: float,

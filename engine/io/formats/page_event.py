@@ -32,7 +32,7 @@ from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
-from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord
+from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord, copy_with
 
 #: A time control for a section whose page prints none, rated in exactly the
 #: systems the page names (the K exception of dual-rated sections depends on
@@ -155,11 +155,6 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
         notes.append(f"{where}: established players' game counts are not printed: taken as "
                      f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
     kind = TNMT_TYPES.get(sec.tnmt_type or "S", "swiss")
-    if kind == "match" and match_pairs(Section(name="", time_control=tc, players=out_players,
-                                               start=start, end=end), idle=True) is None:
-        notes.append(f"{where}: Tnmt Type M, but the games are not two-player matches (a "
-                     "player meets two opponents): rated as a Swiss")
-        kind = "swiss"
     section = Section(name=sec.name or (opts.name or "section"), time_control=tc,
                       players=out_players, start=start, end=end,
                       online=bool(sec.online), half_k=sec.k_factor == "H",
@@ -187,6 +182,11 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
             notes.extend(f"{where}: {m}" for m in mended)
             section.notes.extend(mended)
         validate_section(section)
+    # the pairs are checked on the games as mended and merged above
+    if section.kind == "match" and match_pairs(section, idle=True) is None:
+        notes.append(f"{where}: Tnmt Type M, but the games are not two-player matches (a "
+                     "player meets two opponents): rated as a Swiss")
+        section = copy_with(section, kind="swiss", match_as_rated=False)
     return section, published, facts
 
 
