@@ -21,7 +21,7 @@ post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` wri
 miss with its post computed with the inferred values.  ``--jobs N`` audits N
 pages at once, each worker a process of its own (the figures do not depend on
 N; the CPU time printed is the workers').  ``--pages FILE`` audits only the
-pages FILE names (one a line, the page's file name last on the line, so a
+pages FILE names (one a line, the page's file name or its stem last on the line, so a
 list of "count page" lines will do) and prints, for each, its ratings,
 how many are reproduced with the inferred inputs and how many misses are left
 with no cause.
@@ -82,11 +82,11 @@ def corpus_files(args) -> Optional[list[Path]]:
             return None
         wanted = {line.split()[-1] for line in text.splitlines()
                   if line.strip() and not line.lstrip().startswith("#")}
-        unknown = sorted(wanted - {f.name for f in files})
+        unknown = sorted(wanted - {f.name for f in files} - {f.stem for f in files})
         if unknown:
             print(f"{args.pages}: not in the corpus: {unknown[0]}", file=sys.stderr)
             return None
-        files = [f for f in files if f.name in wanted]
+        files = [f for f in files if f.name in wanted or f.stem in wanted]
     files = files[::args.every]
     return files[:args.limit] if args.limit else files
 

@@ -45,6 +45,38 @@ def d(text):
     return dt.date.fromisoformat(text)
 
 
+#: A game's result for the opponent.
+MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X"}
+
+
+def msa_text_page(players, *, start: str, rated: str = None, system: str = "R",
+                  tc: str = "G/90;d30", tnmt: str = "S", name: str = "OPEN") -> str:
+    """One section of an MSA page copied from a browser as text (the layout
+    of the Waukesha page).  ``players`` are dicts with ``pair``, ``name``,
+    ``id``, ``total`` (as printed), ``cells`` (one a round, as printed:
+    ``W   3``) and ``lines``: the rating lines as printed after the ID, the
+    first beside it (``R: 1293   ->1343``), any other under it
+    (``Q: 1548P4 ->1540P8``); ``state`` (default ``KS``)."""
+    rounds = len(players[0]["cells"])
+    bar = "-" * (48 + 6 * rounds)
+    empty = "     |" + "     |" * rounds
+    lines = [f"Section 1 - {name}", f"Section Date(s) \t\t{start} thru {start}",
+             f"Processed \t\tReceived: {start}   Entered: {start}   Rated: {rated or start}",
+             f"Stats \t\t{rounds} Rounds,  {len(players)} Players;  K Factor: F  "
+             f"Rating Sys: {system}  Tnmt Type: {tnmt}", f"Time Control: {tc}", "", bar,
+             " Pair | Player Name                     |Total|" + "Round|" * rounds,
+             " Num  | USCF ID / Rtg (Pre->Post)       | Pts |"
+             + "".join(f"  {k}  |" for k in range(1, rounds + 1)), bar]
+    for p in players:
+        lines.append(f"{p['pair']:5d} | {p['name']:<32}|{p['total']:<5}|"
+                     + "".join(f"{c:<5}|" for c in p["cells"]))
+        first, *more = p["lines"]
+        lines.append(f"   {p.get('state', 'KS'):>2} |{' ' + p['id'] + ' / ' + first:<33}|" + empty)
+        lines.extend(f"      |{' ' * 12 + line:<33}|" + empty for line in more)
+        lines.append(bar)
+    return "\n".join(lines) + "\n"
+
+
 def store_write(eid="E1", rating=1234.5678901234567, pid="100", system="OTBR", pre=None):
     """One event's write to a ratings store: a player's record and change."""
     from uschess.model import ForeignRating, SystemRecord

@@ -43,7 +43,7 @@ def _page(tmp_path, posts: dict, note: bool):
     rows = [(k, IDS[k], f"PLAYER {k}", RATINGS[k], [cell(c) for c in SHOWN[k]],
              f"{sum({'W': 1, 'D': 0.5, 'L': 0}[c[0]] for c in SHOWN[k]):.1f}")
             for k in RATINGS]
-    text = _msa_text_page(rows, posts, 3)
+    text = _msa_text_page(rows, posts)
     if note:
         text = text.replace("Rated: 2022-05-27", "Rated: 2022-05-27 " + NOTE)
     path = tmp_path / ("corrected.txt" if note else "plain.txt")

@@ -9,7 +9,7 @@ from uschess.apps.audit.page_chain import rate_published
 from uschess.cli import main
 from uschess.rating.pipeline import RatingOptions
 
-from helpers import event
+from helpers import event, msa_text_page
 
 
 DUAL = {1: (1123, 830, 24), 2: (1582, 1476, None), 3: (None, 1548, 4), 4: (913, 879, 3),
@@ -35,26 +35,18 @@ def _dual_page(posts: dict) -> str:
         before = "Unrated" if pre is None else f"{pre:>4d}" + (f"P{n}" if n else "")
         after = f"{round(post):>4d}" + (f"P{n_after}" if n_after else "")
         return f"{before:<7}->{after:<8}"
-    bar = "-" * 71
-    lines = ["Section 1 - OPEN", "Section Date(s) \t\t2021-02-06 thru 2021-02-06",
-             "Processed \t\tReceived: 2021-02-06   Entered: 2021-02-06   Rated: 2021-02-07",
-             "Stats \t\t4 Rounds,  6 Players;  K Factor: F  Rating Sys: D  Tnmt Type: S",
-             "Time Control: G/30;d10", "", bar,
-             " Pair | Player Name                     |Total|Round|Round|Round|Round| ",
-             " Num  | USCF ID / Rtg (Pre->Post)       | Pts |  1  |  2  |  3  |  4  | ", bar]
+    players = []
     for k, (r, q, n) in DUAL.items():
-        cells = "".join(f"{c[0]}   {c[1:]}|" for c in DUAL_CELLS[k])
-        total = sum(c[0] == "W" for c in DUAL_CELLS[k])
         n_after = (n + 4) if n else None
-        lines.append(f"{k:5d} | {'PLAYER ' + str(k):<32}|{total:<5.1f}|{cells}")
-        rline = f" {30000000 + k} / R: " + rating(r, n if r is not None else None,
-                                                  posts[(k, 'OTBR')],
-                                                  n_after if r is not None else 4)
-        lines.append(f"   KS |{rline:<33}|     |" + "     |" * 4)
-        qline = "            Q: " + rating(q, n, posts[(k, 'OTBQ')], n_after)
-        lines.append(f"      |{qline:<33}|     |" + "     |" * 4)
-        lines.append(bar)
-    return "\n".join(lines) + "\n"
+        players.append({
+            "pair": k, "name": f"PLAYER {k}", "id": f"{30000000 + k}",
+            "total": f"{sum(c[0] == 'W' for c in DUAL_CELLS[k]):.1f}",
+            "cells": [f"{c[0]}   {c[1:]}" for c in DUAL_CELLS[k]],
+            "lines": ["R: " + rating(r, n if r is not None else None, posts[(k, "OTBR")],
+                                     n_after if r is not None else 4),
+                      "Q: " + rating(q, n, posts[(k, "OTBQ")], n_after)]})
+    return msa_text_page(players, start="2021-02-06", rated="2021-02-07", system="D",
+                         tc="G/30;d10")
 
 
 def test_initial_rating_from_the_other_system_with_the_pages_n(tmp_path, capsys):

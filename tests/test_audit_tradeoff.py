@@ -17,7 +17,7 @@ from uschess.cli import main
 from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
 
-from helpers import SHARED_DATA
+from helpers import SHARED_DATA, msa_text_page
 from test_audit_infer import _page_file, _published, _swiss
 
 PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
@@ -189,24 +189,14 @@ def test_initial_ratings_solved_again_with_the_histories_in_place(capsys):
 
 # --- the page's N and R cells -----------------------------------------------
 
-def _msa_text_page(players: list, posts: dict, rounds: int) -> str:
-    """An MSA page copied as text (the layout of the Waukesha page): one
-    section, ``players`` as (pair, id, name, rating, cells, total)."""
-    bar = "-" * (48 + 6 * rounds)
-    head = ["Section 1 - OPEN", "Section Date(s) \t\t2022-05-25 thru 2022-05-25",
-            "Processed \t\tReceived: 2022-05-26   Entered: 2022-05-26   Rated: 2022-05-27",
-            f"Stats \t\t{rounds} Rounds,  {len(players)} Players;  K Factor: F  Rating Sys: R  "
-            "Tnmt Type: S", "Time Control: G/100;d5", "", bar,
-            " Pair | Player Name                     |Total|" + "Round|" * rounds,
-            " Num  | USCF ID / Rtg (Pre->Post)       | Pts |"
-            + "".join(f"  {k}  |" for k in range(1, rounds + 1)), bar]
-    lines = list(head)
-    for pair, pid, name, rating, cells, total in players:
-        lines.append(f"{pair:5d} | {name:<32}|{total:<5}|" + "".join(f"{c:<5}|" for c in cells))
-        rtg = f" {pid} / R: {rating:<4d}   ->{round(posts[pid]):<4d}"
-        lines.append(f"   WI |{rtg:<33}|     |" + "     |" * rounds)
-        lines.append(bar)
-    return "\n".join(lines) + "\n"
+def _msa_text_page(players: list, posts: dict) -> str:
+    """An MSA page copied as text, one section: ``players`` as (pair, id,
+    name, rating, cells, total)."""
+    return msa_text_page([{"pair": pair, "name": name, "id": pid, "total": total,
+                           "cells": cells, "state": "WI",
+                           "lines": [f"R: {rating:<4d}   ->{round(posts[pid]):<4d}"]}
+                          for pair, pid, name, rating, cells, total in players],
+                         start="2022-05-25", rated="2022-05-27", tc="G/100;d5")
 
 
 def test_scored_cells_rated_as_games_with_each_players_own_score(tmp_path, capsys):
@@ -243,7 +233,7 @@ def test_scored_cells_rated_as_games_with_each_players_own_score(tmp_path, capsy
             (3, ids[3], "THREE", 1450, ["L   1", "D   2", "B"], "1.5"),
             (4, ids[4], "FOUR", 1580, ["L   2", "W   1", "B"], "2.0")]
     path = tmp_path / "page.txt"
-    path.write_text(_msa_text_page(rows, published, 3))
+    path.write_text(_msa_text_page(rows, published))
     from uschess.apps.audit import load_published
 
     pub = load_published(path)
@@ -258,6 +248,26 @@ def test_scored_cells_rated_as_games_with_each_players_own_score(tmp_path, capsy
         assert within(cause.computed, row.entry.post, a.tolerance)
     assert main(["audit", str(path)]) == 0
     assert "N/R cells rated as games" in capsys.readouterr().out
+
+
+def test_scored_cells_are_the_cells_the_reader_reads_as_byes(tmp_path):
+    """The N/R cells the audit rates as games are found by the reader's own
+    cell (``R2`` as ``R   2``), only where an opponent is named (``N 0`` is
+    a bye without one)."""
+    from uschess.apps.audit import load_published
+    from uschess.io.formats.msa import scored_cell
+
+    assert scored_cell(" R   2 ") == scored_cell("R2") == ("R", 2)
+    assert scored_cell("N 0") is None and scored_cell("W   2") is None and scored_cell("B") is None
+    rows = [(1, "12000001", "ONE", 1500, ["W   3", "R2"], "1.5"),
+            (2, "12000002", "TWO", 1620, ["N 0", "N1"], "2.0"),
+            (3, "12000003", "THREE", 1450, ["L   1", "B"], "1.0")]
+    path = tmp_path / "page.txt"
+    path.write_text(_msa_text_page(rows, {"12000001": 1510, "12000002": 1620,
+                                          "12000003": 1440}))
+    pub = load_published(path)
+    assert [(c.pair, c.index, c.code, c.opponent) for c in pub.scored] == [(1, 1, "R", 2),
+                                                                         (2, 1, "N", 1)]
 
 
 @pytest.mark.shared_data
@@ -318,7 +328,7 @@ def test_scored_cells_of_both_players_at_once_each_with_their_own_score(tmp_path
             (3, ids[3], "THREE", 1450, ["L   1", "D   2", "B"], "1.5"),
             (4, ids[4], "FOUR", 1580, ["L   2", "W   1", "B"], "2.0")]
     path = tmp_path / "page.txt"
-    path.write_text(_msa_text_page(rows, posts, 3))
+    path.write_text(_msa_text_page(rows, posts))
     a = audit(load_published(path))
     assert {r.entry.id for r in a.mismatches} >= {ids[1], ids[2]}
     for pid in (ids[1], ids[2]):

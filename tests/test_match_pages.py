@@ -23,11 +23,10 @@ from uschess.rating.match import HELD
 from uschess.rating.pipeline import rate_event
 from uschess.rating.results import MatchPlayerResult
 
-from helpers import SHARED_DATA
+from helpers import MIRROR, SHARED_DATA, msa_text_page
 
 BOOK = RuleBook.load()
 PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
-MIRROR = {"W": "L", "L": "W", "D": "D"}
 
 
 def rec(rating, games=120):
@@ -184,19 +183,10 @@ def test_match_as_rated_needs_type_match_and_round_trips():
 def page_text(players, tnmt="M", start="2018-04-21"):
     """An MSA page copied to text, one section: ``players`` are (pair, name,
     id, total, cells, printed R line)."""
-    rounds = len(players[0][4])
-    lines = ["Section 1 - MATCH", f"Section Date(s) \t\t{start}",
-             f"Processed \t\tReceived: {start}   Entered: {start}   Rated: {start}",
-             f"Stats \t\t{rounds} Rounds,  {len(players)} Players;  K Factor: F  Rating Sys: R"
-             f"  Tnmt Type: {tnmt}", "Time Control: G/90;d30", "-" * 71,
-             " Pair | Player Name                     |Total|" + "Round|" * rounds + " ",
-             " Num  | USCF ID / Rtg (Pre->Post)       | Pts |"
-             + "".join(f"  {i}  |" for i in range(1, rounds + 1)) + " ", "-" * 71]
-    for pair, name, pid, total, cells, line in players:
-        lines.append(f"{pair:5d} | {name:<32}|{total:<5}|" + "".join(f"{c:<5}|" for c in cells))
-        lines.append(f"   KS | {f'{pid} / R: {line}':<32}|     |" + "     |" * rounds)
-        lines.append("-" * 71)
-    return "\n".join(lines) + "\n"
+    return msa_text_page([{"pair": pair, "name": name, "id": pid, "total": total,
+                           "cells": cells, "lines": [f"R: {line}"]}
+                          for pair, name, pid, total, cells, line in players],
+                         start=start, tnmt=tnmt, name="MATCH")
 
 
 TEAM = [(1, "GABRIEL", "16119806", "2.0", ["W   4", "W   4"], "1293   ->1343"),

@@ -19,17 +19,17 @@ Every value found stays reported as inferred.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
-from uschess.apps.audit.cause import post_of, within
+from uschess.apps.audit.cause import count_reproduced, printed_posts, within
 from uschess.apps.audit.hidden import infer_histories, with_histories
 from uschess.apps.audit.infer import _common_values, _options, inferred_record
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
 from uschess.errors import InputError
 from uschess.model import Event
-from uschess.rating.pipeline import EventResult, RatingOptions
+from uschess.rating.pipeline import RatingOptions
 
 #: Rounds of (initial ratings again, then histories again) at most.
 ROUNDS = 3
@@ -46,12 +46,6 @@ class Inputs:
     initial: list            # infer.Inferred
     histories: list          # hidden.InferredHistory
     count: int
-    options: Optional[RatingOptions] = None
-    #: the event rated with all of it (None before any rating)
-    result: Optional[EventResult] = None
-    rounds: int = 0
-    #: (what was solved again, how many reproduced after it), in order
-    log: list = field(default_factory=list)
 
     def event(self, event: Event) -> Event:
         """``event`` with the histories in place."""
@@ -61,11 +55,6 @@ class Inputs:
 def _plain(options: RatingOptions) -> RatingOptions:
     return RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
                          readings=dict(options.readings), trace=False)
-
-
-def count_reproduced(result: EventResult, rows, tol: float) -> int:
-    return sum(1 for r in rows if within(post_of(result, r.entry.section, r.entry.system,
-                                                 r.entry.id), r.entry.post, tol))
 
 
 def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float,
@@ -132,21 +121,18 @@ def alternate(published, rows, options: RatingOptions, book, tol: float, inputs:
             result = rate_published(event, opts, book=book)
         except InputError:
             break
-        n = count_reproduced(result, rows, tol)
-        inputs.log.append(("initial ratings again", n))
+        n = count_reproduced(result, [r.entry for r in rows], tol)
         if n <= inputs.count:
             break
-        inputs = Inputs(values, inputs.games, initial, inputs.histories, n, opts, result,
-                        inputs.rounds + 1, inputs.log)
+        inputs = Inputs(values, inputs.games, initial, inputs.histories, n)
+        posts = printed_posts(result)
         for r in rows:
-            r.with_inferred = post_of(result, r.entry.section, r.entry.system, r.entry.id)
+            r.with_inferred = posts.get((r.entry.section, r.entry.system, r.entry.id))
         if n >= len(rows):
             break
         more, count = infer_histories(published, rows, options, book, tol, opts, n,
                                       established, games_printed, accepted=inputs.histories)
-        inputs.log.append(("histories again", count if more else n))
         if more:
             inputs.histories = list(inputs.histories) + more
             inputs.count = count
-            inputs.result = None
     return inputs

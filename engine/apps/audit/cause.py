@@ -38,6 +38,25 @@ def within(value: Optional[float], published: float, tol: float) -> bool:
     return value is not None and abs(value - published) <= tol + EPS
 
 
+def printed_posts(result) -> dict:
+    """(section, system, id) -> :func:`printed_value` of every player of an
+    EventResult (empty for None): :func:`post_of` for many players at once."""
+    out: dict = {}
+    if result is not None:
+        for sr in result.sections:
+            for pr in sr.players:
+                out.setdefault((sr.section.name, sr.system, pr.id), printed_value(pr))
+    return out
+
+
+def count_reproduced(result, entries, tol: float) -> int:
+    """How many published ratings ``entries`` (each with ``section``,
+    ``system``, ``id`` and ``post``) an EventResult reproduces within
+    ``tol`` (0 for None: the variant could not be rated)."""
+    posts = printed_posts(result)
+    return sum(1 for e in entries if within(posts.get((e.section, e.system, e.id)), e.post, tol))
+
+
 @dataclass
 class Cause:
     """A variant that reproduces a published rating."""

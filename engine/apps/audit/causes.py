@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.alternate import Inputs, alternate
-from uschess.apps.audit.cause import Cause, post_of, printed_value, within
+from uschess.apps.audit.cause import Cause, count_reproduced, post_of, printed_value, within
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
@@ -743,8 +743,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     better = []
     base_count = sum(1 for r in rows if r.reproduced)
     for label, res in variants.whole_event():
-        n = sum(1 for e in published.entries
-                if within(post_of(res, e.section, e.system, e.id), e.post, tolerance))
+        n = count_reproduced(res, published.entries, tolerance)
         if n > base_count:
             better.append((label, n))
     better.sort(key=lambda x: -x[1])

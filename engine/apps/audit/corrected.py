@@ -18,15 +18,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from uschess.model import Round, Section
+from uschess.model import MIRROR, Round, Section
 
 #: The largest section, in games, whose games are tried with another
 #: result: each game is two audits of the event (its two other results).
 CORRECTED_GAMES = 60
 
-#: A game's result for the opponent.
-MIRROR = {"W": "L", "L": "W", "D": "D"}
-
+#: The results of a game played over the board, in words.
 _WORDS = {"W": "a win", "L": "a loss", "D": "a draw"}
 
 
@@ -67,7 +65,7 @@ def section_games(section: Section) -> list[GameChange]:
     for k in range(rounds):
         for p in sorted(section.players, key=lambda p: p.pair):
             r = p.rounds[k] if k < len(p.rounds) else None
-            if r is None or r.code not in MIRROR or r.opponent is None or p.pair > r.opponent:
+            if r is None or r.code not in _WORDS or r.opponent is None or p.pair > r.opponent:
                 continue
             out.extend(GameChange(section.name, k, p.pair, r.opponent, r.code, alt)
                        for alt in "WDL" if alt != r.code)

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from uschess.apps.audit.cause import post_of, within
+from uschess.apps.audit.cause import count_reproduced, post_of, printed_posts, within
 from uschess.apps.audit.page_chain import rate_published
 from uschess.errors import InputError
 from uschess.io.formats.msa import ESTABLISHED_GAMES
@@ -125,9 +125,7 @@ class _Trials:
             return None
 
     def score(self, result: Optional[EventResult]) -> int:
-        return sum(1 for r in self.rows
-                   if within(post_of(result, r.entry.section, r.entry.system, r.entry.id),
-                              r.entry.post, self.tol))
+        return count_reproduced(result, [r.entry for r in self.rows], self.tol)
 
 
 def counts_reproducing(at: Callable[[int], Optional[float]], lo: int, hi: int, post: float,
@@ -308,6 +306,7 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
                 break
     if best_result is None:
         return [], None
+    posts = printed_posts(best_result)
     for r in rows:
-        r.with_inferred = post_of(best_result, r.entry.section, r.entry.system, r.entry.id)
+        r.with_inferred = posts.get((r.entry.section, r.entry.system, r.entry.id))
     return found, best

@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.cause import Cause, post_of, within
+from uschess.apps.audit.cause import Cause, printed_posts, within
 from uschess.apps.audit.page_chain import rate_published as rate_event
 from uschess.apps.audit.solve import INFERRED_HOW, SectionModel, Unknown, solve_section
 from uschess.calendar.rulebook import Reform, RuleBook
@@ -270,8 +270,9 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
     if solved is not None:
         solved.update(options=final_options, values=dict(values), games=dict(games))
     count = 0
+    posts = printed_posts(final)
     for r in rows:
-        value = post_of(final, r.entry.section, r.entry.system, r.entry.id)
+        value = posts.get((r.entry.section, r.entry.system, r.entry.id))
         r.with_inferred = value
         ok = within(value, r.entry.post, tol)
         count += ok

@@ -43,17 +43,12 @@ class PublishedEntry:
     post_games: Optional[int] = None
 
 
-#: A round cell of a real MSA page scored without a game: ``N`` (a point)
-#: or ``R`` (half a point) with the opponent's pair.
-_SCORED_CELL = re.compile(r"^\s*([NR])\s+([0-9]+)\s*$")
-
-
 @dataclass
 class ScoredCell:
     """An ``N`` or ``R`` cell of a page: player ``pair`` of ``section`` was
-    given ``points`` in round ``index`` (0-based) against ``opponent``
-    without a game the reader rates (:data:`uschess.io.formats.msa.PAGE_CELLS`
-    reads it as a bye)."""
+    scored ``code`` (``N`` a point, ``R`` half a point) in round ``index``
+    (0-based) against ``opponent`` without a game the reader rates
+    (:data:`uschess.io.formats.msa.PAGE_CELLS` reads it as a bye)."""
 
     section: str
     pair: int
@@ -61,33 +56,25 @@ class ScoredCell:
     code: str
     opponent: int
 
-    @property
-    def points(self) -> float:
-        return 1.0 if self.code == "N" else 0.5
 
-
-def scored_cells(page, text: str) -> list[ScoredCell]:
+def scored_cells(page) -> list[ScoredCell]:
     """The ``N``/``R`` cells of ``page`` (:class:`uschess.io.formats.pages.Page`)
-    naming an opponent, read from the text of the page's own player lines
-    (``text``: the file's text, HTML or the page copied as text)."""
-    from uschess.io.formats.pages import html_text, looks_like_html
+    naming an opponent, read from the page's own player lines
+    (:func:`uschess.io.formats.msa.scored_cell`, the reader's cell)."""
+    from uschess.io.formats.msa import scored_cell
 
-    if page.layout not in ("msa-html", "msa-text"):
-        return []
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    lines = (html_text(text)[0] if looks_like_html(text) else text).split("\n")
     out = []
     for sec in page.sections:
         for p in sec.players:
-            if not 0 < p.line <= len(lines):
+            if not 0 < p.line <= len(page.lines):
                 continue
-            cells = lines[p.line - 1].split("|")
+            cells = page.lines[p.line - 1].split("|")
             if len(cells) < 4 or cells[0].strip() != str(p.pair):
                 continue
             for k, cell in enumerate(cells[3:3 + len(p.rounds)]):
-                m = _SCORED_CELL.match(cell)
-                if m:
-                    out.append(ScoredCell(sec.name, p.pair, k, m.group(1), int(m.group(2))))
+                got = scored_cell(cell)
+                if got is not None:
+                    out.append(ScoredCell(sec.name, p.pair, k, got[0], got[1]))
     return out
 
 
@@ -99,18 +86,12 @@ def scored_cells(page, text: str) -> list[ScoredCell]:
 _CORRECTED = re.compile(r"corrections\s+have\s+been\s+made\s+to\s+this\s+section", re.I)
 
 
-def corrected_sections(page, text: str) -> list[str]:
+def corrected_sections(page) -> list[str]:
     """The sections of ``page`` whose Processed block says the crosstable was
     corrected after its ratings were computed: the page shows the corrected
     games with the ratings of the games as first rated.  A note belongs to
     the first section whose player lines follow it."""
-    from uschess.io.formats.pages import html_text, looks_like_html
-
-    if page.layout not in ("msa-html", "msa-text"):
-        return []
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    lines = (html_text(text)[0] if looks_like_html(text) else text).split("\n")
-    notes = [k for k, line in enumerate(lines, 1) if _CORRECTED.search(line)]
+    notes = [k for k, line in enumerate(page.lines, 1) if _CORRECTED.search(line)]
     starts = sorted((min(p.line for p in sec.players), sec.name)
                     for sec in page.sections if sec.players)
     out = []
@@ -285,8 +266,8 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
             out = published_from_page(page, opts)
         except InputError as err:
             raise err.located(file=path)
-        out.scored = scored_cells(page, text)
-        out.corrected = corrected_sections(page, text)
+        out.scored = scored_cells(page)
+        out.corrected = corrected_sections(page)
         return out
     if looks_like_msa(text):
         if start is None:

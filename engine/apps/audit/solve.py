@@ -72,10 +72,11 @@ once (:class:`SectionModel`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from dataclasses import dataclass, field
 from operator import mul
-from typing import Optional
+from typing import Callable, Optional
 
 from uschess.errors import InputError
 from uschess.rating.results import SectionResult
@@ -218,14 +219,22 @@ def _score(posts: Optional[dict], published: dict, tol: float) -> tuple:
     return (n, -misfit)
 
 
-def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low: float,
-                   high: float) -> dict:
-    """pair of each unknown -> {published pair: d post / d initial rating}."""
-    values = {u.pair: u.value for u in unknowns}
+def forward_slopes(model: SectionModel, values: dict, pairs, base: dict, step: float,
+                   low: float, high: float, min_slope: float = MIN_SLOPE,
+                   stop: Optional[Callable[[], bool]] = None) -> dict:
+    """pair -> {published pair: d post / d initial rating} for each of
+    ``pairs`` (in order; ``values`` holds every unknown's value, ``base``
+    the posts at them), by forward differences: the value moved by ``step``
+    up, or down where up would leave ``low``..``high`` and down would not;
+    slopes below ``min_slope`` dropped.  ``stop`` (asked before each pair)
+    ends the measurement early, as a budget does."""
     out = {}
-    for u in unknowns:
-        h = PROBE if u.value + PROBE <= high or u.value - PROBE < low else -PROBE
-        moved = model.posts({**values, u.pair: u.value + h})
+    for u in pairs:
+        if stop is not None and stop():
+            break
+        x = values[u]
+        h = step if x + step <= high or x - step < low else -step
+        moved = model.posts({**values, u: x + h})
         col = {}
         if moved is not None:
             for pair, v in moved.items():
@@ -233,10 +242,17 @@ def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low
                 if v is None or b is None:
                     continue
                 slope = (v - b) / h
-                if abs(slope) >= MIN_SLOPE:
+                if abs(slope) >= min_slope:
                     col[pair] = slope
-        out[u.pair] = col
+        out[u] = col
     return out
+
+
+def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low: float,
+                   high: float) -> dict:
+    """pair of each unknown -> {published pair: d post / d initial rating}."""
+    return forward_slopes(model, {u.pair: u.value for u in unknowns}, [u.pair for u in unknowns],
+                  base, PROBE, low, high)
 
 
 def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
@@ -448,27 +464,12 @@ def _step(model: SectionModel) -> float:
 
 def _jacobian(model: SectionModel, pairs: list, x: list, rows: list, base: dict,
               high: float) -> list:
-    """The sensitivity of each row's post to each unknown, by forward
-    differences (one rating of the section per unknown, the value moved by
-    :data:`DIFF` towards the inside of the range): a dense matrix of
-    len(rows) x len(pairs), slopes below :data:`MIN_SLOPE` zero."""
-    n = len(pairs)
-    jac = [[0.0] * n for _ in rows]
-    values = dict(zip(pairs, x))
-    step = _step(model)
-    for i in range(n):
-        h = step if x[i] + step <= high else -step
-        moved = model.posts({**values, pairs[i]: x[i] + h})
-        if moved is None:
-            continue
-        for row, j in zip(jac, rows):
-            v, b = moved.get(j), base.get(j)
-            if v is None or b is None:
-                continue
-            slope = (v - b) / h
-            if abs(slope) >= MIN_SLOPE:
-                row[i] = slope
-    return jac
+    """The sensitivity of each row's post to each unknown (:func:`slopes`,
+    the value moved by :func:`_step` towards the inside of the range): a
+    dense matrix of len(rows) x len(pairs), slopes below :data:`MIN_SLOPE`
+    zero."""
+    cols = forward_slopes(model, dict(zip(pairs, x)), pairs, base, _step(model), -math.inf, high)
+    return [[cols[u].get(j, 0.0) for u in pairs] for j in rows]
 
 
 def _cholesky_solve(a: list, b: list) -> Optional[list]:

@@ -27,13 +27,14 @@ same causes.
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
-from uschess.apps.audit.cause import Cause, post_of, within
+from uschess.apps.audit.cause import Cause, printed_posts, within
 from uschess.apps.audit.infer import _options, inferred_record
 from uschess.apps.audit.page_chain import rate_published
-from uschess.apps.audit.solve import SectionModel, Unknown
+from uschess.apps.audit.solve import SectionModel, Unknown, forward_slopes
 from uschess.errors import InputError
 from uschess.rating.pipeline import RatingOptions
 
@@ -154,19 +155,12 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
             continue
         p = sr.rules.p
         low, high = p.absolute_floor, p.special_cap
-        slopes: dict = {}
-        for u, x in sorted(values.items()):
-            if model.evaluations >= limit:
-                break
-            h = PROBE if x + PROBE <= high else -PROBE
-            moved = model.posts({**values, u: x + h})
-            if moved is None:
-                continue
-            for j, v in moved.items():
-                if v is not None and base.get(j) is not None:
-                    s = (v - base[j]) / h
-                    if abs(s) >= MIN_SLOPE:
-                        slopes.setdefault(j, {})[u] = s
+        slopes: dict = {}  # published pair -> {unknown: slope}
+        measured = forward_slopes(model, values, sorted(values), base, PROBE, -math.inf, high,
+                                  MIN_SLOPE, lambda: model.evaluations >= limit)
+        for u, col in measured.items():
+            for j, s in col.items():
+                slopes.setdefault(j, {})[u] = s
         for r in sorted(missed, key=lambda r: r.result.pair):
             if (r.entry.section, r.entry.system) != key or within(r.with_inferred, r.entry.post,
                                                                   tol):
@@ -199,12 +193,13 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     res = rate_published(event, opts, book=book)
                 except InputError:
                     continue
-                value = post_of(res, r.entry.section, r.entry.system, r.entry.id)
+                posts_now = printed_posts(res)
+                value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
                 if not within(value, r.entry.post, tol):
                     continue
                 lost, gained = [], []
                 for r2 in rows:
-                    now = post_of(res, r2.entry.section, r2.entry.system, r2.entry.id)
+                    now = posts_now.get((r2.entry.section, r2.entry.system, r2.entry.id))
                     before = within(r2.with_inferred, r2.entry.post, tol)
                     after = within(now, r2.entry.post, tol)
                     if before and not after:
@@ -227,10 +222,10 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     values[u] = x
                     base = model.posts(values) or base
                     count += len(gained)
-                    inputs.count, inputs.options = count, opts
+                    inputs.count = count
                     for r2 in rows:
-                        r2.with_inferred = post_of(res, r2.entry.section, r2.entry.system,
-                                                   r2.entry.id)
+                        r2.with_inferred = posts_now.get((r2.entry.section, r2.entry.system,
+                                                          r2.entry.id))
                     break
                 named = ", ".join(f"{x2.entry.name or x2.entry.id} ({x2.entry.id}, "
                                   f"{x2.entry.system} {x2.entry.post:g})"

@@ -186,6 +186,17 @@ def _page_cell(cell: str) -> Round:
     return parse_cell(text)
 
 
+def scored_cell(cell: str) -> Optional[tuple[str, int]]:
+    """(code, opponent pair) of a page cell that :data:`PAGE_CELLS` reads
+    as a bye although it names an opponent (``N 12``, ``R12``); None for any
+    other cell."""
+    match = _CELL.match(cell.strip())
+    if match and match.group(1) in PAGE_CELLS and match.group(2) is not None \
+            and int(match.group(2)) > 0:
+        return match.group(1), int(match.group(2))
+    return None
+
+
 def _cells(line: str, what: str) -> list[str]:
     """The ``|``-separated cells of a line that must end with ``|``."""
     parts = line.split("|")

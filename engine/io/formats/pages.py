@@ -155,6 +155,9 @@ class Page:
     start: Optional[_dt.date] = None
     end: Optional[_dt.date] = None
     warnings: list[str] = field(default_factory=list)
+    #: the text lines the page was read from (an MSA page, HTML rendered as
+    #: a browser shows it); each player's ``line`` counts from 1 in them
+    lines: list[str] = field(default_factory=list, repr=False)
 
 
 # ------------------------------------------------------------------ HTML
@@ -301,7 +304,7 @@ def _table_span(lines: list[str], start: int, stop: int) -> tuple[int, int]:
 
 def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "") -> Page:
     lines = text.split("\n")
-    page = Page(layout=layout, sections=[], source=source)
+    page = Page(layout=layout, sections=[], source=source, lines=lines)
     match = _TITLE.search(title)
     if match:
         page.event_name, page.event_id = match.group(1).strip(), match.group(2)
