@@ -225,11 +225,15 @@ class PlayerInfo:
                    cfc=ForeignRating(cr, _date(cd), bool(cc)) if cr is not None else None)
 
 
-def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
-    """A SystemRecord as the ratings columns (after player_id, system)."""
-    return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
-            rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date),
-            rec.lowered_floor, rec.lowered_from, last_event)
+def record_rows(ratings: dict, last_event: Optional[str]) -> list[tuple]:
+    """The ratings rows of ``ratings`` ((player_id, system) -> SystemRecord):
+    player_id, system, then the columns of RATING_COLUMNS, ``last_event``
+    last.  One loop builds every row (a replay writes a row per change)."""
+    return [(pid, system, r.rating, r.games, r.wins, r.draws, r.losses, r.events3, r.peak,
+             r.games_above_2200, 1 if r.olm else 0, r.prize_floor,
+             None if r.date is None else r.date.isoformat(), r.lowered_floor, r.lowered_from,
+             last_event)
+            for (pid, system), r in ratings.items()]
 
 
 def record_from_row(row) -> SystemRecord:
@@ -294,6 +298,9 @@ class _Batch:
     pending: int = 0
     changes: int = 0
     rulesets: dict = field(default_factory=dict)
+    #: the sequence number of the last event written in the open
+    #: transaction (None: none yet; the next is read from the table)
+    seq: Optional[int] = None
 
 
 #: The key of the PostgreSQL advisory lock a writing transaction takes
@@ -799,8 +806,10 @@ class Store:
         try:
             if not c.in_transaction():
                 c.begin(write=True)
-            seq = self._write_event(write, during)
+                batch.seq = None
+            seq = batch.seq = self._write_event(write, during, batch.seq)
         except BaseException as err:
+            batch.seq = None
             batch.pending = batch.changes = 0
             batch.rulesets.clear()
             c.rollback()
@@ -833,10 +842,14 @@ class Store:
         self._fingerprints.update(batch.rulesets)
         batch.rulesets.clear()
 
-    def _write_event(self, write: EventWrite, during) -> int:
-        """The rows of one event, in the open transaction."""
+    def _write_event(self, write: EventWrite, during, last: Optional[int] = None) -> int:
+        """The rows of one event, in the open transaction.  ``last``: the
+        sequence number of the event written before it in this transaction
+        (which holds the writers' lock: nobody else has written since)."""
         c = self.conn
-        seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
+        if last is None:
+            last = c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+        seq = last + 1
         try:
             c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
                       "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -854,8 +867,7 @@ class Store:
         c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
         c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
                                           for pid, system, post in write.published])
-        c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
-                                       for (pid, system), rec in write.ratings.items()])
+        c.executemany(_UPSERT_RATING, record_rows(write.ratings, write.id))
         if during is not None:
             during()
         return seq
