@@ -71,6 +71,8 @@ def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
     import uschess.apps.replay as R
+    import uschess.io.eventfile as E
+    import uschess.io.textdata as T
     from uschess.io.store import Store, _Connection
     from uschess.rating.chain import Chain
     from uschess.rating.options import RatingOptions
@@ -90,9 +92,13 @@ def phases_of_replay(directory: Path) -> str:
         (R, "load_item", "reading: files read in full in the ordering pass"),
         (R, "_header_key", "reading: the glance at later files' headers"),
         (R, "load_event_file", "reading: later files, read at their turn"),
+        (T, "parse_data", "  of the reading, parsing and checking the text (JSON, YAML)"),
+        (E, "event_from_dict", "  of the reading, building and checking the typed event"),
+        (R, "event_from_dict", "  of the reading, building and checking the typed event"),
         (Chain, "rate_event", "rating (the chain, steps 1-5, finish)"),
         (R._Replayer, "prepare", "the replay's work per event, rating included"),
         (Store, "apply_event", "store writes (the events' rows and the commits)"),
+        (_Connection, "executemany", "  of them the rows' statements (binding and SQLite)"),
         (_Connection, "commit", "  of them the commits (the last one after the events)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in phases]
@@ -109,7 +115,7 @@ def phases_of_replay(directory: Path) -> str:
         for owner, name, fn in saved:
             setattr(owner, name, fn)
     lines = [f"{total:.2f} s CPU in all"]
-    for _, _, label in phases:
+    for label in dict.fromkeys(label for _, _, label in phases):
         t = spent.get(label, 0.0)
         lines.append(f"  {t:7.2f} s {100 * t / total:5.1f}%  {label}")
     return "\n".join(lines)
