@@ -27,7 +27,7 @@ from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.apps.replay import COMMIT_EVERY, _SharedRules, event_key, replay
 from uschess.calendar.rulebook import RuleBook
-from uschess.io.store import Store
+from uschess.io.store import CACHE_KIB, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
@@ -229,6 +229,8 @@ def test_changes_index_is_built_after_the_rows_of_a_new_store(history, tmp_path)
             store.history("10000001")
             seen.append("changes_player" in indexes(db))
         assert "changes_player" in indexes(db)
+        # built with a small page cache (its sort's memory), then the store's again
+        assert store.conn.fetchall("PRAGMA cache_size")[0][0] == -CACHE_KIB
     assert seen == [False, True]
     with Store.open(tmp_path / "stopped.db") as store:
         with pytest.raises(InputError):

@@ -188,6 +188,14 @@ _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
 #: page cache and the journal until its commit.
 BATCH_CHANGES = 20_000
 
+#: A SQLite store's page cache, in KiB (``PRAGMA cache_size``).
+CACHE_KIB = 16_000
+#: The page cache while the index of the changes by player is built after a
+#: replay's rows (:meth:`Store.changes_index_after`), in KiB: SQLite's sort
+#: of the index takes as much memory as the page cache allows, so a small one
+#: keeps the peak where the replay had it (sorted runs spill to a file).
+INDEX_CACHE_KIB = 2_000
+
 #: Largest IN (...) list sent at once (SQLite's old default limit is 999).
 CHUNK = 500
 
@@ -416,7 +424,7 @@ def _connect(target: str, create: bool) -> _Connection:
         # a page cache of up to 16 MB rather than 2 MB: a replay's batch of
         # events changes pages all over the indexes of the players' rows,
         # and a smaller cache spills them before the commit
-        raw.execute("PRAGMA cache_size=-16000")
+        raw.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
@@ -803,9 +811,14 @@ class Store:
         """Build the changes' index by player if the store lacks it (in the
         open transaction, if any: a batch's rows and the index commit together)."""
         self._index_pending = False
+        c = self.conn
         try:
-            self.conn.execute(CHANGES_INDEX)
-        except self.conn.write_errors as err:
+            c.execute(f"PRAGMA cache_size=-{INDEX_CACHE_KIB}")
+            try:
+                c.execute(CHANGES_INDEX)
+            finally:
+                c.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        except c.write_errors as err:
             raise InputError(f"cannot index the changes: {_one_line(err)}", file=self.name)
 
     @contextmanager
