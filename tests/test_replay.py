@@ -232,6 +232,13 @@ def test_changes_index_is_built_after_the_rows_of_a_new_store(history, tmp_path)
         # built with a small page cache (its sort's memory), then the store's again
         assert store.conn.fetchall("PRAGMA cache_size")[0][0] == -CACHE_KIB
     assert seen == [False, True]
+    with Store.open(tmp_path / "rolled.db") as store:
+        with store.changes_index_after():
+            store.conn.begin(write=True)
+            store.history("10000001")  # built in a transaction then rolled back
+            store.conn.rollback()
+            assert "changes_player" not in indexes(tmp_path / "rolled.db")
+    assert "changes_player" in indexes(tmp_path / "rolled.db")
     with Store.open(tmp_path / "stopped.db") as store:
         with pytest.raises(InputError):
             with store.changes_index_after():

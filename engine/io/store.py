@@ -795,17 +795,17 @@ class Store:
             return
         c.execute("DROP INDEX IF EXISTS changes_player")
         self._index_pending = True
+        # at the end the index is built if it is not there (a lookup by player
+        # may have built it in a transaction rolled back since)
         try:
             yield self
         except BaseException:
-            if self._index_pending:
-                try:
-                    self._index_changes()
-                except InputError:
-                    pass  # the error under way is the one to tell; the next replay builds it
+            try:
+                self._index_changes()
+            except InputError:
+                pass  # the error under way is the one to tell; the next replay builds it
             raise
-        if self._index_pending:
-            self._index_changes()
+        self._index_changes()
 
     def _index_changes(self) -> None:
         """Build the changes' index by player if the store lacks it (in the
