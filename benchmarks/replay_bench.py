@@ -26,7 +26,10 @@ changes (pre and post), bit for bit; a difference stops the benchmark.
 ``--profile`` adds where the engine's replay spends its time (cProfile of the
 same replay in this process); ``--phases`` the CPU time of its phases timed
 without a profiler (reading the files, rating, writing to the store), since
-cProfile weighs Python calls more than the C code of the parsers and SQLite.
+cProfile weighs Python calls more than the C code of the parsers and SQLite;
+``--store-variants`` the CPU time of the rows' SQL alone (:func:`store_variants`:
+the engine store's rows written again into the store's schema and into
+leaner layouts), to tell what a schema change could save.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
     import uschess.apps.replay as R
+    import uschess.io.eventfile as E
+    import uschess.io.textdata as T
     from uschess.io.store import Store, _Connection
     from uschess.rating.chain import Chain
     from uschess.rating.options import RatingOptions
@@ -90,9 +95,13 @@ def phases_of_replay(directory: Path) -> str:
         (R, "load_item", "reading: files read in full in the ordering pass"),
         (R, "_header_key", "reading: the glance at later files' headers"),
         (R, "load_event_file", "reading: later files, read at their turn"),
+        (T, "parse_data", "  of the reading, parsing and checking the text (JSON, YAML)"),
+        (E, "event_from_dict", "  of the reading, building and checking the typed event"),
+        (R, "event_from_dict", "  of the reading, building and checking the typed event"),
         (Chain, "rate_event", "rating (the chain, steps 1-5, finish)"),
         (R._Replayer, "prepare", "the replay's work per event, rating included"),
         (Store, "apply_event", "store writes (the events' rows and the commits)"),
+        (_Connection, "executemany", "  of them the rows' statements (binding and SQLite)"),
         (_Connection, "commit", "  of them the commits (the last one after the events)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in phases]
@@ -109,9 +118,96 @@ def phases_of_replay(directory: Path) -> str:
         for owner, name, fn in saved:
             setattr(owner, name, fn)
     lines = [f"{total:.2f} s CPU in all"]
-    for _, _, label in phases:
+    for label in dict.fromkeys(label for _, _, label in phases):
         t = spent.get(label, 0.0)
         lines.append(f"  {t:7.2f} s {100 * t / total:5.1f}%  {label}")
+    return "\n".join(lines)
+
+
+def store_variants(engine_db: str, commit_every: int) -> str:
+    """CPU time of writing the rows of a replay's store again, event by event
+    in its order and ``commit_every`` events to a transaction, into new
+    SQLite files of other layouts: the store's own schema and statements
+    (the rows' statements and commits of a replay, without the rating and
+    the Python that builds the rows), the same without the index of the
+    changes by player (built in one pass after the rows), the same tables
+    WITHOUT ROWID, and the minimal implementation's two tables (7 and 9
+    columns, ``INSERT OR REPLACE``).  The rows are read from ``engine_db``
+    beforehand; each variant's file has the store's pragmas."""
+    import sqlite3
+
+    from uschess.io.store import _INSERT_CHANGE, _UPSERT_RATING, RATING_COLUMNS, SCHEMA
+    from uschess.io.store import _connect
+
+    src = sqlite3.connect(engine_db)
+    order = [r[0] for r in src.execute("SELECT id FROM events ORDER BY seq")]
+    by_event: dict = {}
+    for row in src.execute("SELECT * FROM changes ORDER BY event_id, pos"):
+        by_event.setdefault(row[0], []).append(row)
+    rating_cols = ", ".join(RATING_COLUMNS)
+    after: dict = {}  # (event, pos) -> the ratings row that change wrote
+    state = {(r[0], r[1]): r for r in src.execute(
+        f"SELECT player_id, system, {rating_cols} FROM ratings")}
+    src.close()
+    # the ratings row each change writes: the player's final row, with the
+    # change's post and games (the values differ from the replay's only in
+    # what is bound, not in how many)
+    for eid, rows in by_event.items():
+        for row in rows:
+            final = state[(row[4], row[3])]
+            after[(eid, row[1])] = (row[4], row[3], row[6], row[8], *final[4:-1], eid)
+    minimal = [
+        "CREATE TABLE changes (event_id TEXT, pos INTEGER, section TEXT, system TEXT, "
+        "player_id TEXT, pre REAL, post REAL, PRIMARY KEY (event_id, pos))",
+        "CREATE TABLE ratings (player_id TEXT, system TEXT, rating REAL, games INTEGER, "
+        "wins INTEGER, draws INTEGER, losses INTEGER, events3 INTEGER, peak REAL, "
+        "PRIMARY KEY (player_id, system))"]
+    no_index = [d for d in SCHEMA if "changes_player" not in d]
+    index = next(d for d in SCHEMA if "changes_player" in d)
+    without_rowid = [d + " WITHOUT ROWID" if d.lstrip().startswith("CREATE TABLE IF NOT EXISTS "
+                                                                      "changes") or
+                     d.lstrip().startswith("CREATE TABLE IF NOT EXISTS ratings") else d
+                     for d in SCHEMA]
+    variants = [
+        ("the store's schema and statements", SCHEMA, _INSERT_CHANGE, _UPSERT_RATING, None, False),
+        ("without the index by player, built after", no_index, _INSERT_CHANGE, _UPSERT_RATING,
+         index, False),
+        ("changes and ratings WITHOUT ROWID", without_rowid, _INSERT_CHANGE, _UPSERT_RATING,
+         None, False),
+        ("the minimal implementation's tables", minimal,
+         "INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+         "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", None, True),
+    ]
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (label, ddl, ins_change, ins_rating, last, small) in enumerate(variants):
+            conn = _connect(os.path.join(tmp, f"v{i}.db"), True)
+            cur = conn.cur
+            for d in ddl:
+                cur.execute(d)
+            prepared = []
+            for eid in order:
+                rows = by_event.get(eid, [])
+                if small:
+                    prepared.append(([r[:7] for r in rows],
+                                     [after[(eid, r[1])][:9] for r in rows]))
+                else:
+                    prepared.append((rows, [after[(eid, r[1])] for r in rows]))
+            t0 = time.process_time()
+            for n, (changes, ratings) in enumerate(prepared, start=1):
+                if not conn.raw.in_transaction:
+                    cur.execute("BEGIN")
+                cur.executemany(ins_change, changes)
+                cur.executemany(ins_rating, ratings)
+                if n % commit_every == 0:
+                    cur.execute("COMMIT")
+            if conn.raw.in_transaction:
+                cur.execute("COMMIT")
+            if last:
+                cur.execute(last)
+            spent = time.process_time() - t0
+            conn.close()
+            lines.append(f"  {spent:7.2f} s  {label}")
     return "\n".join(lines)
 
 
@@ -128,6 +224,9 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=20, help="profile lines to show (20)")
     ap.add_argument("--phases", action="store_true",
                     help="print the CPU time of the replay's phases, timed without a profiler")
+    ap.add_argument("--store-variants", action="store_true",
+                    help="print the CPU time of writing the engine store's rows again into "
+                         "other table layouts (the rows' SQL alone)")
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     args = ap.parse_args(argv)
 
@@ -190,6 +289,10 @@ def main(argv=None) -> int:
     if args.phases:
         print("\nthe phases of the engine's replay in this process (CPU time, no profiler):")
         print(phases_of_replay(history))
+    if args.store_variants:
+        print(f"\nthe engine store's rows written again, {COMMIT_EVERY} events to a transaction "
+              "(CPU time, the rows' SQL alone):")
+        print(store_variants(str(dbs["engine"][0]), COMMIT_EVERY))
     tmp.cleanup()
     return 0
 

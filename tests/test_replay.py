@@ -27,7 +27,7 @@ from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.apps.replay import COMMIT_EVERY, _SharedRules, event_key, replay
 from uschess.calendar.rulebook import RuleBook
-from uschess.io.store import Store
+from uschess.io.store import CACHE_KIB, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
@@ -203,6 +203,54 @@ def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every,
     done = cli("replay", base / "events", "--db", db, "--skip-applied")
     assert done.returncode == 0, done.stderr
     assert snapshot(db) == snapshot(full)
+    assert indexes(db) == indexes(full) and "changes_player" in indexes(db)
+
+
+def indexes(db) -> set:
+    raw = sqlite3.connect(db)
+    try:
+        return {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        raw.close()
+
+
+def test_changes_index_is_built_after_the_rows_of_a_new_store(history, tmp_path):
+    """Into a store without changes, the index by player is built after the
+    rows: absent while they are written, built by the first lookup by
+    player (a match's earlier changes) or at the end, even when the replay
+    stops on an error; into a store with changes (or one a killed replay
+    left without it) it is there from the start."""
+    base, files, full = history
+    db = tmp_path / "r.db"
+    seen = []
+    with Store.open(db) as store:
+        with store.changes_index_after():
+            seen.append("changes_player" in indexes(db))
+            store.history("10000001")
+            seen.append("changes_player" in indexes(db))
+        assert "changes_player" in indexes(db)
+        # built with a small page cache (its sort's memory), then the store's again
+        assert store.conn.fetchall("PRAGMA cache_size")[0][0] == -CACHE_KIB
+    assert seen == [False, True]
+    with Store.open(tmp_path / "rolled.db") as store:
+        with store.changes_index_after():
+            store.conn.begin(write=True)
+            store.history("10000001")  # built in a transaction then rolled back
+            store.conn.rollback()
+            assert "changes_player" not in indexes(tmp_path / "rolled.db")
+    assert "changes_player" in indexes(tmp_path / "rolled.db")
+    with Store.open(tmp_path / "stopped.db") as store:
+        with pytest.raises(InputError):
+            with store.changes_index_after():
+                replay([files[0], files[0]], store)
+        assert store.counts()["changes"] == 0  # the run was refused before it wrote
+    assert "changes_player" in indexes(tmp_path / "stopped.db")
+    with Store.open(tmp_path / "s.db") as store:
+        replay(files[:3], store)
+        store.conn.execute("DROP INDEX changes_player")  # as a killed replay leaves it
+        with store.changes_index_after():
+            assert "changes_player" in indexes(tmp_path / "s.db")
+    assert indexes(full) == indexes(db) | {"changes_player"}
 
 
 def test_sigkill_at_any_moment_leaves_whole_events(history, tmp_path):
@@ -363,6 +411,7 @@ def test_a_bad_event_stops_the_run_after_whole_events(tmp_path, capsys):
     assert bad.id in err and "3 event(s) before it are applied" in err
     with Store.open(db) as store:
         assert [e["id"] for e in store.events()] == [e.id for e in events[:3]]
+    assert "changes_player" in indexes(db)  # built after the rows, though the run stopped
 
 
 def test_a_replay_runs_the_collector_less_often_and_restores_it(tmp_path, monkeypatch):

@@ -652,7 +652,7 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
     stopped by an error leaves whole events only, every event up to its last
     commit, and ``skip_applied`` resumes from there."""
     with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
-        with store.batch(commit_every), _fewer_collections():
+        with store.changes_index_after(), store.batch(commit_every), _fewer_collections():
             return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
                            progress=progress, book=book, loader=loader)
 

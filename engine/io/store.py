@@ -76,6 +76,10 @@ from uschess.model import SYSTEMS, ForeignRating, SystemRecord
 
 SCHEMA_VERSION = 2
 
+#: The index of the changes by player (a player's history, a match's earlier
+#: changes); :meth:`Store.changes_index_after` builds it after a replay's rows.
+CHANGES_INDEX = "CREATE INDEX IF NOT EXISTS changes_player ON changes (player_id, system)"
+
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS meta (
         key TEXT PRIMARY KEY,
@@ -134,7 +138,7 @@ SCHEMA = [
         floor_applied INTEGER NOT NULL,
         fingerprint TEXT NOT NULL,
         PRIMARY KEY (event_id, pos))""",
-    "CREATE INDEX IF NOT EXISTS changes_player ON changes (player_id, system)",
+    CHANGES_INDEX,
     """CREATE TABLE IF NOT EXISTS rulesets (
         fingerprint TEXT PRIMARY KEY,
         rules TEXT NOT NULL)""",
@@ -184,6 +188,14 @@ _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
 #: page cache and the journal until its commit.
 BATCH_CHANGES = 20_000
 
+#: A SQLite store's page cache, in KiB (``PRAGMA cache_size``).
+CACHE_KIB = 16_000
+#: The page cache while the index of the changes by player is built after a
+#: replay's rows (:meth:`Store.changes_index_after`), in KiB: SQLite's sort
+#: of the index takes as much memory as the page cache allows, so a small one
+#: keeps the peak where the replay had it (sorted runs spill to a file).
+INDEX_CACHE_KIB = 2_000
+
 #: Largest IN (...) list sent at once (SQLite's old default limit is 999).
 CHUNK = 500
 
@@ -225,11 +237,15 @@ class PlayerInfo:
                    cfc=ForeignRating(cr, _date(cd), bool(cc)) if cr is not None else None)
 
 
-def record_row(rec: SystemRecord, last_event: Optional[str]) -> tuple:
-    """A SystemRecord as the ratings columns (after player_id, system)."""
-    return (rec.rating, rec.games, rec.wins, rec.draws, rec.losses, rec.events3, rec.peak,
-            rec.games_above_2200, int(bool(rec.olm)), rec.prize_floor, _iso(rec.date),
-            rec.lowered_floor, rec.lowered_from, last_event)
+def record_rows(ratings: dict, last_event: Optional[str]) -> list[tuple]:
+    """The ratings rows of ``ratings`` ((player_id, system) -> SystemRecord):
+    player_id, system, then the columns of RATING_COLUMNS, ``last_event``
+    last.  One loop builds every row (a replay writes a row per change)."""
+    return [(pid, system, r.rating, r.games, r.wins, r.draws, r.losses, r.events3, r.peak,
+             r.games_above_2200, 1 if r.olm else 0, r.prize_floor,
+             None if r.date is None else r.date.isoformat(), r.lowered_floor, r.lowered_from,
+             last_event)
+            for (pid, system), r in ratings.items()]
 
 
 def record_from_row(row) -> SystemRecord:
@@ -294,6 +310,9 @@ class _Batch:
     pending: int = 0
     changes: int = 0
     rulesets: dict = field(default_factory=dict)
+    #: the sequence number of the last event written in the open
+    #: transaction (None: none yet; the next is read from the table)
+    seq: Optional[int] = None
 
 
 #: The key of the PostgreSQL advisory lock a writing transaction takes
@@ -405,7 +424,7 @@ def _connect(target: str, create: bool) -> _Connection:
         # a page cache of up to 16 MB rather than 2 MB: a replay's batch of
         # events changes pages all over the indexes of the players' rows,
         # and a smaller cache spills them before the commit
-        raw.execute("PRAGMA cache_size=-16000")
+        raw.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
@@ -446,6 +465,8 @@ class Store:
         self.target = target
         self._fingerprints: set[str] = set()
         self._batch: Optional[_Batch] = None
+        #: the changes' index by player is to be built (:meth:`changes_index_after`)
+        self._index_pending = False
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -609,6 +630,8 @@ class Store:
 
     def history(self, player_id: str, system: Optional[str] = None) -> list[dict]:
         """Every change of a player, in the order applied."""
+        if self._index_pending:  # the first lookup by player builds the index
+            self._index_changes()
         q = ("SELECT c.event_id, e.end_date, c.section, c.system, c.pre, c.post, c.games_before, "
              "c.games_after, c.m, c.score, c.formula, c.floor_applied, c.fingerprint "
              "FROM changes c JOIN events e ON e.id = c.event_id WHERE c.player_id = ?")
@@ -750,6 +773,55 @@ class Store:
             self.conn.commit()
 
     @contextmanager
+    def changes_index_after(self):
+        """For the block (a replay into a SQLite store that holds no change
+        yet), the index of the changes by player is built in one pass after
+        the rows instead of kept up row by row: the same index, for about a
+        fifth less time writing the rows (``benchmarks/replay_bench.py
+        --store-variants``).  A lookup by player in the block (a match's
+        earlier changes, :meth:`history`) builds it first.  The rows are
+        whatever the index: a replay killed in the block leaves whole events
+        only, and a store left without the index gets it back when the next
+        replay enters this block (lookups by player scan the changes until
+        then).  Elsewhere (a store with changes, PostgreSQL) the index is
+        kept up as the rows come, as outside the block."""
+        c = self.conn
+        if c.kind != "sqlite" or self._index_pending:
+            yield self
+            return
+        if c.fetchall("SELECT 1 FROM changes LIMIT 1"):
+            self._index_changes()  # left without it by a replay killed in this block
+            yield self
+            return
+        c.execute("DROP INDEX IF EXISTS changes_player")
+        self._index_pending = True
+        # at the end the index is built if it is not there (a lookup by player
+        # may have built it in a transaction rolled back since)
+        try:
+            yield self
+        except BaseException:
+            try:
+                self._index_changes()
+            except InputError:
+                pass  # the error under way is the one to tell; the next replay builds it
+            raise
+        self._index_changes()
+
+    def _index_changes(self) -> None:
+        """Build the changes' index by player if the store lacks it (in the
+        open transaction, if any: a batch's rows and the index commit together)."""
+        self._index_pending = False
+        c = self.conn
+        try:
+            c.execute(f"PRAGMA cache_size=-{INDEX_CACHE_KIB}")
+            try:
+                c.execute(CHANGES_INDEX)
+            finally:
+                c.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        except c.write_errors as err:
+            raise InputError(f"cannot index the changes: {_one_line(err)}", file=self.name)
+
+    @contextmanager
     def batch(self, events: int):
         """Commit the events applied in the block (:meth:`apply_event`)
         ``events`` at a time (or as many as hold :data:`BATCH_CHANGES`
@@ -799,8 +871,10 @@ class Store:
         try:
             if not c.in_transaction():
                 c.begin(write=True)
-            seq = self._write_event(write, during)
+                batch.seq = None
+            seq = batch.seq = self._write_event(write, during, batch.seq)
         except BaseException as err:
+            batch.seq = None
             batch.pending = batch.changes = 0
             batch.rulesets.clear()
             c.rollback()
@@ -833,10 +907,14 @@ class Store:
         self._fingerprints.update(batch.rulesets)
         batch.rulesets.clear()
 
-    def _write_event(self, write: EventWrite, during) -> int:
-        """The rows of one event, in the open transaction."""
+    def _write_event(self, write: EventWrite, during, last: Optional[int] = None) -> int:
+        """The rows of one event, in the open transaction.  ``last``: the
+        sequence number of the event written before it in this transaction
+        (which holds the writers' lock: nobody else has written since)."""
         c = self.conn
-        seq = (c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0) + 1
+        if last is None:
+            last = c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+        seq = last + 1
         try:
             c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
                       "applied_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -854,8 +932,7 @@ class Store:
         c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
         c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
                                           for pid, system, post in write.published])
-        c.executemany(_UPSERT_RATING, [(pid, system, *record_row(rec, write.id))
-                                       for (pid, system), rec in write.ratings.items()])
+        c.executemany(_UPSERT_RATING, record_rows(write.ratings, write.id))
         if during is not None:
             during()
         return seq
