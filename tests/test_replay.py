@@ -433,3 +433,28 @@ def test_a_replay_runs_the_collector_less_often_and_restores_it(tmp_path, monkey
         with pytest.raises(InputError, match="already applied"):
             replay([WFCC], store)
         assert gc.get_threshold() == before
+
+
+def test_summary_counts_the_players_this_replay_rated(history, tmp_path):
+    """The summary's players are those the replay's own events rated, counted
+    in the store: a second replay into the same store counts its events'
+    players only, not the store's."""
+    _, files, _ = history
+    files = sorted(files)
+    first, second = files[:60], files[60:]
+
+    def rated(paths):
+        ids = set()
+        for path in paths:
+            for sr in rate_event(load_event(path), RatingOptions(trace=False)).sections:
+                ids.update(pr.id for pr in sr.players if pr.m)
+        return ids
+
+    with Store.open(tmp_path / "two.db") as store:
+        one = replay(first, store, RatingOptions(trace=False))
+        two = replay(second, store, RatingOptions(trace=False))
+        everyone = len({pid for pid, _ in store.conn.fetchall(
+            "SELECT player_id, system FROM ratings")})
+    assert one.players == len(rated(first))
+    assert two.players == len(rated(second))
+    assert two.players < everyone
