@@ -458,3 +458,27 @@ def test_summary_counts_the_players_this_replay_rated(history, tmp_path):
     assert one.players == len(rated(first))
     assert two.players == len(rated(second))
     assert two.players < everyone
+
+
+def test_a_cache_emptied_during_the_replay_writes_the_same_store(history, tmp_path, monkeypatch):
+    """With room for fewer players than the history has, the replay's cache
+    of players' state fills and is emptied many times, and the players left
+    out are read back from the store: the same rows as a replay that keeps
+    them all."""
+    import uschess.apps.replay as R
+
+    _, files, full = history
+    monkeypatch.setattr(R, "CACHE_PLAYERS", 80)
+    emptied = []
+    load = R._Replayer._load
+
+    def counted(self, ids):
+        before = len(self._infos)
+        load(self, ids)
+        emptied.append(len(self._infos) < before)
+
+    monkeypatch.setattr(R._Replayer, "_load", counted)
+    with Store.open(tmp_path / "small.db") as store:
+        replay(files, store, RatingOptions(trace=False))
+    assert sum(emptied) > 5
+    assert snapshot(tmp_path / "small.db") == snapshot(full)

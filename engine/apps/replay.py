@@ -87,7 +87,13 @@ from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 #: files one at a time.
 KEEP_PLAYERS = 30_000
 #: Players whose state a replay keeps in memory (beyond this, it starts over).
-CACHE_PLAYERS = 50_000
+#: A full cache is most of a replay's peak memory, and the peak creeps up as
+#: the cache is filled and emptied again (a player's state grows with the
+#: systems they are rated in): with 240,000 players, 33,000 events and 5.6M
+#: player-games, 132 MB at 50,000 players against 97 MB at 25,000, for about
+#: 3% more CPU where the cache is emptied (1.9M player-games: 25.5 s against
+#: 24.7 s).
+CACHE_PLAYERS = 25_000
 #: Events a replay writes per transaction (:meth:`Store.batch`): a commit
 #: writes every page its events changed, and pages that several events share
 #: (the indexes of the players' rows) are written once for them all.
