@@ -2,6 +2,11 @@
 
     python benchmarks/replay_bench.py                      # quick: 50,000 player-games, about 40 s
     python benchmarks/replay_bench.py --games 1000000 --repeat 3 --profile   # the full figures
+    python benchmarks/replay_bench.py --games 1000000 --players 120000 --repeat 1   # memory
+
+The last one measures the peak RSS of a history with more players than the
+replay keeps the state of (:data:`uschess.apps.replay.CACHE_PLAYERS`), so
+that the cache fills and is emptied during the replay.
 
 A generated history of one year (2025, so that one set of rules is in force
 throughout, which the minimal implementation needs; checked) is written as
@@ -217,6 +222,10 @@ def main(argv=None) -> int:
                                  epilog=__doc__.split("\n\n")[1])
     ap.add_argument("--games", type=int, default=50_000,
                     help="size of the history in player-games (50,000; the full figure: 1,000,000)")
+    ap.add_argument("--players", type=int,
+                    help="players in the history (default: 2.2 per event, 12,399 at the full "
+                         "figure); more than the replay's cache of players' state measures "
+                         "its memory when the cache fills")
     ap.add_argument("--seed", type=int, default=2025)
     ap.add_argument("--repeat", type=int, default=3, help="interleaved repetitions (3)")
     ap.add_argument("--profile", action="store_true",
@@ -235,6 +244,13 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     history = work / "history"
     players, events = C.history_size(args.games, args.seed)
+    if args.players:
+        from uschess.apps.generate import MAX_EVENT_PLAYERS
+
+        players = args.players
+        if players > events * MAX_EVENT_PLAYERS:
+            raise SystemExit(f"--players {players:,} cannot all play in the {events:,} events of "
+                             f"--games {args.games:,}: ask for more games or fewer players")
     t0 = time.perf_counter()
     paths, games = C.write_year(history, args.seed, players, events)
     print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "

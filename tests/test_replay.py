@@ -433,3 +433,52 @@ def test_a_replay_runs_the_collector_less_often_and_restores_it(tmp_path, monkey
         with pytest.raises(InputError, match="already applied"):
             replay([WFCC], store)
         assert gc.get_threshold() == before
+
+
+def test_summary_counts_the_players_this_replay_rated(history, tmp_path):
+    """The summary's players are those the replay's own events rated, counted
+    in the store: a second replay into the same store counts its events'
+    players only, not the store's."""
+    _, files, _ = history
+    files = sorted(files)
+    first, second = files[:60], files[60:]
+
+    def rated(paths):
+        ids = set()
+        for path in paths:
+            for sr in rate_event(load_event(path), RatingOptions(trace=False)).sections:
+                ids.update(pr.id for pr in sr.players if pr.m)
+        return ids
+
+    with Store.open(tmp_path / "two.db") as store:
+        one = replay(first, store, RatingOptions(trace=False))
+        two = replay(second, store, RatingOptions(trace=False))
+        everyone = len({pid for pid, _ in store.conn.fetchall(
+            "SELECT player_id, system FROM ratings")})
+    assert one.players == len(rated(first))
+    assert two.players == len(rated(second))
+    assert two.players < everyone
+
+
+def test_a_cache_emptied_during_the_replay_writes_the_same_store(history, tmp_path, monkeypatch):
+    """With room for fewer players than the history has, the replay's cache
+    of players' state fills and is emptied many times, and the players left
+    out are read back from the store: the same rows as a replay that keeps
+    them all."""
+    import uschess.apps.replay as R
+
+    _, files, full = history
+    monkeypatch.setattr(R, "CACHE_PLAYERS", 80)
+    emptied = []
+    load = R._Replayer._load
+
+    def counted(self, ids):
+        before = len(self._infos)
+        load(self, ids)
+        emptied.append(len(self._infos) < before)
+
+    monkeypatch.setattr(R._Replayer, "_load", counted)
+    with Store.open(tmp_path / "small.db") as store:
+        replay(files, store, RatingOptions(trace=False))
+    assert sum(emptied) > 5
+    assert snapshot(tmp_path / "small.db") == snapshot(full)

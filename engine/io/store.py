@@ -616,6 +616,19 @@ class Store:
         return {r[0]: PlayerInfo.from_row(r) for r in self._chunked(
             f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE id IN ({{marks}})", ids)}
 
+    def last_seq(self) -> int:
+        """The sequence number of the last event applied (0 in a new store)."""
+        return self.conn.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+
+    def players_rated_after(self, seq: int) -> int:
+        """How many players have a record last written by an event applied
+        after sequence number ``seq``: the players the events since then
+        rated (a record is written by every event that rates the player in
+        its system, and names that event)."""
+        return self.conn.fetchall(
+            "SELECT COUNT(DISTINCT r.player_id) FROM ratings r JOIN events e "
+            "ON e.id = r.last_event WHERE e.seq > ?", (seq,))[0][0]
+
     def has_players(self) -> bool:
         """Whether the store holds any player (a new store holds none)."""
         return bool(self.conn.fetchall("SELECT 1 FROM players LIMIT 1"))
@@ -913,7 +926,7 @@ class Store:
         (which holds the writers' lock: nobody else has written since)."""
         c = self.conn
         if last is None:
-            last = c.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+            last = self.last_seq()
         seq = last + 1
         try:
             c.execute("INSERT INTO events (id, seq, name, start_date, end_date, source, "
