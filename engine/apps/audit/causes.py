@@ -15,6 +15,7 @@ from uschess.apps.audit.cause import Cause, post_of, printed_value, within
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
+from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.rescored import rescored_cells, scored_event
@@ -722,6 +723,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 r.causes.append(cause)
     if inputs.values and inputs.count is not None and inputs.count < len(rows):
         with_inferred = tradeoff_causes(published, rows, options, book, tolerance, inputs)
+        with_inferred = own_histories(published, rows, options, book, tolerance, inputs)
         inferred = inputs.initial + inputs.histories
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
