@@ -5,6 +5,7 @@ solved in turn (engine/apps/audit/alternate.py) and the trade-off cause
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -162,8 +163,14 @@ def test_tradeoff_on_a_real_page(monkeypatch):
     best = _rate_with(a, pub.event, known_on=pub.rated_on)
     for row, cause in named:
         v = cause.variant
-        moved = _rate_with(a, pub.event, {(v["id"], v["system"]): v["initial_rating"]},
-                           known_on=pub.rated_on)
+        if "history" in v:  # a player's own history on the inferred inputs (own_history.py)
+            extra = InferredHistory(sec, v["system"], v["id"], v["id"], v["history"], v["games"])
+            moved = _rate_with(SimpleNamespace(inferred=a.inferred + [extra],
+                                               published=a.published), pub.event,
+                               known_on=pub.rated_on)
+        else:
+            moved = _rate_with(a, pub.event, {(v["id"], v["system"]): v["initial_rating"]},
+                               known_on=pub.rated_on)
         assert within(post_of(moved, sec, row.entry.system, row.entry.id), row.entry.post,
                       a.tolerance)
         assert not within(post_of(best, sec, row.entry.system, row.entry.id), row.entry.post,

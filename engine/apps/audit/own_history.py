@@ -15,7 +15,8 @@ initial ratings inferred she is computed 530.30, with her two earlier games
 as losses 472.9, every other post of the section unchanged.
 
 Here each post still missed with no cause but the initialization, of a
-player with earlier games printed, has both histories tried on the whole
+provisional player (earlier games printed, ``P<n>``: an established
+player's count is not printed), has both histories tried on the whole
 event with everything inferred so far (initial ratings, histories).  A
 history that reproduces the post and loses no other published post is taken
 into the inferred inputs (an :class:`~uschess.apps.audit.hidden.InferredHistory`)
@@ -54,7 +55,8 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
     for r in missed:
         e = r.entry
         rec = r.section.section.player(r.result.pair).ratings.get(e.system)
-        if rec is None or rec.games <= 0 or within(r.with_inferred, e.post, tol) \
+        if rec is None or not 0 < rec.games <= r.section.rules.p.established_games \
+                or within(r.with_inferred, e.post, tol) \
                 or any((h.section, h.system, h.id) == (e.section, e.system, e.id)
                        for h in inputs.histories):
             continue
