@@ -204,7 +204,8 @@ def main(argv=None) -> int:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
     print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
           f"{solved['history']} earlier histories (game counts, all wins or all losses), "
-          f"{solved['correction']} games of sections corrected after they were rated")
+          f"{solved['correction']} games of sections corrected after they were rated, "
+          f"{solved['scored_cells']} sections' N/R cells rated as games")
     print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")

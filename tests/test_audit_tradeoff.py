@@ -5,6 +5,7 @@ solved in turn (engine/apps/audit/alternate.py) and the trade-off cause
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,7 +13,9 @@ from uschess.apps.audit import audit, published_from_dict
 from uschess.apps.audit.cause import post_of, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
 from uschess.apps.audit.infer import Inferred, _options
+from uschess.apps.audit.causes import _player_event
 from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.rescored import InferredScoredCells, scored_event
 from uschess.cli import main
 from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
@@ -40,13 +43,17 @@ def _conflicting_page(tmp_path):
 
 def _rate_with(a, data, override=None, known_on=None):
     """The event of ``data`` (a published-results structure, or the event
-    itself) rated with the initial ratings and histories ``a`` inferred,
+    itself) rated with the initial ratings, histories and N/R cells ``a`` inferred,
     one initial rating replaced by ``override`` ((id, system) -> value)."""
     values = {(i.id, i.system): i.value for i in a.inferred if isinstance(i, Inferred)}
     games = {(i.id, i.system): i.games for i in a.inferred if isinstance(i, Inferred)}
     values.update(override or {})
     event = data if isinstance(data, Event) else published_from_dict(data, "page.json").event
     event = with_histories(event, [i for i in a.inferred if isinstance(i, InferredHistory)])
+    for rec in a.inferred:  # N/R cells rated as games (rescored.py)
+        if isinstance(rec, InferredScoredCells):
+            event = scored_event(event, rec.section, [c for c in a.published.scored
+                                                      if c.section == rec.section], _player_event)
     return rate_published(event, _options(RatingOptions(known_on=known_on, trace=False), values,
                                           games))
 
@@ -133,16 +140,20 @@ def test_tradeoff_search_is_bounded_and_deterministic(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # a real section's audit with the trade-off search: seconds
 @pytest.mark.shared_data
-def test_tradeoff_on_a_real_page():
+def test_tradeoff_on_a_real_page(monkeypatch):
     """``XtblMain_201912158942_13`` (a kindergarten section of 2019, 73
     players, 15 of them new): with the initial ratings inferred, 62 of 73
     posts reproduced; a post still missed (16976354: 792 -> 884 published,
     885.55 with the inferred values) is reproduced by one unrated
     opponent's initial rating moved alone, which loses others: re-rated
     through the engine, the variant gives this post and loses exactly the
-    posts it names."""
+    posts it names.  The page's N/R cells are read as byes here (with them
+    rated as games and the inputs inferred again, 70 posts are reproduced,
+    this one among them: tests/test_audit_rescored.py)."""
+    import uschess.apps.audit.rescored as rescored
     from uschess.apps.audit import load_published
 
+    monkeypatch.setattr(rescored, "MAX_CELLS", 0)
     pub = load_published(PACL / "XtblMain_201912158942_13.html", section="13")
     a = audit(pub, known_on=pub.rated_on)
     assert a.reproduced_inferred >= 62
@@ -152,8 +163,14 @@ def test_tradeoff_on_a_real_page():
     best = _rate_with(a, pub.event, known_on=pub.rated_on)
     for row, cause in named:
         v = cause.variant
-        moved = _rate_with(a, pub.event, {(v["id"], v["system"]): v["initial_rating"]},
-                           known_on=pub.rated_on)
+        if "history" in v:  # a player's own history on the inferred inputs (own_history.py)
+            extra = InferredHistory(sec, v["system"], v["id"], v["id"], v["history"], v["games"])
+            moved = _rate_with(SimpleNamespace(inferred=a.inferred + [extra],
+                                               published=a.published), pub.event,
+                               known_on=pub.rated_on)
+        else:
+            moved = _rate_with(a, pub.event, {(v["id"], v["system"]): v["initial_rating"]},
+                               known_on=pub.rated_on)
         assert within(post_of(moved, sec, row.entry.system, row.entry.id), row.entry.post,
                       a.tolerance)
         assert not within(post_of(best, sec, row.entry.system, row.entry.id), row.entry.post,

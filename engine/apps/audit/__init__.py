@@ -79,6 +79,9 @@ the published value within the tolerance:
     from the page's player lines): one player's cells at a time, the
     opponent's the mirror, then every player's at once, each with their own
     score (``N 77`` against ``R 79``: a win for one, a draw for the other);
+    and every cell of the section at once with the hidden inputs inferred
+    again on it, kept as an inferred input when it reproduces more
+    (:mod:`uschess.apps.audit.rescored`);
 ``corrected``
     the page says the section was corrected after it was rated (its ratings
     are of the games first reported): the event audited again with each
@@ -104,8 +107,10 @@ After the initial ratings, the players still missed with a ``games`` or
 with it, reproduces more published ratings, and reported as inferred; the
 two are then solved in turn while the count grows
 (:mod:`uschess.apps.audit.alternate`).  A post still missed is then checked
-for a floor against the post computed with everything inferred, and for a
-trade-off between the unknowns.
+for a floor against the post computed with everything inferred, for a
+trade-off between the unknowns, and, a provisional player's, for their own
+all-wins or all-losses history on top of the inputs inferred
+(:mod:`uschess.apps.audit.own_history`).
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

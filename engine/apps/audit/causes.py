@@ -15,15 +15,17 @@ from uschess.apps.audit.cause import Cause, count_reproduced, post_of, printed_v
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.infer import initialization_causes
+from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
+from uschess.apps.audit.rescored import rescored_cells, scored_event
 from uschess.apps.audit.tradeoff import tradeoff_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.io.formats.msa import ESTABLISHED_GAMES
-from uschess.model import Event, Round
+from uschess.model import Event
 from uschess.rating.chain import Chain
 from uschess.rating.pipeline import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -480,9 +482,6 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
 
 #: What a scored cell's points make of it as a game: the player's result and
 #: the opponent's.
-_SCORED_GAME = {"N": ("W", "L"), "R": ("D", "D")}
-
-
 def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> Optional[EventResult]:
     """The event re-rated with player ``pair``'s ``N``/``R`` cells of
     ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
@@ -496,21 +495,8 @@ def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> O
     if key in variants._cache:
         return variants._cache[key]
     cells = [c for c in variants.scored if c.section == section and (pair is None or c.pair == pair)]
-    own = {(c.pair, c.index) for c in cells}
-
-    def change(s):
-        for c in cells:
-            me, opp = s.player(c.pair), s.player(c.opponent)
-            if min(len(me.rounds), len(opp.rounds)) <= c.index:
-                continue
-            mine, theirs = _SCORED_GAME[c.code]
-            me.rounds = list(me.rounds)
-            me.rounds[c.index] = Round(mine, c.opponent)
-            if (c.opponent, c.index) not in own:
-                opp.rounds = list(opp.rounds)
-                opp.rounds[c.index] = Round(theirs, c.pair)
     try:
-        ev = _player_event(variants.event, section, change)
+        ev = scored_event(variants.event, section, cells, _player_event)
     except (KeyError, IndexError, ValueError, InputError):
         variants._cache[key] = None
         return None
@@ -737,6 +723,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                 r.causes.append(cause)
     if inputs.values and inputs.count is not None and inputs.count < len(rows):
         with_inferred = tradeoff_causes(published, rows, options, book, tolerance, inputs)
+        with_inferred = own_histories(published, rows, options, book, tolerance, inputs)
         inferred = inputs.initial + inputs.histories
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
@@ -751,6 +738,13 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
               inferred, with_inferred)
     a.overruled = chain.overruled
     a.chained = chain.chained
+    if published.scored:  # the N/R cells as games, the hidden inputs inferred again
+        again = dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
+                     options=dataclasses.replace(options, trace=False))
+        rescored_cells(a, lambda ev: audit(dataclasses.replace(
+            published, event=ev, scored=[], corrected=[]), **again), _player_event)
+        for r in rows:
+            r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     if published.corrected:
         _corrected(a, dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
                            options=options))
