@@ -42,7 +42,7 @@ def _page(tmp_path):
     rows = [(k, IDS[k], f"PLAYER {k}", {1: 1234, 4: 559}.get(k, 0),
              [f"{c[0]}   {c[1:]}" for c in GAMES[k]],
              f"{sum(c[0] == 'W' for c in GAMES[k]):.1f}") for k in GAMES]
-    text = _msa_text_page(rows, posts, 3)
+    text = _msa_text_page(rows, posts)
     for k in (2, 3):
         text = re.sub(rf"{IDS[k]} / R: 0\s+->(\d+)\s*",
                       lambda m: f"{IDS[k]} / R: Unrated->{m.group(1)}P3".ljust(32), text)

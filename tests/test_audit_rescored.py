@@ -62,7 +62,7 @@ def _page(tmp_path):
              [c if " " in c else f"{c[0]}   {c[1:]}" for c in cells[k]],
              f"{sum({'W': 1, 'D': 0.5, 'L': 0, 'N': 1, 'R': 0.5}[c[0]] for c in cells[k]):.1f}")
             for k in RATINGS]
-    text = _msa_text_page(rows, posts, 3)
+    text = _msa_text_page(rows, posts)
     # the unrated player: "Unrated" and a provisional post after 3 games
     text = re.sub(rf"{IDS[UNRATED]} / R: 0\s+->(\d+)\s*",
                   lambda m: f"{IDS[UNRATED]} / R: Unrated->{m.group(1)}P3".ljust(32), text)
