@@ -115,7 +115,9 @@ def audit_page(f: Path) -> dict:
     section = m.group(2) if m else None
     try:
         pub = load_published(f, section=section)
-        a = audit(pub, book=_book(), known_on=pub.rated_on)
+        book = _book()
+        book.forget_reforms()  # the last page's variants: memory, not results
+        a = audit(pub, book=book, known_on=pub.rated_on)
     except InputError as err:
         return {"unread": err.message.split(":")[0][:70]}
     sec = pub.event.sections[0]

@@ -339,3 +339,28 @@ def test_large_real_section_reproduced_with_the_joint_solve(capsys):
     assert data["reproduced_inferred"] >= 181
     initial = [i for i in data["inferred"] if i["inferred"] == "initial rating"]
     assert initial and all(100 <= i["value"] <= 2700 for i in initial)
+
+
+def test_inferred_values_are_never_merged_by_the_rule_books_cache():
+    """The rules resolved for inferred initial ratings are cached by the
+    values themselves: two values 0.0002 apart are two reforms (a key rounded
+    to 0.001 handed one the other's rules, so an audit's result could depend
+    on what the process had rated before); ``forget_reforms`` drops them and
+    keeps the book's own rules."""
+    import datetime as dt
+
+    from uschess.apps.audit.infer import _options
+    from uschess.calendar.rulebook import RuleBook
+
+    book = RuleBook.load()
+    on = dt.date(2021, 5, 29)
+    plain = book.rules(on)
+    a = _options(RatingOptions(), {("30160008", "OLR"): 812.3456}, {("30160008", "OLR"): 0})
+    b = _options(RatingOptions(), {("30160008", "OLR"): 812.3458}, {("30160008", "OLR"): 0})
+    assert a.reform.key() != b.reform.key()
+    ra, rb = book.rules(on, reform=a.reform), book.rules(on, reform=b.reform)
+    assert ra is not rb
+    assert book.rules(on, reform=a.reform) is ra  # cached while it is in use
+    book.forget_reforms()
+    assert book.rules(on, reform=a.reform) is not ra
+    assert book.rules(on) is plain

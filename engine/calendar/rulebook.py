@@ -416,6 +416,15 @@ class RuleBook:
         self._cache[key] = result
         return result
 
+    def forget_reforms(self) -> None:
+        """Drop the rules resolved for reforms, keeping the book's own.  An
+        audit resolves a reform for each set of values it tries (its inferred
+        initial ratings are a reform, :func:`uschess.apps.audit.infer._options`);
+        a process that audits page after page calls this between pages, so the
+        cache does not grow with the pages."""
+        self._cache = {k: v for k, v in self._cache.items() if k[4] is None}
+        self._points = {k: v for k, v in self._points.items() if k[3] is None}
+
     def _change_points(self, reform: Optional[Reform]) -> list[_dt.date]:
         """The dates on which resolution can change: every entry's effective
         date (whatever its reading or knowledge date) and a reform's bounds.

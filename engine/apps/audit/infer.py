@@ -144,7 +144,7 @@ class _InitialRatings:
 
 def _options(base: RatingOptions, values: dict, games: Optional[dict] = None) -> RatingOptions:
     games = games or {}
-    name = "inferred " + json.dumps(sorted((k[0], k[1], round(v, 3), games.get(k, 0))
+    name = "inferred " + json.dumps(sorted((k[0], k[1], v, games.get(k, 0))
                                            for k, v in values.items()))
     return RatingOptions(rules_on=base.rules_on, known_on=base.known_on,
                          readings=dict(base.readings), edition=base.edition,
