@@ -18,7 +18,8 @@ the two solved again in turn while the count grows,
 why, the best explanation of every miss by count, and of every miss left with
 the inferred values (``tradeoff``: one unknown moved alone reproduces the
 post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` writes every
-miss with its post computed with the inferred values.  ``--jobs N`` audits N
+miss with its post computed with the inferred values and what is left to
+explain it with them (``left``: None when the inferred values reproduce it).  ``--jobs N`` audits N
 pages at once, each worker a process of its own (the figures do not depend on
 N; the CPU time printed is the workers').  ``--pages FILE`` audits only the
 pages FILE names (one a line, the page's file name or its stem last on the line, so a
@@ -185,7 +186,7 @@ def main(argv=None) -> int:
                          sum(miss["left"] == "unexplained" for miss in page["misses"])))
         for miss in page["misses"]:
             causes[miss["cause"]] += 1
-            why = miss.pop("left")
+            why = miss["left"]
             if why is not None:
                 left[why] += 1
             misses.append(miss)
