@@ -141,7 +141,8 @@ def store_variants(engine_db: str, commit_every: int) -> str:
     beforehand; each variant's file has the store's pragmas."""
     import sqlite3
 
-    from uschess.io.store import _INSERT_CHANGE, _UPSERT_RATING, RATING_COLUMNS, SCHEMA
+    from uschess.io.store import (_INSERT_CHANGE, _UPSERT_RATING, CHANGES_INDEX, RATING_COLUMNS,
+                                  SCHEMA)
     from uschess.io.store import _connect
 
     src = sqlite3.connect(engine_db)
@@ -167,8 +168,7 @@ def store_variants(engine_db: str, commit_every: int) -> str:
         "CREATE TABLE ratings (player_id TEXT, system TEXT, rating REAL, games INTEGER, "
         "wins INTEGER, draws INTEGER, losses INTEGER, events3 INTEGER, peak REAL, "
         "PRIMARY KEY (player_id, system))"]
-    no_index = [d for d in SCHEMA if "changes_player" not in d]
-    index = next(d for d in SCHEMA if "changes_player" in d)
+    no_index = [d for d in SCHEMA if d != CHANGES_INDEX]
     without_rowid = [d + " WITHOUT ROWID" if d.lstrip().startswith("CREATE TABLE IF NOT EXISTS "
                                                                       "changes") or
                      d.lstrip().startswith("CREATE TABLE IF NOT EXISTS ratings") else d
@@ -176,7 +176,7 @@ def store_variants(engine_db: str, commit_every: int) -> str:
     variants = [
         ("the store's schema and statements", SCHEMA, _INSERT_CHANGE, _UPSERT_RATING, None, False),
         ("without the index by player, built after", no_index, _INSERT_CHANGE, _UPSERT_RATING,
-         index, False),
+         CHANGES_INDEX, False),
         ("changes and ratings WITHOUT ROWID", without_rowid, _INSERT_CHANGE, _UPSERT_RATING,
          None, False),
         ("the minimal implementation's tables", minimal,

@@ -421,7 +421,9 @@ class RuleBook:
         audit resolves a reform for each set of values it tries (its inferred
         initial ratings are a reform, :func:`uschess.apps.audit.infer._options`);
         a process that audits page after page calls this between pages, so the
-        cache does not grow with the pages."""
+        cache does not grow with the pages.  The keys are those of
+        :meth:`rules`, (date, known_on, readings, edition, reform key), and of
+        the change points, (known_on, readings, edition, reform key)."""
         self._cache = {k: v for k, v in self._cache.items() if k[4] is None}
         self._points = {k: v for k, v in self._points.items() if k[3] is None}
 

@@ -480,8 +480,6 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     return out
 
 
-#: What a scored cell's points make of it as a game: the player's result and
-#: the opponent's.
 def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> Optional[EventResult]:
     """The event re-rated with player ``pair``'s ``N``/``R`` cells of
     ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
@@ -722,7 +720,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                                 + cause.detail)
                 r.causes.append(cause)
     if inputs.values and inputs.count is not None and inputs.count < len(rows):
-        with_inferred = tradeoff_causes(published, rows, options, book, tolerance, inputs)
+        tradeoff_causes(published, rows, options, book, tolerance, inputs)  # updates inputs
         with_inferred = own_histories(published, rows, options, book, tolerance, inputs)
         inferred = inputs.initial + inputs.histories
     for r in rows:

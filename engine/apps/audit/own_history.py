@@ -27,17 +27,16 @@ others gets the cause ``tradeoff``, named with the posts it loses.  At most
 
 from __future__ import annotations
 
-from uschess.apps.audit.cause import Cause, post_of, within
+from uschess.apps.audit.cause import Cause, printed_posts, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
 from uschess.apps.audit.infer import _options
 from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.tradeoff import moved_posts, named_posts
 from uschess.errors import InputError
 from uschess.rating.pipeline import RatingOptions
 
 #: Ratings of the whole event at most, per audit.
 MAX_RATINGS = 40
-#: A cause names at most this many of the posts a history loses.
-MAX_NAMED = 3
 
 
 def own_histories(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
@@ -73,38 +72,27 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
                 res = rate_published(with_histories(published.event, histories), opts, book=book)
             except InputError:
                 continue
-            value = post_of(res, e.section, e.system, e.id)
+            posts = printed_posts(res)
+            value = posts.get((e.section, e.system, e.id))
             if not within(value, e.post, tol):
                 continue
-            lost, gained = [], []
-            for r2 in rows:
-                now = post_of(res, r2.entry.section, r2.entry.system, r2.entry.id)
-                before = within(r2.with_inferred, r2.entry.post, tol)
-                if before and not within(now, r2.entry.post, tol):
-                    lost.append(r2)
-                elif not before and within(now, r2.entry.post, tol):
-                    gained.append(r2)
+            lost, gained = moved_posts(rows, posts, tol)
             what = (f"{e.name or e.id}'s {rec.games} earlier {e.system} games as all "
                     f"{kind} (special formula, sec. 4.1), with the inputs inferred from the page")
             if not lost:
                 inputs.histories = histories
                 inputs.count += len(gained)
-                inputs.options, inputs.result = opts, res
                 for r2 in rows:
-                    r2.with_inferred = post_of(res, r2.entry.section, r2.entry.system,
-                                               r2.entry.id)
+                    r2.with_inferred = posts.get((r2.entry.section, r2.entry.system, r2.entry.id))
                 r.causes.append(Cause("history", f"{what}: the post is {value:.2f}; the page "
                                       "does not show the history", value, e.post,
                                       variant={"id": e.id, "system": e.system, "history": kind,
                                                "games": rec.games}))
             else:
-                named = ", ".join(f"{x.entry.name or x.entry.id} ({x.entry.id}, "
-                                  f"{x.entry.system} {x.entry.post:g})" for x in lost[:MAX_NAMED])
-                more = f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else ""
                 r.causes.append(Cause(
                     "tradeoff", f"reproduced with {what} (the post is {value:.2f}), which "
                     f"loses {len(lost)} other published post{'s' if len(lost) != 1 else ''} "
-                    f"({named}{more}): no one set of the inputs the page hides reproduces "
+                    f"({named_posts(lost)}): no one set of the inputs the page hides reproduces "
                     "them all", value, e.post,
                     variant={"id": e.id, "system": e.system, "history": kind,
                              "games": rec.games,

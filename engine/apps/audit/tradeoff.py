@@ -58,6 +58,30 @@ WORK, EVENT_WORK = 200_000, 80
 MAX_NAMED = 3
 
 
+def moved_posts(rows, posts: dict, tol: float) -> tuple[list, list]:
+    """(lost, gained): the rows whose published post ``rows``' current
+    ``with_inferred`` reproduces and ``posts`` ((section, system, id) ->
+    post of a variant, :func:`~uschess.apps.audit.cause.printed_posts`) does
+    not, and the other way round."""
+    lost, gained = [], []
+    for r in rows:
+        before = within(r.with_inferred, r.entry.post, tol)
+        after = within(posts.get((r.entry.section, r.entry.system, r.entry.id)), r.entry.post, tol)
+        if before and not after:
+            lost.append(r)
+        elif after and not before:
+            gained.append(r)
+    return lost, gained
+
+
+def named_posts(lost: list) -> str:
+    """The first :data:`MAX_NAMED` of the posts a variant loses, named for a
+    cause's text (``and N more`` after them)."""
+    named = ", ".join(f"{r.entry.name or r.entry.id} ({r.entry.id}, {r.entry.system} "
+                      f"{r.entry.post:g})" for r in lost[:MAX_NAMED])
+    return named + (f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else "")
+
+
 def _search(model: SectionModel, values: dict, pair: int, target: int, post: float,
             slope: float, low: float, high: float, tol: float, limit: int) -> Optional[tuple]:
     """A value of unknown ``pair`` (the others at ``values``) whose section
@@ -197,15 +221,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                 value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
                 if not within(value, r.entry.post, tol):
                     continue
-                lost, gained = [], []
-                for r2 in rows:
-                    now = posts_now.get((r2.entry.section, r2.entry.system, r2.entry.id))
-                    before = within(r2.with_inferred, r2.entry.post, tol)
-                    after = within(now, r2.entry.post, tol)
-                    if before and not after:
-                        lost.append(r2)
-                    elif after and not before:
-                        gained.append(r2)
+                lost, gained = moved_posts(rows, posts_now, tol)
                 if not lost:
                     # the solve stopped short of it: taken into the inputs
                     prev = next((i for i in inputs.initial
@@ -227,17 +243,13 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                         r2.with_inferred = posts_now.get((r2.entry.section, r2.entry.system,
                                                           r2.entry.id))
                     break
-                named = ", ".join(f"{x2.entry.name or x2.entry.id} ({x2.entry.id}, "
-                                  f"{x2.entry.system} {x2.entry.post:g})"
-                                  for x2 in lost[:MAX_NAMED])
-                more = f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else ""
                 own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
                 r.causes.append(Cause(
                     "tradeoff",
                     f"reproduced with {own} initial {key[1]} rating at {x:.0f} instead of the "
                     f"{inputs.values[(uid, key[1])]:.0f} inferred as the page's best fit (the "
                     f"post is {value:.2f}), which loses {len(lost)} other published post"
-                    f"{'s' if len(lost) != 1 else ''} ({named}{more}): no one set of the inputs "
+                    f"{'s' if len(lost) != 1 else ''} ({named_posts(lost)}): no one set of the inputs "
                     "the page hides reproduces them all", value, r.entry.post,
                     variant={"id": uid, "system": key[1], "initial_rating": x,
                              "inferred": inputs.values[(uid, key[1])],
