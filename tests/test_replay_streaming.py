@@ -47,7 +47,7 @@ def test_a_streamed_replay_writes_the_store_of_a_kept_one(history, tmp_path, mon
 def test_a_streamed_yaml_history_too(tmp_path_factory, tmp_path, monkeypatch):
     base, files, kept = _history(tmp_path_factory, "yaml")
     monkeypatch.setattr(replay_module, "KEEP_PLAYERS", 40)
-    items = _ordered([str(f) for f in files], None)
+    items = list(_ordered([str(f) for f in files], None).entries())
     assert sum(1 for x in items if x.item is None) > len(files) // 2  # glanced at, not held
     db = tmp_path / "streamed.db"
     assert main(["replay", str(base / "events"), "--db", str(db)]) == 0
@@ -58,7 +58,7 @@ def test_the_ordering_pass_keeps_no_more_than_its_budget(history, monkeypatch):
     base, files, _ = history
     monkeypatch.setattr(replay_module, "KEEP_PLAYERS", 100)
     shuffled = sorted(files, key=lambda p: p.name[::-1])  # not in replay order
-    items = _ordered([str(f) for f in shuffled], None)
+    items = list(_ordered([str(f) for f in shuffled], None).entries())
     held = [x for x in items if x.item is not None]
     assert 0 < sum(_size(x.item) for x in held) <= 100
     assert len(held) < len(files)

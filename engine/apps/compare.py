@@ -662,20 +662,19 @@ def _ordered_for_compare(items: Iterable, loader) -> Iterator[tuple[str, Item]]:
     made unique the same way), items beyond the replay's in-memory budget
     read when their turn comes."""
     index = _replay.index_items(items, loader, key=lambda e: (e.end, e.start, event_key(e)))
-    index.sort(key=lambda x: x.key)  # stable: as given among equal keys
-    used: dict[str, int] = {}
-    for i, entry in enumerate(index):
-        index[i] = None
-        item = entry.item
-        if item is None:
-            path = entry.path
-            item = (_replay.load_event_file(path, loader) if entry.event_file
-                    else load_item(path, loader))
-            if (item.end, item.start, event_key(item)) != entry.key:
-                raise InputError("changed while the comparison was running", file=path)
-        key = entry.key[2]
-        used[key] = used.get(key, 0) + 1
-        yield (key if used[key] == 1 else f"{key}#{used[key]}"), item
+    try:
+        for entry in index.entries():  # as given among equal keys
+            item = entry.item
+            if item is None:
+                path = entry.path
+                item = (_replay.load_event_file(path, loader) if entry.event_file
+                        else load_item(path, loader))
+                if (item.end, item.start, event_key(item)) != entry.key:
+                    raise InputError("changed while the comparison was running", file=path)
+            key = entry.key[2]
+            yield (key if entry.occurrence == 1 else f"{key}#{entry.occurrence}"), item
+    finally:
+        index.close()
 
 
 # ------------------------------------------------------------------ output

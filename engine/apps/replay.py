@@ -26,8 +26,11 @@ Memory stays bounded whatever the history's size: events up to
 :data:`KEEP_PLAYERS` player entries are read in full before the first write
 and kept; beyond that, the ordering pass glances at each YAML/JSON event
 file's header and the file is read, in full and checked, at its turn
-(:func:`index_items`); the players' state is cached for at most
-:data:`CACHE_PLAYERS` players.
+(:func:`index_items`); the order keys and paths of all the events are kept
+in a temporary SQLite file, not in Python objects (:class:`OrderIndex`);
+the players' state is cached for at most :data:`CACHE_PLAYERS` players.
+What still grows with the history is the list of the ids applied, which
+the summary reports (about 70 bytes an event).
 
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
@@ -58,9 +61,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import sqlite3
 import sys
 import time
 from contextlib import contextmanager
+from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
@@ -86,6 +91,8 @@ from uschess.rating.results import EventResult, MatchPlayerResult, PlayerResult
 #: pass only peeks at each event file's header and the rating pass reads the
 #: files one at a time.
 KEEP_PLAYERS = 30_000
+#: Ids asked of the store at a time when a run starts, whether applied.
+APPLIED_CHUNK = 10_000
 #: Players whose state a replay keeps in memory (beyond this, it starts over).
 #: A full cache is most of a replay's peak memory, and the peak creeps up as
 #: the cache is filled and emptied again (a player's state grows with the
@@ -293,51 +300,138 @@ class Indexed:
     item: Optional[Item]
     path: Optional[str]
     event_file: bool = False
+    occurrence: int = 1  # the item's place among those of its id, in replay order
+
+
+class OrderIndex:
+    """The items of a run with their order keys, handed out in replay order,
+    in memory that does not grow with the number of items.
+
+    The keys and paths go to a private temporary SQLite database
+    (``sqlite3.connect("")``: a file deleted when it is closed, whose page
+    cache is bounded; its sort spills to temporary files), not to Python
+    objects, which took about 400 bytes an event (25 MB at 62,000 events);
+    only the items kept in memory (those :func:`index_items` keeps, and
+    events given as objects) are held, by row.  A key is (end, start, id)
+    with dates: dates are stored as ISO text, whose order is theirs, and the
+    id as text, whose order (UTF-8 bytes) is that of Python's strings; equal
+    keys keep the order given."""
+
+    def __init__(self):
+        self._db = sqlite3.connect("")
+        self._db.execute("CREATE TABLE items (end_date TEXT NOT NULL, start_date TEXT NOT NULL, "
+                         "id TEXT NOT NULL, path TEXT, event_file INTEGER NOT NULL)")
+        self._held: dict[int, Item] = {}
+        self._count = 0
+        self._sorted = False
+
+    def add(self, key: tuple, item: Optional[Item], path: Optional[str],
+            event_file: bool = False) -> None:
+        end, start, eid = key
+        cur = self._db.execute("INSERT INTO items VALUES (?, ?, ?, ?, ?)",
+                               (end.isoformat(), start.isoformat(), eid, path, int(event_file)))
+        if item is not None:
+            self._held[cur.lastrowid] = item
+        self._count += 1
+        self._sorted = False
+
+    def __len__(self) -> int:
+        return self._count
+
+    def held(self) -> list[Item]:
+        """The items kept in memory, in the order given."""
+        return [self._held[row] for row in sorted(self._held)]
+
+    def _rows(self, columns: str):
+        if not self._sorted:
+            self._db.execute("CREATE INDEX IF NOT EXISTS items_order "
+                             "ON items (end_date, start_date, id)")
+            self._sorted = True
+        return self._db.execute(f"SELECT {columns} FROM items "
+                                "ORDER BY end_date, start_date, id, rowid")
+
+    def ids(self) -> Iterator[str]:
+        """The ids in replay order."""
+        return (row[0] for row in self._rows("id"))
+
+    def first_duplicate(self) -> Optional[tuple[str, str, str]]:
+        """The first id given twice in replay order: (id, where it came
+        first, where again), or None.  Where: the path, the kept event's
+        source, or "(in memory)"."""
+        row = self._db.execute(
+            "SELECT id, first, again FROM (SELECT id, end_date, start_date, rowid AS r, "
+            "FIRST_VALUE(rowid) OVER w AS first, ROW_NUMBER() OVER w AS n, rowid AS again "
+            "FROM items WINDOW w AS (PARTITION BY id ORDER BY end_date, start_date, rowid)) "
+            "WHERE n = 2 ORDER BY end_date, start_date, id, r LIMIT 1").fetchone()
+        if row is None:
+            return None
+        return row[0], self._where(row[1]), self._where(row[2])
+
+    def _where(self, row: int) -> str:
+        path = self._db.execute("SELECT path FROM items WHERE rowid = ?", (row,)).fetchone()[0]
+        item = self._held.get(row)
+        return path or (item.source if item is not None else None) or "(in memory)"
+
+    def entries(self) -> Iterator[Indexed]:
+        """Every item in replay order, a kept item let go as it is handed out
+        (with its occurrence: 2 for the second item of an id, and so on)."""
+        held, day = self._held, _dt.date.fromisoformat
+        for row, end, start, eid, path, event_file, n in self._rows(
+                "rowid, end_date, start_date, id, path, event_file, ROW_NUMBER() OVER "
+                "(PARTITION BY id ORDER BY end_date, start_date, rowid)"):
+            yield Indexed((day(end), day(start), eid), held.pop(row, None), path,
+                          bool(event_file), n)
+
+    def close(self) -> None:
+        self._held.clear()
+        self._db.close()
 
 
 def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple] = None
-                ) -> list[Indexed]:
+                ) -> OrderIndex:
     """Each item (an event, a FIDE update or a path) with its order key, as
     given.  Events up to :data:`KEEP_PLAYERS` player entries are read in full
     and kept (a bad file among them stops the run before anything is
     written); beyond that, a YAML or JSON event file's header is enough to
-    order it, and the file is read, in full and checked, when its turn comes
-    (memory stays bounded whatever the history's size).  ``key``: the order key of
-    an item read (default: :func:`event_key`)."""
+    order it, and the file is read, in full and checked, when its turn comes.
+    The keys go to an :class:`OrderIndex`, so that memory stays bounded
+    whatever the history's size.  ``key``: the order key of an item read
+    (default: :func:`event_key`)."""
     key = key or event_key
-    out = []
+    out = OrderIndex()
     kept = 0
-    for item in items:
-        if isinstance(item, (Event, FideUpdate)):
-            out.append(Indexed(key(item), item, None))
-            continue
-        path = Path(item)
-        if kept >= KEEP_PLAYERS and path.suffix.lower() in DATA_SUFFIXES:
-            header = _header_key(path)  # (a directory does not read: it goes on below)
-            if header is not None:
-                out.append(Indexed(header, None, str(item), event_file=True))
+    try:
+        for item in items:
+            if isinstance(item, (Event, FideUpdate)):
+                out.add(key(item), item, None)
                 continue
-        event = load_item(item, loader)
-        size = _size(event)
-        keep = kept + size <= KEEP_PLAYERS
-        kept += size
-        out.append(Indexed(key(event), event if keep else None, str(item),
-                           event_file=isinstance(event, Event) and _is_data_file(path)))
+            path = Path(item)
+            if kept >= KEEP_PLAYERS and path.suffix.lower() in DATA_SUFFIXES:
+                header = _header_key(path)  # (a directory does not read: it goes on below)
+                if header is not None:
+                    out.add(header, None, str(item), event_file=True)
+                    continue
+            event = load_item(item, loader)
+            size = _size(event)
+            keep = kept + size <= KEEP_PLAYERS
+            kept += size
+            out.add(key(event), event if keep else None, str(item),
+                    event_file=isinstance(event, Event) and _is_data_file(path))
+    except BaseException:
+        out.close()
+        raise
     return out
 
 
-def _ordered(items: Iterable[EventLike], loader) -> list[Indexed]:
-    """The items indexed (:func:`index_items`) and sorted in replay order;
-    an id given twice is refused."""
+def _ordered(items: Iterable[EventLike], loader) -> OrderIndex:
+    """The items indexed (:func:`index_items`), to be handed out in replay
+    order; an id given twice is refused."""
     out = index_items(items, loader)
-    out.sort(key=lambda x: x.key)
-    seen: dict[str, str] = {}
-    for entry in out:
-        eid = entry.key[2]
-        where = entry.path or (entry.item.source if entry.item else None) or "(in memory)"
-        if eid in seen:
-            raise InputError(f"event id {eid} is given twice: {seen[eid]} and {where}")
-        seen[eid] = where
+    twice = out.first_duplicate()
+    if twice is not None:
+        out.close()
+        eid, first, again = twice
+        raise InputError(f"event id {eid} is given twice: {first} and {again}")
     return out
 
 
@@ -696,9 +790,10 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     else:
         items = _ordered(events, loader)
         total = len(items)
-        applied = store.applied(x.key[2] for x in items)
+        applied = _applied(store, items)
         if applied and not skip_applied:
-            first = next(x for x in items if x.key[2] in applied)
+            first = next(x for x in items.entries() if x.key[2] in applied)
+            items.close()
             where = first.path or (first.item.source if first.item else None)
             first = first.key[2]
             more = f" (and {len(applied) - 1} more)" if len(applied) > 1 else ""
@@ -786,12 +881,29 @@ def _stopped(err: InputError, eid: str, summary: ReplaySummary) -> InputError:
     return err
 
 
-def _release(items: list, applied: dict):
-    """The sorted events, each dropped from the list once handed out."""
-    for i in range(len(items)):
-        entry = items[i]
-        items[i] = None
-        yield entry.key, entry.item, entry.path, entry.key[2] in applied, entry.event_file
+def _applied(store: Store, items: OrderIndex) -> dict:
+    """Which of the items are applied to the store (id -> when), asked
+    :data:`APPLIED_CHUNK` ids at a time (nothing is asked of a store that
+    holds no event)."""
+    if not store.last_seq():
+        return {}
+    out: dict = {}
+    ids = items.ids()
+    while True:
+        chunk = list(islice(ids, APPLIED_CHUNK))
+        if not chunk:
+            return out
+        out.update(store.applied(chunk))
+
+
+def _release(items: OrderIndex, applied: dict):
+    """The events in replay order, each let go once handed out; the index
+    closed at the end, however the run ends."""
+    try:
+        for entry in items.entries():
+            yield entry.key, entry.item, entry.path, entry.key[2] in applied, entry.event_file
+    finally:
+        items.close()
 
 
 def _stream(events: Iterable[EventLike], loader):

@@ -122,8 +122,10 @@ def run(args) -> int:
                 reports[event_id(loaded.event)] = loaded.member_data
             return loaded.event
 
+        # the list of paths lives only as long as the ordering pass reads it
+        paths, files = read(files), None
         try:
-            summary = replay(read(files), store, options, skip_applied=args.skip_applied,
+            summary = replay(paths, store, options, skip_applied=args.skip_applied,
                              progress=progress, loader=load_report,
                              commit_every=args.commit_every)
         except KeyboardInterrupt:

@@ -1,0 +1,96 @@
+"""The order of a replay and a comparison kept out of Python's memory
+(:class:`uschess.apps.replay.OrderIndex`): the same order as a stable sort
+of the keys, the same occurrences and the same first duplicate, and Python
+objects that do not grow with the number of items."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tracemalloc
+
+from hypothesis import given, settings, strategies as st
+
+from uschess.apps.replay import OrderIndex
+
+DAY0 = dt.date(2025, 1, 1)
+# ids over letters whose UTF-8 bytes and code points order alike only if the
+# index compares text as Python does (ASCII, Latin-1, Greek, CJK, beyond BMP)
+IDS = st.text(alphabet="aAz0é\u00ffΩ中\U0001F600", min_size=1, max_size=4)
+KEYS = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), IDS), max_size=40)
+
+
+def _index(keys):
+    out = OrderIndex()
+    for i, (end, back, eid) in enumerate(keys):
+        out.add((DAY0 + dt.timedelta(end), DAY0 + dt.timedelta(end - back), eid),
+                None, f"/h/{i}.json", event_file=bool(i % 2))
+    return out
+
+
+def _reference(keys):
+    """What a list sorted in Python gives: (key, path) in order, occurrences,
+    and the first id met twice with the paths of its first two items."""
+    items = [((DAY0 + dt.timedelta(end), DAY0 + dt.timedelta(end - back), eid), f"/h/{i}.json")
+             for i, (end, back, eid) in enumerate(keys)]
+    items.sort(key=lambda x: x[0])  # stable: as given among equal keys
+    seen: dict[str, list] = {}
+    occurrences, twice = [], None
+    for key, path in items:
+        seen.setdefault(key[2], []).append(path)
+        occurrences.append(len(seen[key[2]]))
+        if twice is None and len(seen[key[2]]) == 2:
+            twice = (key[2], *seen[key[2]])
+    return items, occurrences, twice
+
+
+@settings(max_examples=150, deadline=None)
+@given(KEYS)
+def test_the_index_orders_as_a_stable_sort_of_the_keys(keys):
+    index = _index(keys)
+    try:
+        items, occurrences, twice = _reference(keys)
+        got = list(index.entries())
+        assert [(e.key, e.path) for e in got] == items
+        assert [e.occurrence for e in got] == occurrences
+        assert [e.event_file for e in got] == [int(p[3:-5]) % 2 == 1 for _, p in items]
+        assert list(index.ids()) == [k[2] for k, _ in items]
+        assert index.first_duplicate() == twice
+        assert len(index) == len(keys)
+    finally:
+        index.close()
+
+
+def test_items_held_are_handed_out_once_and_let_go():
+    index = OrderIndex()
+    kept = object()
+    index.add((DAY0, DAY0, "b"), kept, None)
+    index.add((DAY0, DAY0, "a"), None, "/h/a.json", event_file=True)
+    assert index.held() == [kept]
+    got = list(index.entries())
+    assert [(e.key[2], e.item) for e in got] == [("a", None), ("b", kept)]
+    assert index.held() == []  # handed out: the index no longer holds it
+    index.close()
+
+
+def _python_bytes(n: int) -> int:
+    """Python memory still allocated after indexing ``n`` header-only items."""
+    tracemalloc.start()
+    try:
+        index = OrderIndex()
+        for i in range(n):
+            day = DAY0 + dt.timedelta(i % 365)
+            index.add((day, day, f"event-{i:07d}"), None,
+                      f"/history/of/a/club/2025/event-{i:07d}.json", event_file=True)
+        size = tracemalloc.get_traced_memory()[0]
+        index.close()
+        return size
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_index_holds_no_python_object_per_item():
+    # A list of the items took about 400 bytes an item in Python objects (a
+    # key, a path, a record), 12 MB at 30,000; the index's Python memory
+    # must not grow with the items (SQLite's own is its bounded page cache).
+    small, large = _python_bytes(2_000), _python_bytes(30_000)
+    assert large - small < 200_000, (small, large)
