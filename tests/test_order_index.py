@@ -53,9 +53,21 @@ def test_the_index_orders_as_a_stable_sort_of_the_keys(keys):
         assert [(e.key, e.path) for e in got] == items
         assert [e.occurrence for e in got] == occurrences
         assert [e.event_file for e in got] == [int(p[3:-5]) % 2 == 1 for _, p in items]
-        assert list(index.ids()) == [k[2] for k, _ in items]
+        assert [i for chunk in index.id_chunks(7) for i in chunk] == [k[2] for k in keys]
         assert index.first_duplicate() == twice
         assert len(index) == len(keys)
+    finally:
+        index.close()
+
+
+def test_applied_ids_are_marked_and_the_first_in_replay_order_named():
+    index = _index([(3, 0, "c"), (1, 0, "b"), (2, 0, "a"), (1, 1, "d")])
+    try:
+        assert index.first_applied() is None
+        index.mark_applied({"a": "2025-02-01T00:00:00", "c": "2025-02-02T00:00:00"})
+        assert index.first_applied() == ("a", "2025-02-01T00:00:00", "/h/2.json", 2)
+        assert [(e.key[2], e.applied) for e in index.entries()] == [
+            ("d", None), ("b", None), ("a", "2025-02-01T00:00:00"), ("c", "2025-02-02T00:00:00")]
     finally:
         index.close()
 

@@ -29,8 +29,8 @@ file's header and the file is read, in full and checked, at its turn
 (:func:`index_items`); the order keys and paths of all the events are kept
 in a temporary SQLite file, not in Python objects (:class:`OrderIndex`);
 the players' state is cached for at most :data:`CACHE_PLAYERS` players.
-What still grows with the history is the list of the ids applied, which
-the summary reports (about 70 bytes an event).
+The ids of the events applied, which the summary lists, are read back from
+the store at the end of the run.
 
 A FIDE update (sec. 6) is rated from the player's OTBR record in the store
 (the file's record serves when the store has none; a disagreement is
@@ -65,7 +65,6 @@ import sqlite3
 import sys
 import time
 from contextlib import contextmanager
-from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
@@ -153,7 +152,7 @@ def _plain(value):
 @dataclass
 class ReplaySummary:
     store: str
-    applied: list = field(default_factory=list)       # event ids, in the order applied
+    applied: list = field(default_factory=list)       # event ids, in the order applied (*)
     skipped: list = field(default_factory=list)       # already in the store
     fide_updates: int = 0                             # of the applied, FIDE updates
     player_updates: int = 0                           # change rows written
@@ -163,6 +162,9 @@ class ReplaySummary:
     seconds: float = 0.0
     disagreements: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    # (*) read back from the store at the end of the run, when the players'
+    # cache is gone: not held while the run goes (it grows with the history)
+    events_applied: int = 0                           # counted while the run goes
 
     @property
     def rate(self) -> float:
@@ -301,6 +303,7 @@ class Indexed:
     path: Optional[str]
     event_file: bool = False
     occurrence: int = 1  # the item's place among those of its id, in replay order
+    applied: Optional[str] = None  # when the store applied it, if it did
 
 
 class OrderIndex:
@@ -320,7 +323,8 @@ class OrderIndex:
     def __init__(self):
         self._db = sqlite3.connect("")
         self._db.execute("CREATE TABLE items (end_date TEXT NOT NULL, start_date TEXT NOT NULL, "
-                         "id TEXT NOT NULL, path TEXT, event_file INTEGER NOT NULL)")
+                         "id TEXT NOT NULL, path TEXT, event_file INTEGER NOT NULL, "
+                         "applied TEXT)")
         self._held: dict[int, Item] = {}
         self._count = 0
         self._sorted = False
@@ -328,7 +332,7 @@ class OrderIndex:
     def add(self, key: tuple, item: Optional[Item], path: Optional[str],
             event_file: bool = False) -> None:
         end, start, eid = key
-        cur = self._db.execute("INSERT INTO items VALUES (?, ?, ?, ?, ?)",
+        cur = self._db.execute("INSERT INTO items VALUES (?, ?, ?, ?, ?, NULL)",
                                (end.isoformat(), start.isoformat(), eid, path, int(event_file)))
         if item is not None:
             self._held[cur.lastrowid] = item
@@ -350,10 +354,6 @@ class OrderIndex:
         return self._db.execute(f"SELECT {columns} FROM items "
                                 "ORDER BY end_date, start_date, id, rowid")
 
-    def ids(self) -> Iterator[str]:
-        """The ids in replay order."""
-        return (row[0] for row in self._rows("id"))
-
     def first_duplicate(self) -> Optional[tuple[str, str, str]]:
         """The first id given twice in replay order: (id, where it came
         first, where again), or None.  Where: the path, the kept event's
@@ -365,22 +365,55 @@ class OrderIndex:
             "WHERE n = 2 ORDER BY end_date, start_date, id, r LIMIT 1").fetchone()
         if row is None:
             return None
-        return row[0], self._where(row[1]), self._where(row[2])
+        return (row[0], self._where(row[1]) or "(in memory)",
+                self._where(row[2]) or "(in memory)")
 
-    def _where(self, row: int) -> str:
+    def id_chunks(self, size: int) -> Iterator[list[str]]:
+        """The ids, ``size`` at a time, in the order given (each chunk its
+        own query: the index may be written between two)."""
+        last = 0
+        while True:
+            rows = self._db.execute("SELECT rowid, id FROM items WHERE rowid > ? "
+                                    "ORDER BY rowid LIMIT ?", (last, size)).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [r[1] for r in rows]
+
+    def mark_applied(self, applied: dict) -> None:
+        """Note which ids a store has applied (id -> when)."""
+        if not applied:
+            return
+        self._db.execute("CREATE INDEX IF NOT EXISTS items_id ON items (id)")
+        self._db.executemany("UPDATE items SET applied = ? WHERE id = ?",
+                             [(when, eid) for eid, when in applied.items()])
+
+    def first_applied(self) -> Optional[tuple[str, str, str, int]]:
+        """The first item in replay order that the store has applied: (id,
+        when, where (None for an event given in memory), how many items are
+        applied in all), or None."""
+        count = self._db.execute("SELECT COUNT(*) FROM items "
+                                 "WHERE applied IS NOT NULL").fetchone()[0]
+        if not count:
+            return None
+        row = self._db.execute("SELECT id, applied, rowid FROM items WHERE applied IS NOT NULL "
+                               "ORDER BY end_date, start_date, id, rowid LIMIT 1").fetchone()
+        return row[0], row[1], self._where(row[2]), count
+
+    def _where(self, row: int) -> Optional[str]:
         path = self._db.execute("SELECT path FROM items WHERE rowid = ?", (row,)).fetchone()[0]
         item = self._held.get(row)
-        return path or (item.source if item is not None else None) or "(in memory)"
+        return path or (item.source if item is not None else None)
 
     def entries(self) -> Iterator[Indexed]:
         """Every item in replay order, a kept item let go as it is handed out
         (with its occurrence: 2 for the second item of an id, and so on)."""
         held, day = self._held, _dt.date.fromisoformat
-        for row, end, start, eid, path, event_file, n in self._rows(
+        for row, end, start, eid, path, event_file, n, applied in self._rows(
                 "rowid, end_date, start_date, id, path, event_file, ROW_NUMBER() OVER "
-                "(PARTITION BY id ORDER BY end_date, start_date, rowid)"):
+                "(PARTITION BY id ORDER BY end_date, start_date, rowid), applied"):
             yield Indexed((day(end), day(start), eid), held.pop(row, None), path,
-                          bool(event_file), n)
+                          bool(event_file), n, applied)
 
     def close(self) -> None:
         self._held.clear()
@@ -790,18 +823,17 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     else:
         items = _ordered(events, loader)
         total = len(items)
-        applied = _applied(store, items)
-        if applied and not skip_applied:
-            first = next(x for x in items.entries() if x.key[2] in applied)
+        _mark_applied(store, items)
+        first = items.first_applied()
+        if first is not None and not skip_applied:
             items.close()
-            where = first.path or (first.item.source if first.item else None)
-            first = first.key[2]
-            more = f" (and {len(applied) - 1} more)" if len(applied) > 1 else ""
-            raise InputError(f"event {first} is already applied to {store.name} "
-                             f"(on {applied[first]}){more}; it is never applied twice: "
+            eid, when, where, count = first
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            raise InputError(f"event {eid} is already applied to {store.name} "
+                             f"(on {when}){more}; it is never applied twice: "
                              "use --skip-applied to skip applied events and resume",
                              file=where)
-        stream = _release(items, applied)
+        stream = _release(items)
 
     done = 0
     for key, event, path, is_applied, event_file in stream:
@@ -840,7 +872,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
         store.apply_event(write)
         replayer.committed(write)
         last_key = key if last_key is None or key > last_key else last_key
-        summary.applied.append(eid)
+        summary.events_applied += 1
         summary.fide_updates += is_fide
         summary.player_updates += len(write.changes)
         summary.new_players += new
@@ -849,6 +881,8 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
         done += 1
         if progress:
             progress(done, total, summary.player_games, time.perf_counter() - started)
+    del replayer, stream  # the players' cache goes before the ids are read back
+    summary.applied = store.event_ids_after(seq_before)
     summary.players = store.players_rated_after(seq_before)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -874,34 +908,30 @@ def _fewer_collections():
 def _stopped(err: InputError, eid: str, summary: ReplaySummary) -> InputError:
     """``err`` saying, when events are already applied, where the run stopped
     and how to resume."""
-    if summary.applied:
-        err.message += (f" (stopped at event {eid}; the {len(summary.applied)} event(s) "
+    if summary.events_applied:
+        err.message += (f" (stopped at event {eid}; the {summary.events_applied} event(s) "
                         "before it are applied: fix it and rerun with --skip-applied)")
         err.args = (err.message,)
     return err
 
 
-def _applied(store: Store, items: OrderIndex) -> dict:
-    """Which of the items are applied to the store (id -> when), asked
+def _mark_applied(store: Store, items: OrderIndex) -> None:
+    """Note in the index which items the store has applied, asking it
     :data:`APPLIED_CHUNK` ids at a time (nothing is asked of a store that
     holds no event)."""
     if not store.last_seq():
-        return {}
-    out: dict = {}
-    ids = items.ids()
-    while True:
-        chunk = list(islice(ids, APPLIED_CHUNK))
-        if not chunk:
-            return out
-        out.update(store.applied(chunk))
+        return
+    for chunk in items.id_chunks(APPLIED_CHUNK):
+        items.mark_applied(store.applied(chunk))
 
 
-def _release(items: OrderIndex, applied: dict):
+def _release(items: OrderIndex):
     """The events in replay order, each let go once handed out; the index
     closed at the end, however the run ends."""
     try:
         for entry in items.entries():
-            yield entry.key, entry.item, entry.path, entry.key[2] in applied, entry.event_file
+            yield (entry.key, entry.item, entry.path, entry.applied is not None,
+                   entry.event_file)
     finally:
         items.close()
 

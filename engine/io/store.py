@@ -620,6 +620,12 @@ class Store:
         """The sequence number of the last event applied (0 in a new store)."""
         return self.conn.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
 
+    def event_ids_after(self, seq: int) -> list[str]:
+        """The ids of the events applied after sequence number ``seq``, in
+        the order applied."""
+        return [r[0] for r in self.conn.fetchall(
+            "SELECT id FROM events WHERE seq > ? ORDER BY seq", (seq,))]
+
     def players_rated_after(self, seq: int) -> int:
         """How many players have a record last written by an event applied
         after sequence number ``seq``: the players the events since then
