@@ -154,7 +154,9 @@ class KDualOTBR(_K):
 
 class K002(_K):
     """002: K = 800/(N_e + m), or 400/(N_e + m/2) in a half-K event; 002 has
-    no dual-rating exception (only for 002's edition, ``--edition``)."""
+    no dual-rating exception.  The calendar puts it in force for 002's
+    edition and where the published record shows no exception
+    (``rulesets/slots.yaml``, ``k_factor``)."""
 
     name = "k-002"
     title = "K without the dual-rating exception (002)"

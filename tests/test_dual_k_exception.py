@@ -84,17 +84,31 @@ def test_no_exception_above_60_before_the_extension_to_65():
     assert (got[1].post, got[2].post) == (2307.0, 2243.0)
 
 
-def test_exception_in_a_dual_rated_section_of_2005():
-    """The control: G/45;d5 (mm + ss = 50) was dual-rated in 2005, so the
-    2017 wording's exception holds in OTBR: K = 800(6.5 - 0.0025 R)/(N' + m)."""
+def test_no_exception_in_a_dual_rated_section_before_2013_05_08():
+    """G/45;d5 (mm + ss = 50) was dual-rated in 2005, but the published
+    record shows no exception before 2013-05-08 (rulesets/slots.yaml,
+    k_factor, learned from the PACL pages): K = 800/(N' + m) in OTBR too."""
     res = minimal("2005-06-01", "G/45;d5")
     assert [s.system for s in res.sections] == ["OTBR", "OTBQ"]
     got = by_pair(res)
-    k_a = 800 * (6.5 - 0.0025 * 2300) / 51
-    k_b = 800 * (6.5 - 0.0025 * 2250) / 51
+    assert got[1].k == plain_k(2300, nstar_2001) == 800 / 51
+    assert got[2].k == plain_k(2250, nstar_2001)
+    assert (got[1].post, got[2].post) == (2307.0, 2243.0)
+
+
+def test_exception_in_a_dual_rated_section_from_2013_05_08():
+    """The control: the same section of 2013-06-01 holds the exception in
+    OTBR: K = 800(6.5 - 0.0025 R)/(N' + m), N' = min(N, N*) of 000 sec. 3."""
+    res = minimal("2013-06-01", "G/45;d5")
+    assert [s.system for s in res.sections] == ["OTBR", "OTBQ"]
+    got = by_pair(res)
+    k_a = 800 * (6.5 - 0.0025 * 2300) / (min(100, nstar_2013(2300)) + 1)
+    k_b = 800 * (6.5 - 0.0025 * 2250) / (min(100, nstar_2013(2250)) + 1)
     assert got[1].k == pytest.approx(k_a, rel=1e-15) and got[2].k == pytest.approx(k_b, rel=1e-15)
     a, b = two_player_posts(k_a, k_b)
-    assert (got[1].post, got[2].post) == (float(math.ceil(a)), float(math.floor(b))) == (2305.0, 2244.0)
+    assert (got[1].post, got[2].post) == (float(math.ceil(a)), float(math.floor(b))) == (2306.0, 2243.0)
+    day_before = by_pair(minimal("2013-05-07", "G/45;d5"))
+    assert day_before[1].k == plain_k(2300, nstar_2001)  # the N* of before 2013-05-08 too
 
 
 def test_no_exception_online():
@@ -198,9 +212,11 @@ def test_rules_timeline_and_show_name_the_dual_rating_dependence():
     assert any(line.strip().startswith("2001-01-01  []") for line in lines)
     assert any(line.strip().startswith('2002-01-01  ["OTBR", "OTBQ"]') and "gap" in line for line in lines)
     out = _cli("rules", "timeline", "k_factor")
-    assert "dual-rated sections" in out.stdout
+    assert "dual-rated sections" in out.stdout and 'record "dual-rating K exception"' in out.stdout
     out = _cli("rules", "show", "--on", "2001-06-01")
-    assert "dual_rating_systems    = []" in out.stdout and "dual-rated sections" in out.stdout
+    assert "dual_rating_systems    = []" in out.stdout and "k-002" in out.stdout
+    out = _cli("rules", "show", "--on", "2013-06-01")
+    assert "k-dual-otbr" in out.stdout
     out = _cli("rules", "show", "--on", "2005-06-01", "--json")
     assert json.loads(out.stdout)["parameters"]["dual_rating_systems"]["value"] == ["OTBR", "OTBQ"]
 
@@ -223,10 +239,13 @@ def test_match_and_fide_paths_pass_the_systems():
     assert fide_update(upd).k == pytest.approx(plain_k(2300, nstar_2013), rel=1e-14)
 
 
-def test_ratings_of_2002_carry_the_dual_rating_gap():
+def test_the_dual_rating_gap_of_2002_is_shown_but_no_2002_rating_reads_it():
     """000 sec. 8 gives no day for dual rating in 2002 (project reading 8):
-    a standard-formula rating of 2002 carries the warning, one of 2003 not."""
+    the rules of 2002 say so, and since the K exception is not in force
+    before 2013-05-08 (the record), no player's rating of 2002 reads it."""
+    out = _cli("rules", "show", "--on", "2002-06-01")
+    assert any(line.startswith("  ! dual_rating_systems") and "2002-??-??" in line
+               for line in out.stdout.splitlines())
     got = by_pair(minimal("2002-06-01", "G/45;d5"))
-    assert any(w.startswith("dual_rating_systems") for w in got[1].warnings)
-    got = by_pair(minimal("2003-06-01", "G/45;d5"))
     assert not any(w.startswith("dual_rating_systems") for w in got[1].warnings)
+    assert got[1].k == 800 / 51

@@ -39,7 +39,15 @@ def _dual_section(start):
     return [top, *others]
 
 
-@pytest.mark.parametrize("start", ["2005-06-01", "2016-06-01", "2019-06-01", "2024-06-01"])
+def test_no_k_exception_before_2013_05_08():
+    """The record shows no exception before 2013-05-08 (rulesets/slots.yaml)."""
+    res = rate(_dual_section("2005-06-01"), start="2005-06-01", tc="G/45;d5")
+    for system in ("OTBR", "OTBQ"):
+        top = by_pair(res, system)[1]
+        assert top.k == pytest.approx(800 / (top.n_eff + 4))
+
+
+@pytest.mark.parametrize("start", ["2013-06-01", "2016-06-01", "2019-06-01", "2024-06-01"])
 def test_k_exception_only_in_otbr_in_every_period(start):
     res = rate(_dual_section(start), start=start, tc="G/45;d5")
     otbr, otbq = by_pair(res, "OTBR")[1], by_pair(res, "OTBQ")[1]
