@@ -112,3 +112,30 @@ def test_real_pages_before_2013(page, pid, post):
     cause = next(c for c in row.causes if c.cause == "k_exception")
     assert within(cause.computed, post, a.tolerance)
     assert post_of(a.result, row.entry.section, "OTBR", pid) != pytest.approx(post, abs=1)
+
+
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_the_dating_script_on_two_pages(tmp_path, capsys):
+    """``benchmarks/pacl_dual_k.py --pages``: Brooks (2012, plain K's integer)
+    and a 2013-11 page whose posts are the exception's, counted on each side
+    of 2013-05-08."""
+    import importlib.util
+
+    from helpers import ROOT
+    spec = importlib.util.spec_from_file_location("pacl_dual_k",
+                                                  ROOT / "benchmarks" / "pacl_dual_k.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    listing = tmp_path / "pages.txt"
+    listing.write_text("XtblMain_201212159262_1\nXtblMain_201311243662_1\n")
+    assert mod.main(["--pages", str(listing)]) == 0
+    out = capsys.readouterr().out
+    assert "XtblMain_201212159262_1" in out and "11045685" in out
+    before = out.split("sections held before 2013-05-08:")[1].split("sections held after")[0]
+    after = out.split("sections held after 2013-05-08:")[1]
+    count = lambda text, what: int(next(line for line in text.splitlines()  # noqa: E731
+                                        if line.strip().startswith(what)).split()[-1])
+    assert count(before, "integer equal to the plain K's only") == 1
+    assert count(before, "integer equal to the exception's only") == 0
+    assert count(after, "integer equal to the exception's only") >= 3
+    assert count(after, "integer equal to the plain K's only") == 0

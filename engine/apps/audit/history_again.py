@@ -48,10 +48,11 @@ is kept (the history, and the new values, become inferred inputs; cause
 ``history`` on each post it reproduces).  One that reproduces it but loses
 posts is not named: the solve again moves every value of the section, so
 what it costs is not one input's.  At most :data:`MAX_TRIES` solves per
-audit, none in a section of more than :data:`MAX_PLAYERS` players (a solve
-there costs seconds to tens of seconds: 38 s of CPU each on the 294-player
-``XtblMain_201303091942_1``), and :data:`MAX_RATINGS` ratings of the event
-where there is nothing to solve.
+audit and :data:`SOLVE_PLAYERS` players solved over them, none in a section
+of more than :data:`MAX_PLAYERS` players (a solve there costs tens of
+seconds: 38 s of CPU each on the 294-player ``XtblMain_201303091942_1``),
+and :data:`MAX_RATINGS` ratings of the event where there is nothing to
+solve.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ from uschess.rating.pipeline import RatingOptions
 #: per audit at most, and the largest section where one is tried; ratings of
 #: the event per audit at most where the section has no unknown (no solve).
 MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 200, 40
+#: The solves' players per audit at most (a solve of an n-player section
+#: spends n): a solve costs about 0.3 s of CPU per player in a large
+#: section (measured on the PACL pages: 98 players 22-33 s, 108 players
+#: 8-10 s, 174 players 43 s), so an audit spends at most about a minute;
+#: a 32-player section gets the six solves, a 98-player one two.
+SOLVE_PLAYERS = 200
 
 
 def _candidates(missed: list, taken: set) -> list:
@@ -134,7 +141,7 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
               and not within(r.with_inferred, r.entry.post, tol)
               and all(c.cause == "initialization" for c in r.causes)]
     taken = {(h.section, h.system, h.id) for h in inputs.histories}
-    solves = ratings = 0
+    solves = ratings = spent = 0
     for r, pair, pl, rec, kind in _candidates(missed, taken):
         e = r.entry
         if within(r.with_inferred, e.post, tol) \
@@ -143,9 +150,11 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
             continue
         solve = (e.section, e.system) in unknowns
         if solve:
-            if solves >= MAX_TRIES or len(r.section.section.players) > MAX_PLAYERS:
+            size = len(r.section.section.players)
+            if solves >= MAX_TRIES or size > MAX_PLAYERS or spent + size > SOLVE_PLAYERS:
                 continue
             solves += 1
+            spent += size
         else:
             if ratings >= MAX_RATINGS:
                 continue
