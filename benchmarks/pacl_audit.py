@@ -208,7 +208,9 @@ def main(argv=None) -> int:
     print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
           f"{solved['history']} earlier histories (game counts, all wins or all losses), "
           f"{solved['correction']} games of sections corrected after they were rated, "
-          f"{solved['scored_cells']} sections' N/R cells rated as games")
+          f"{solved['scored_cells']} sections' N/R cells rated as games, "
+          f"{solved['zero_games']} events' pre-event ratings printed on 0 games rated as "
+          "ratings")
     print("misses (no inference) by best explanation:")
     for cause, n in causes.most_common():
         print(f"  {cause:<20} {n}")

@@ -43,6 +43,11 @@ the published value within the tolerance:
     (1300) or as a player not known to be adult, else solved from the
     published posts (:mod:`uschess.apps.audit.infer`); also for the
     opponents it moves;
+``zero_games``
+    a pre-event rating the page prints on 0 games (``817P0``), which the
+    reader takes as unrated, rated as the player's rating with N = 0 (no
+    step-3 estimate), kept as an input the page states
+    (:mod:`uschess.apps.audit.zero_games`);
 ``chaining``
     section chaining: sections rated apart, or each from the earlier
     sections' computed results (:mod:`uschess.apps.audit.page_chain`);
@@ -61,6 +66,10 @@ the published value within the tolerance:
 ``bonus_multiplier``
     every other value of B in the history (6, 8, 10, 12, 14, 16), each a
     reform of ``bonus_multiplier`` over the whole event;
+``k_exception``
+    the dual-rating K exception of sec. 4.2 not applied (K = 800/(N' + m)
+    for every player), for a player whose K was the exception's: the PACL
+    pages show it only from 2013-05 (:mod:`uschess.apps.audit.k_exception`);
 ``effective_games``
     the other effective-games formula(s) (``nstar``) of the history;
 ``rounding``
@@ -110,7 +119,9 @@ two are then solved in turn while the count grows
 for a floor against the post computed with everything inferred, for a
 trade-off between the unknowns, and, a provisional player's, for their own
 all-wins or all-losses history on top of the inputs inferred
-(:mod:`uschess.apps.audit.own_history`).
+(:mod:`uschess.apps.audit.own_history`), then for theirs or a provisional
+opponent's with the initial ratings solved again on it
+(:mod:`uschess.apps.audit.history_again`).
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

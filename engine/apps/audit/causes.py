@@ -14,12 +14,15 @@ from uschess.apps.audit.alternate import Inputs, alternate
 from uschess.apps.audit.cause import Cause, count_reproduced, post_of, printed_value, within
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
+from uschess.apps.audit.history_again import histories_again
 from uschess.apps.audit.infer import initialization_causes
+from uschess.apps.audit.k_exception import k_exception_causes
 from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.rescored import rescored_cells, scored_event
 from uschess.apps.audit.tradeoff import tradeoff_causes
+from uschess.apps.audit.zero_games import zero_games_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
@@ -32,8 +35,8 @@ from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 #: Best explanation first: inputs the page cannot show (and the page's own
 #: Rated date) before another value of a rule for one player.
-CAUSE_ORDER = ("floor", "initialization", "known_on", "chaining", "corrected", "scored_cells", "games",
-               "rounding", "history", "tradeoff", "bonus_multiplier", "effective_games", "reading")
+CAUSE_ORDER = ("floor", "initialization", "zero_games", "known_on", "chaining", "corrected", "scored_cells", "games",
+               "rounding", "history", "tradeoff", "bonus_multiplier", "k_exception", "effective_games", "reading")
 
 
 
@@ -183,6 +186,8 @@ class _Variants:
         self.labels: dict = {}  # whole-event variants: key -> what it is
         #: the page's N and R cells against an opponent (published.ScoredCell)
         self.scored: list = []
+        #: set by the audit: every row (what a whole-event variant loses)
+        self.rows: list = []
 
     def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
              chain=None, **changes) -> Optional[EventResult]:
@@ -332,6 +337,8 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
         if within(value, e.post, tol):
             out.append(Cause("bonus_multiplier", f"bonus multiplier B = {b:g} (the rules in force "
                              f"use B = {p.bonus_multiplier:g}) gives {_fmt(value)}", value, e.post))
+
+    out.extend(k_exception_causes(row, variants, variants.rows, tol))
 
     for entry in book.timelines["nstar"].entries:
         if entry.value == p.nstar:
@@ -688,6 +695,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
                                 for r in rows}
     variants.missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
                        if not r.reproduced and r.result is not None}
+    variants.rows = rows
     for row in rows:
         if not row.reproduced and row.result is not None:
             row.explain = explain_player(EventResult(result.event, [row.section]), row.entry.id)
@@ -723,6 +731,12 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         tradeoff_causes(published, rows, options, book, tolerance, inputs)  # updates inputs
         with_inferred = own_histories(published, rows, options, book, tolerance, inputs)
         inferred = inputs.initial + inputs.histories
+    if with_inferred is None or with_inferred < len(rows):
+        with_inferred = histories_again(published, rows, options, book, tolerance, inputs)
+        inferred = inputs.initial + inputs.histories
+    zero = zero_games_causes(published, rows, options, book, tolerance, inputs, _player_event)
+    if zero is not None:  # a pre printed on 0 games, rated as a rating
+        inferred, with_inferred = list(inferred) + [zero], zero.reproduced
     for r in rows:
         r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     better = []

@@ -1,0 +1,120 @@
+"""When the PACL pages show the high-rated dual-rating K exception (sec. 4.2).
+
+    python benchmarks/pacl_dual_k.py [--limit N] [--every K] [--pages FILE] [--json FILE]
+
+Reads ``../shared/data/real/pacl-2001-2021/sections`` in place.  Every page
+of a dual-rated section (``Rating Sys: D``) held before 2020-06 is rated as
+known on its Rated (or Re-Rated) date twice: under the rules in force, which
+apply the exception from 2001 (project reading 5), and with the exception
+out of reach (``k_dual`` above every rating: K = 800/(N' + m)).  For every
+published OTBR post of a player rated above 2200 that the two ratings put
+apart, it prints the page, the section's start, the pre-event and published
+ratings and both computed posts, then counts by the section's start (before
+2013-05-08, the N* change of 000 sec. 8, or on and after it): posts equal to
+the one rating's integer and not the other's (in the integer era, to
+2014-08), and posts within 1 point of one only.  The audit cause
+``k_exception`` (:mod:`uschess.apps.audit.k_exception`) cites these
+figures.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pacl_audit import corpus_files, corpus_parser  # noqa: E402
+
+#: The date the counts are split at: the N* change (000 sec. 8).
+SPLIT = dt.date(2013, 5, 8)
+#: Ratings were stored as integers before this date (000 sec. 8).
+FLOAT_FROM = dt.date(2014, 9, 1)
+#: Dual rating of OTB Regular sections is in force before this date only on
+#: pages this script reads (the 2020 revision changed the wording).
+BEFORE = dt.date(2020, 6, 1)
+#: ``k_dual.above`` and ``top`` no rating reaches (the parameter's domain's end).
+NEVER = 10000.0
+
+
+def main(argv=None) -> int:
+    from uschess.apps.audit import load_published
+    from uschess.apps.audit.cause import printed_posts
+    from uschess.apps.audit.page_chain import rate_published
+    from uschess.calendar.reform import reform_from_dict
+    from uschess.calendar.rulebook import RuleBook
+    from uschess.errors import InputError
+    from uschess.rating.pipeline import RatingOptions
+
+    args = corpus_parser(__doc__).parse_args(argv)
+    files = corpus_files(args)
+    if files is None:
+        return 2
+    book = RuleBook.load()
+    rows = []
+    for f in files:
+        if "Rating Sys: D" not in f.read_text(encoding="latin-1"):
+            continue
+        try:
+            pub = load_published(f, section=f.stem.split("_")[-1])
+        except InputError:
+            continue
+        sec = pub.event.sections[0]
+        if sec.start >= BEFORE:
+            continue
+        high = [e for e in pub.entries if e.system == "OTBR" and e.pre is not None
+                and e.pre > 2200]
+        if not high:
+            continue
+        rules = book.rules(sec.start, known_on=pub.rated_on)
+        plain = reform_from_dict({"name": "no dual K exception", "parameters": {"k_dual": [
+            {"from": book.earliest().isoformat(),
+             "value": dict(rules.p.k_dual, above=NEVER, top=NEVER)}]}},
+            source="pacl_dual_k", book=book)
+        try:
+            shown = printed_posts(rate_published(
+                pub.event, RatingOptions(known_on=pub.rated_on, trace=False), book=book))
+            other = printed_posts(rate_published(
+                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=plain),
+                book=book))
+        except InputError:
+            continue
+        for e in high:
+            key = (e.section, e.system, e.id)
+            a, b = shown.get(key), other.get(key)
+            if a is None or b is None or abs(a - b) < 1e-9:
+                continue
+            rows.append({"page": f.stem, "start": sec.start.isoformat(), "id": e.id,
+                         "pre": e.pre, "published": e.post, "exception": a, "plain": b})
+    counts = collections.Counter()
+    for r in rows:
+        start = dt.date.fromisoformat(r["start"])
+        when = "before" if start < SPLIT else "after"
+        ex, pl = r["exception"], r["plain"]
+        print(f"{r['page']:<26} {r['start']} {r['id']:>9} {r['pre']:>6g} -> {r['published']:<6g} "
+              f"exception {ex:8.2f}  plain {pl:8.2f}")
+        if start < FLOAT_FROM:
+            counts[(when, "integer equal to the exception's only")] += (
+                r["published"] == round(ex) and r["published"] != round(pl))
+            counts[(when, "integer equal to the plain K's only")] += (
+                r["published"] == round(pl) and r["published"] != round(ex))
+            counts[(when, "integer era posts")] += 1
+        counts[(when, "within 1 of the exception's only")] += (
+            abs(ex - r["published"]) <= 1 < abs(pl - r["published"]))
+        counts[(when, "within 1 of the plain K's only")] += (
+            abs(pl - r["published"]) <= 1 < abs(ex - r["published"]))
+        counts[(when, "posts")] += 1
+    for when in ("before", "after"):
+        print(f"sections held {when} {SPLIT.isoformat()}:")
+        for (w, what), n in sorted(counts.items()):
+            if w == when:
+                print(f"  {what:<42} {n}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""A provisional player's all-wins or all-losses history with the unrated
+players' initial ratings solved again on it
+(engine/apps/audit/history_again.py), re-rated here through the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from uschess.apps.audit import audit, load_published
+from uschess.apps.audit.cause import post_of, within
+from uschess.apps.audit.hidden import InferredHistory
+
+from helpers import SHARED_DATA, event, msa_text_page, player
+
+PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
+
+IDS = {k: f"{30090000 + k}" for k in range(1, 5)}
+#: 1 and 2 established, 3 provisional (260P4, the four earlier games lost),
+#: 4 new: 4 beats 3 and loses to 1; 1 and 2 draw, 2 beats 3
+GAMES = {1: ["D2", "W4"], 2: ["D1", "W3"], 3: ["L4", "L2"], 4: ["W3", "L1"]}
+RATINGS = {1: 1268, 2: 1100, 3: 260}
+#: the new player's initial rating the posts were computed with (N = 0)
+INITIAL = 300.0
+
+
+def _posts() -> dict:
+    from uschess.apps.audit.infer import _options
+    from uschess.apps.audit.page_chain import rate_published
+    from uschess.rating.pipeline import RatingOptions
+
+    players = [player(1, GAMES[1], rating=1268, games=60, pid=IDS[1], system="OTBB"),
+               player(2, GAMES[2], rating=1100, games=60, pid=IDS[2], system="OTBB"),
+               player(3, GAMES[3], rating=260, games=4, pid=IDS[3], system="OTBB",
+                      record={"wins": 0, "draws": 0, "losses": 4}),
+               player(4, GAMES[4], pid=IDS[4])]
+    res = rate_published(event(players, start="2021-01-23", tc="G/5;d2", systems=["OTBB"]),
+                         _options(RatingOptions(trace=False), {(IDS[4], "OTBB"): INITIAL},
+                                  {(IDS[4], "OTBB"): 0}))
+    return {pr.id: pr.post for pr in res.sections[0].players}
+
+
+def _page(tmp_path, posts):
+    rows = []
+    for k in GAMES:
+        pts = sum({"W": 1.0, "D": 0.5}.get(c[0], 0.0) for c in GAMES[k])
+        cells = [f"{c[0]}   {c[1:]}" for c in GAMES[k]]
+        pre = {1: "1268   ", 2: "1100   ", 3: " 260P4 ", 4: "Unrated"}[k]
+        post = f"{round(posts[IDS[k]]):>4d}" + {3: "P6", 4: "P2"}.get(k, "")
+        rows.append({"pair": k, "name": f"PLAYER {k}", "id": IDS[k], "total": f"{pts:.1f}",
+                     "cells": cells, "lines": [f"B: {pre}->{post}"]})
+    path = tmp_path / "page.txt"
+    path.write_text(msa_text_page(rows, start="2021-01-23", system="B", tc="G/5;d2"))
+    return path
+
+
+def test_an_opponents_history_with_the_initial_rating_solved_again(tmp_path, monkeypatch):
+    """Player 4 (new) beats 3 (260P4, whose four earlier games were all lost:
+    the page does not show it) and loses to 1; the posts were computed with
+    3's all-losses history and 4 initialized at 300.  Without the search no
+    inferred input reproduces 4's post (3's history tried alone keeps 4's
+    inferred value, which the history does not move); with it, 3's history
+    and 4's initial rating solved again reproduce every post, the cause
+    names 3's history, and the engine, given them, agrees."""
+    import uschess.apps.audit.history_again as history_again
+
+    posts = _posts()
+    path = _page(tmp_path, posts)
+    pub = load_published(path)
+    monkeypatch.setattr(history_again, "MAX_TRIES", 0)
+    a = audit(pub)
+    row = next(r for r in a.rows if r.entry.id == IDS[4])
+    assert not within(row.with_inferred, row.entry.post, a.tolerance)
+    assert not [c for c in row.causes if c.cause != "initialization"]
+    monkeypatch.undo()
+
+    a = audit(pub)
+    assert a.reproduced_inferred == a.total == 4
+    row = next(r for r in a.rows if r.entry.id == IDS[4])
+    cause = next(c for c in row.causes if c.cause == "history")
+    assert cause.variant == {"id": IDS[3], "system": "OTBB", "history": "losses", "games": 4,
+                             "initial_again": True}
+    kept = [i for i in a.inferred if isinstance(i, InferredHistory)]
+    assert [(h.id, h.kind, h.games) for h in kept] == [(IDS[3], "losses", 4)]
+
+    # through the engine: the history and the initial rating the audit names
+    from uschess.apps.audit.hidden import with_histories
+    from uschess.apps.audit.infer import Inferred, _options
+    from uschess.apps.audit.page_chain import rate_published
+    from uschess.rating.pipeline import RatingOptions
+    values = {(i.id, i.system): i.value for i in a.inferred if isinstance(i, Inferred)}
+    games = {(i.id, i.system): i.games for i in a.inferred if isinstance(i, Inferred)}
+    res = rate_published(with_histories(pub.event, kept),
+                         _options(RatingOptions(trace=False), values, games))
+    for e in pub.entries:
+        assert within(post_of(res, e.section, e.system, e.id), e.post, 1.0), e.id
+
+
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
+    """No more solves than MAX_TRIES, nor ratings than MAX_RATINGS where
+    nothing is solved: counted here."""
+    import uschess.apps.audit.history_again as history_again
+
+    calls = []
+    real = history_again.resolve_initial
+
+    def counting(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(history_again, "resolve_initial", counting)
+    monkeypatch.setattr(history_again, "MAX_TRIES", 1)
+    audit(load_published(_page(tmp_path, _posts())))
+    assert len(calls) == 1  # the history that reproduces is the second tried
+
+    rated = []
+    real_rate = history_again.rate_published
+
+    def counting_rate(*args, **kw):
+        rated.append(1)
+        return real_rate(*args, **kw)
+
+    monkeypatch.setattr(history_again, "rate_published", counting_rate)
+    monkeypatch.setattr(history_again, "MAX_RATINGS", 2)
+    pub = load_published(PACL / "XtblMain_202103284332_1.html", section="1")
+    audit(pub, known_on=pub.rated_on)  # no unknown: ratings of the event, no solve
+    assert len(rated) <= 2
+
+
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_blitz_2021():
+    """XtblMain_202101237032_2: JANELLE MORNINGSTAR, unrated -> 500P2 (750 with
+    the rules' initial rating, 668.75 inferred), reproduced with TAMARA
+    DOVODJA's four earlier games as losses and her initial rating solved
+    again: 9 of 9."""
+    pub = load_published(PACL / "XtblMain_202101237032_2.html", section="2")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == a.total == 9
+    row = next(r for r in a.rows if r.entry.id == "30073384")
+    assert any(c.cause == "history" and c.variant["id"] == "30097868" for c in row.causes)
+
+
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_quick_2021_an_opponents_history_alone():
+    """XtblMain_202103284332_1 (no unrated player): TIERNEY (703 published,
+    700.79 computed) and CARNES (1061, 1057.34) both beat MICHAEL G PHILLIPS
+    (1300P2, his own post reproduced either way); his two earlier games as
+    wins reproduce both: 8 of 8."""
+    pub = load_published(PACL / "XtblMain_202103284332_1.html", section="1")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == a.total == 8
+    for pid in ("30103739", "30117641"):
+        row = next(r for r in a.rows if r.entry.id == pid)
+        cause = next(c for c in row.causes if c.cause == "history")
+        assert cause.variant == {"id": "30149298", "system": "OTBQ", "history": "wins",
+                                 "games": 2, "initial_again": False}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_k3_2007():
+    """XtblMain_200702107561_1 (K-3, dual): DAVID BODENHEIMER's OTBQ and OTBR
+    histories as all losses with the initial ratings solved again: 64 of 64
+    (60 before)."""
+    pub = load_published(PACL / "XtblMain_200702107561_1.html", section="1")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == a.total == 64
+    kept = {(h.id, h.system, h.kind) for h in a.inferred if isinstance(h, InferredHistory)}
+    assert {("13495195", "OTBQ", "losses"), ("13495195", "OTBR", "losses")} <= kept
