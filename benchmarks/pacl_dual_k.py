@@ -4,9 +4,11 @@
 
 Reads ``../shared/data/real/pacl-2001-2021/sections`` in place.  Every page
 of a dual-rated section (``Rating Sys: D``) held before 2020-06 is rated as
-known on its Rated (or Re-Rated) date twice: under the rules in force, which
-apply the exception from 2001 (project reading 5), and with the exception
-out of reach (``k_dual`` above every rating: K = 800/(N' + m)).  For every
+known on its Rated (or Re-Rated) date twice, whatever the rules in force say
+of the exception: with the exception (the ``k_factor`` slot filled by
+``k-dual-otbr`` throughout) and without it (``k-002``: K = 800/(N' + m)).
+The rules follow what this prints: the exception from 2013-05-08 only
+(``rulesets/slots.yaml``, learned from the record).  For every
 published OTBR post of a player rated above 2200 that the two ratings put
 apart, it prints the page, the section's start, the pre-event and published
 ratings and both computed posts, then counts by the section's start (before
@@ -14,7 +16,7 @@ ratings and both computed posts, then counts by the section's start (before
 the one rating's integer and not the other's (in the integer era, to
 2014-08), and posts within 1 point of one only.  The audit cause
 ``k_exception`` (:mod:`uschess.apps.audit.k_exception`) cites these
-figures.
+figures where the rules apply the exception.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ FLOAT_FROM = dt.date(2014, 9, 1)
 #: Dual rating of OTB Regular sections is in force before this date only on
 #: pages this script reads (the 2020 revision changed the wording).
 BEFORE = dt.date(2020, 6, 1)
-#: ``k_dual.above`` and ``top`` no rating reaches (the parameter's domain's end).
-NEVER = 10000.0
+#: The two fillings of the ``k_factor`` slot compared (rules/formulas.py).
+WITH, WITHOUT = "k-dual-otbr", "k-002"
 
 
 def main(argv=None) -> int:
@@ -53,6 +55,9 @@ def main(argv=None) -> int:
     if files is None:
         return 2
     book = RuleBook.load()
+    k_slot = {k: reform_from_dict({"name": f"K slot {k}", "plugins": {"k_factor": [
+        {"from": book.earliest().isoformat(), "plugin": k}]}}, source="pacl_dual_k", book=book)
+        for k in (WITH, WITHOUT)}
     rows = []
     for f in files:
         if "Rating Sys: D" not in f.read_text(encoding="latin-1"):
@@ -68,17 +73,10 @@ def main(argv=None) -> int:
                 and e.pre > 2200]
         if not high:
             continue
-        rules = book.rules(sec.start, known_on=pub.rated_on)
-        plain = reform_from_dict({"name": "no dual K exception", "parameters": {"k_dual": [
-            {"from": book.earliest().isoformat(),
-             "value": dict(rules.p.k_dual, above=NEVER, top=NEVER)}]}},
-            source="pacl_dual_k", book=book)
         try:
-            shown = printed_posts(rate_published(
-                pub.event, RatingOptions(known_on=pub.rated_on, trace=False), book=book))
-            other = printed_posts(rate_published(
-                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=plain),
-                book=book))
+            shown, other = (printed_posts(rate_published(
+                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=k_slot[k]),
+                book=book)) for k in (WITH, WITHOUT))
         except InputError:
             continue
         for e in high:

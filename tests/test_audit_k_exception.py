@@ -1,6 +1,7 @@
 """The dual-rating K exception (sec. 4.2) not applied, an audit cause
-(engine/apps/audit/k_exception.py): the PACL pages before 2013-03 show the
-plain K for OTBR players above 2200 in dual-rated sections."""
+(engine/apps/audit/k_exception.py), where the rules apply it (from
+2013-05-08: the PACL pages before then show the plain K, which the rules
+now follow, rulesets/slots.yaml)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ GAMES = {1: ["W4", "W2", "W3"], 2: ["W3", "L1", "D4"], 3: ["L2", "W4", "L1"],
          4: ["L1", "L3", "D2"]}
 #: (OTBR, OTBQ) pre-event ratings: player 1 above 2200 in OTBR
 RATINGS = {1: (2432, 2385), 2: (2044, 2100), 3: (2224, 2150), 4: (2033, 1990)}
-START, TC = "2012-12-15", "G/60;d5"
+START, TC = "2013-12-14", "G/60;d5"
 
 
 def _no_exception():
@@ -103,15 +104,16 @@ def test_not_tried_where_the_exception_gave_no_k(tmp_path):
                                            ("XtblMain_201212159262_1", "11045685", 2425),
                                            ("XtblMain_201302235332_1", "12910347", 2443)])
 def test_real_pages_before_2013(page, pid, post):
-    """The three PACL OTBR posts of 2008-2013 missed with no other cause:
-    reproduced with the plain K, nothing else on the page lost."""
+    """The three PACL OTBR posts of 2008-2013 that the exception missed
+    (the cause named them while the rules applied it from 2001): the rules
+    in force, the plain K before 2013-05-08, reproduce them as computed,
+    and the variant with the exception does not."""
     pub = load_published(PACL / f"{page}.html", section="1")
     a = audit(pub, known_on=pub.rated_on)
     row = next(r for r in a.rows if r.entry.id == pid and r.entry.system == "OTBR")
-    assert not row.reproduced and row.entry.post == post
-    cause = next(c for c in row.causes if c.cause == "k_exception")
-    assert within(cause.computed, post, a.tolerance)
-    assert post_of(a.result, row.entry.section, "OTBR", pid) != pytest.approx(post, abs=1)
+    assert row.reproduced and row.entry.post == post
+    assert within(post_of(a.result, row.entry.section, "OTBR", pid), post, a.tolerance)
+    assert not any(c.cause == "k_exception" for c in row.causes)
 
 
 @pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")

@@ -2,28 +2,22 @@
 
 For a player rated above 2200 in a dual-rated section (time control from
 G/30 to G/60+5) the standard formula's K is 800(6.5 - 0.0025R)/(N' + m)
-below 2500 and 200/(N' + m) from 2500 (``k_dual``), not 800/(N' + m).  The
-2017 text is the earliest that prints it, and the rules apply it from 2001
-(project reading 5).  The PACL pages disagree before 2013-05.  Of the OTBR
-posts of dual-rated sections of the integer era (to 2014-08) that the
-exception moves (each page rated as known on its Rated date, with and
-without it), the 13 of sections held before 2013-05-08 all equal the plain
-K's integer and none the exception's (4 of them by more than the tolerance:
-``XtblMain_200810114111_1``, Kuderinov 2483 -> 2489, 2485 with the
-exception; ``XtblMain_201006058821_1``; ``XtblMain_201212159262_1``, Brooks
-2432 -> 2425, 2429; ``XtblMain_201302235332_1``, Fisher 2428 -> 2443,
-2435), and the 29 of sections held from 2013-07-27 to 2014-08 all equal the
-exception's and none the plain K's (between 2013-04-27 and 2013-07-27 only
-one such post, held by a floor; one of 2008 matches neither, 2234
-published, 2236 plain, 2238 with it).  The change falls on or near 2013-05-08,
-the N* change of 000 sec. 8, which lists no change of K.
+below 2500 and 200/(N' + m) from 2500 (``k_dual``), not 800/(N' + m).  No
+document dates it; the PACL pages do, and the rules follow them: the plain
+K before 2013-05-08, the exception from then on (``rulesets/slots.yaml``,
+``k_factor``, learned from the record; ``benchmarks/pacl_dual_k.py`` prints
+every post of the evidence: of the OTBR posts of dual-rated sections of the
+integer era that the exception moves, the 13 of sections held before
+2013-05-08 equal the plain K's integer but one, which is neither, and the
+29 of sections held from 2013-06-08 to 2014-08 the exception's).
 
 The cause ``k_exception`` is the event rated with the exception not applied
 (K = 800/(N' + m) for every player), tried for a player whose K was the
-exception's, reported when it reproduces the post and loses no other
-published post reproduced (one that loses some is a ``tradeoff``, named
-with them).  One rating of the event per audit (a reform of ``k_dual``,
-computed once whoever asks).
+exception's (under the rules, from 2013-05-08), reported when it reproduces
+the post and loses no other published post reproduced (one that loses some
+is a ``tradeoff``, named with them).  One rating of the event per audit (a
+reform of ``k_dual``, computed once whoever asks).  In the PACL corpus no
+post from 2013-05-08 on needs it; it names a page that would.
 """
 
 from __future__ import annotations
@@ -76,8 +70,8 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
                                "loses": [{"id": x.entry.id, "system": x.entry.system,
                                           "section": x.entry.section} for x in lost]})]
     return [Cause("k_exception", f"{LABEL}: the post is {value:.2f} (K = {row.result.k:.3f} "
-                  "with the exception); the PACL pages show the plain K in dual-rated sections "
-                  "before 2013-05-08, the exception after", value, e.post, variant={"k_dual": "not applied"})]
+                  "with the exception, which the published record shows from 2013-05-08)", value,
+                  e.post, variant={"k_dual": "not applied"})]
 
 
 class _Computed:
