@@ -114,13 +114,13 @@ def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     assert len(calls) == 1  # the history that reproduces is the second tried
 
     rated = []
-    real_rate = history_again.rate_published
+    real_rate = history_again.rated_posts
 
     def counting_rate(*args, **kw):
         rated.append(1)
         return real_rate(*args, **kw)
 
-    monkeypatch.setattr(history_again, "rate_published", counting_rate)
+    monkeypatch.setattr(history_again, "rated_posts", counting_rate)
     monkeypatch.setattr(history_again, "MAX_RATINGS", 2)
     pub = load_published(PACL / "XtblMain_202103284332_1.html", section="1")
     audit(pub, known_on=pub.rated_on)  # no unknown: ratings of the event, no solve

@@ -58,12 +58,10 @@ solve.
 from __future__ import annotations
 
 from uschess.apps.audit.alternate import resolve_initial
-from uschess.apps.audit.cause import Cause, printed_posts, within
+from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
-from uschess.apps.audit.infer import _options
-from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.own_history import rated_posts
 from uschess.apps.audit.tradeoff import moved_posts
-from uschess.errors import InputError
 from uschess.rating.pipeline import RatingOptions
 
 #: Solves of a section's initial ratings (each with one rating of the event)
@@ -168,11 +166,9 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
             if got is None:
                 continue
             values, initial = got
-        try:
-            res = rate_published(event, _options(options, values, inputs.games), book=book)
-        except InputError:
+        posts = rated_posts(event, options, values, inputs.games, book)
+        if posts is None:
             continue
-        posts = printed_posts(res)
         value = posts.get((e.section, e.system, e.id))
         if not within(value, e.post, tol):
             continue

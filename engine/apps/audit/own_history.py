@@ -27,6 +27,8 @@ others gets the cause ``tradeoff``, named with the posts it loses.  At most
 
 from __future__ import annotations
 
+from typing import Optional
+
 from uschess.apps.audit.cause import Cause, printed_posts, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
 from uschess.apps.audit.infer import _options
@@ -37,6 +39,17 @@ from uschess.rating.pipeline import RatingOptions
 
 #: Ratings of the whole event at most, per audit.
 MAX_RATINGS = 40
+
+
+def rated_posts(event, options, values, games, book) -> Optional[dict]:
+    """The published posts of ``event`` (with the histories tried) rated with
+    the inferred initial ratings ``values`` and game counts ``games``
+    (:func:`~uschess.apps.audit.cause.printed_posts`); None when the variant
+    does not rate."""
+    try:
+        return printed_posts(rate_published(event, _options(options, values, games), book=book))
+    except InputError:
+        return None
 
 
 def own_histories(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
@@ -67,12 +80,10 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
             used += 1
             history = InferredHistory(e.section, e.system, e.id, e.name or e.id, kind, rec.games)
             histories = list(inputs.histories) + [history]
-            opts = _options(options, inputs.values, inputs.games)
-            try:
-                res = rate_published(with_histories(published.event, histories), opts, book=book)
-            except InputError:
+            posts = rated_posts(with_histories(published.event, histories), options,
+                                inputs.values, inputs.games, book)
+            if posts is None:
                 continue
-            posts = printed_posts(res)
             value = posts.get((e.section, e.system, e.id))
             if not within(value, e.post, tol):
                 continue
