@@ -30,13 +30,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pacl_audit import corpus_files, corpus_parser  # noqa: E402
 
-#: The date the counts are split at: the N* change (000 sec. 8).
-SPLIT = dt.date(2013, 5, 8)
-#: Ratings were stored as integers before this date (000 sec. 8).
-FLOAT_FROM = dt.date(2014, 9, 1)
-#: Dual rating of OTB Regular sections is in force before this date only on
-#: pages this script reads (the 2020 revision changed the wording).
-BEFORE = dt.date(2020, 6, 1)
+
+
+def _slot_dates(book, slot: str) -> list:
+    """The dates on which the rule book's ``slot`` changes plugin."""
+    return [e.effective for e in book.slots[slot].entries]
+
+
+def dates(book) -> tuple:
+    """From the rule book (rulesets/slots.yaml), not written here: the date
+    the counts are split at (the exception's start, ``k_factor``'s second
+    period), the first date ratings are stored as floats (``storage``), and
+    the 2020 revision of the K wording, before which the pages are read."""
+    k = _slot_dates(book, "k_factor")
+    return k[1], _slot_dates(book, "storage")[-1], k[2]
 #: The two fillings of the ``k_factor`` slot compared (rules/formulas.py).
 WITH, WITHOUT = "k-dual-otbr", "k-002"
 
@@ -55,6 +62,7 @@ def main(argv=None) -> int:
     if files is None:
         return 2
     book = RuleBook.load()
+    split_on, float_from, revised_on = dates(book)
     k_slot = {k: reform_from_dict({"name": f"K slot {k}", "plugins": {"k_factor": [
         {"from": book.earliest().isoformat(), "plugin": k}]}}, source="pacl_dual_k", book=book)
         for k in (WITH, WITHOUT)}
@@ -67,7 +75,7 @@ def main(argv=None) -> int:
         except InputError:
             continue
         sec = pub.event.sections[0]
-        if sec.start >= BEFORE:
+        if sec.start >= revised_on:
             continue
         high = [e for e in pub.entries if e.system == "OTBR" and e.pre is not None
                 and e.pre > 2200]
@@ -89,11 +97,11 @@ def main(argv=None) -> int:
     counts = collections.Counter()
     for r in rows:
         start = dt.date.fromisoformat(r["start"])
-        when = "before" if start < SPLIT else "after"
+        when = "before" if start < split_on else "after"
         ex, pl = r["exception"], r["plain"]
         print(f"{r['page']:<26} {r['start']} {r['id']:>9} {r['pre']:>6g} -> {r['published']:<6g} "
               f"exception {ex:8.2f}  plain {pl:8.2f}")
-        if start < FLOAT_FROM:
+        if start < float_from:
             counts[(when, "integer equal to the exception's only")] += (
                 r["published"] == round(ex) and r["published"] != round(pl))
             counts[(when, "integer equal to the plain K's only")] += (
@@ -105,7 +113,7 @@ def main(argv=None) -> int:
             abs(pl - r["published"]) <= 1 < abs(ex - r["published"]))
         counts[(when, "posts")] += 1
     for when in ("before", "after"):
-        print(f"sections held {when} {SPLIT.isoformat()}:")
+        print(f"sections held {when} {split_on.isoformat()}:")
         for (w, what), n in sorted(counts.items()):
             if w == when:
                 print(f"  {what:<42} {n}")

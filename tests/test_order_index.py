@@ -106,3 +106,27 @@ def test_the_index_holds_no_python_object_per_item():
     # must not grow with the items (SQLite's own is its bounded page cache).
     small, large = _python_bytes(2_000), _python_bytes(30_000)
     assert large - small < 200_000, (small, large)
+
+
+def test_a_temporary_file_that_fails_is_one_located_line(tmp_path, monkeypatch, capsys):
+    """The order's temporary file out of room (SQLite's own error) stops a
+    replay before anything is written, with one line and status 2."""
+    import sqlite3
+
+    from uschess.apps import replay as replay_module
+    from uschess.apps.generate import write_history
+    from uschess.cli import main
+
+    write_history(tmp_path / "events", seed=5, players=30, events=4)
+
+    def full(self, *args, **kw):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(replay_module.OrderIndex, "add", full)
+    db = tmp_path / "r.db"
+    assert main(["replay", str(tmp_path / "events"), "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "temporary file" in err[0] and "disk is full" in err[0], err
+    from uschess.io.store import Store
+    with Store.open(db, create=False) as store:
+        assert store.counts()["events"] == 0

@@ -321,10 +321,13 @@ class OrderIndex:
     keys keep the order given."""
 
     def __init__(self):
-        self._db = sqlite3.connect("")
-        self._db.execute("CREATE TABLE items (end_date TEXT NOT NULL, start_date TEXT NOT NULL, "
-                         "id TEXT NOT NULL, path TEXT, event_file INTEGER NOT NULL, "
-                         "applied TEXT)")
+        try:
+            self._db = sqlite3.connect("")
+            self._db.execute("CREATE TABLE items (end_date TEXT NOT NULL, "
+                             "start_date TEXT NOT NULL, id TEXT NOT NULL, path TEXT, "
+                             "event_file INTEGER NOT NULL, applied TEXT)")
+        except sqlite3.Error as err:
+            raise _temporary_failed(err) from None
         self._held: dict[int, Item] = {}
         self._count = 0
         self._sorted = False
@@ -409,15 +412,30 @@ class OrderIndex:
         """Every item in replay order, a kept item let go as it is handed out
         (with its occurrence: 2 for the second item of an id, and so on)."""
         held, day = self._held, _dt.date.fromisoformat
-        for row, end, start, eid, path, event_file, n, applied in self._rows(
-                "rowid, end_date, start_date, id, path, event_file, ROW_NUMBER() OVER "
-                "(PARTITION BY id ORDER BY end_date, start_date, rowid), applied"):
-            yield Indexed((day(end), day(start), eid), held.pop(row, None), path,
-                          bool(event_file), n, applied)
+        try:
+            rows = self._rows("rowid, end_date, start_date, id, path, event_file, ROW_NUMBER() "
+                              "OVER (PARTITION BY id ORDER BY end_date, start_date, rowid), "
+                              "applied")
+            while True:
+                got = rows.fetchone()
+                if got is None:
+                    return
+                row, end, start, eid, path, event_file, n, applied = got
+                yield Indexed((day(end), day(start), eid), held.pop(row, None), path,
+                              bool(event_file), n, applied)
+        except sqlite3.Error as err:
+            raise _temporary_failed(err) from None
 
     def close(self) -> None:
         self._held.clear()
         self._db.close()
+
+
+def _temporary_failed(err: Exception) -> InputError:
+    """The one line for a temporary file of the order that fails (no room
+    in the temporary directory, one that cannot be written)."""
+    return InputError(f"cannot keep the order of the events in a temporary file: {err} "
+                      "(set TMPDIR to a directory with room)")
 
 
 def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple] = None
@@ -450,6 +468,9 @@ def index_items(items: Iterable[EventLike], loader, key: Callable[[Item], tuple]
             kept += size
             out.add(key(event), event if keep else None, str(item),
                     event_file=isinstance(event, Event) and _is_data_file(path))
+    except sqlite3.Error as err:
+        out.close()
+        raise _temporary_failed(err) from None
     except BaseException:
         out.close()
         raise
@@ -460,7 +481,11 @@ def _ordered(items: Iterable[EventLike], loader) -> OrderIndex:
     """The items indexed (:func:`index_items`), to be handed out in replay
     order; an id given twice is refused."""
     out = index_items(items, loader)
-    twice = out.first_duplicate()
+    try:
+        twice = out.first_duplicate()
+    except sqlite3.Error as err:
+        out.close()
+        raise _temporary_failed(err) from None
     if twice is not None:
         out.close()
         eid, first, again = twice
@@ -921,8 +946,12 @@ def _mark_applied(store: Store, items: OrderIndex) -> None:
     holds no event)."""
     if not store.last_seq():
         return
-    for chunk in items.id_chunks(APPLIED_CHUNK):
-        items.mark_applied(store.applied(chunk))
+    try:
+        for chunk in items.id_chunks(APPLIED_CHUNK):
+            items.mark_applied(store.applied(chunk))
+    except sqlite3.Error as err:
+        items.close()
+        raise _temporary_failed(err) from None
 
 
 def _release(items: OrderIndex):

@@ -142,9 +142,7 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
     solves = ratings = spent = 0
     for r, pair, pl, rec, kind in _candidates(missed, taken):
         e = r.entry
-        if within(r.with_inferred, e.post, tol) \
-                or (e.section, e.system, pl.id) in {(h.section, h.system, h.id)
-                                                    for h in inputs.histories}:
+        if within(r.with_inferred, e.post, tol) or (e.section, e.system, pl.id) in taken:
             continue
         solve = (e.section, e.system) in unknowns
         if solve:
@@ -176,6 +174,7 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
         if lost:
             continue
         inputs.histories, inputs.values, inputs.initial = histories, values, initial
+        taken.add((e.section, e.system, pl.id))
         inputs.count += len(gained)
         again = (" with the unrated players' initial ratings solved again on it" if solve
                  else " with the inputs inferred from the page")

@@ -22,6 +22,8 @@ post from 2013-05-08 on needs it; it names a page that would.
 
 from __future__ import annotations
 
+import dataclasses
+
 from uschess.apps.audit.cause import Cause, post_of, printed_posts, within
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
 
@@ -61,7 +63,9 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
     if not within(value, e.post, tol):
         return []
     shown = [r for r in rows if r.computed is not None]
-    lost, _ = moved_posts([_as_computed(r) for r in shown], printed_posts(res), tol)
+    # the posts as computed stand for the inputs' (what moved_posts compares)
+    lost, _ = moved_posts([dataclasses.replace(r, with_inferred=r.computed) for r in shown],
+                          printed_posts(res), tol)
     if lost:
         return [Cause("tradeoff", f"reproduced with {LABEL} (the post is {value:.2f}), which "
                       f"loses {len(lost)} other published post{'s' if len(lost) != 1 else ''} "
@@ -70,17 +74,5 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
                                "loses": [{"id": x.entry.id, "system": x.entry.system,
                                           "section": x.entry.section} for x in lost]})]
     return [Cause("k_exception", f"{LABEL}: the post is {value:.2f} (K = {row.result.k:.3f} "
-                  "with the exception, which the published record shows from 2013-05-08)", value,
+                  "with the exception, which the rules apply where the published record shows it)", value,
                   e.post, variant={"k_dual": "not applied"})]
-
-
-class _Computed:
-    """An audit row seen with its computed post as its post with the
-    inputs (what :func:`~uschess.apps.audit.tradeoff.moved_posts` compares)."""
-
-    def __init__(self, row):
-        self.entry, self.with_inferred = row.entry, row.computed
-
-
-def _as_computed(row) -> _Computed:
-    return _Computed(row)
