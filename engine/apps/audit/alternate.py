@@ -26,7 +26,7 @@ from uschess.apps.audit.cause import count_reproduced, printed_posts, within
 from uschess.apps.audit.hidden import infer_histories, with_histories
 from uschess.apps.audit.infer import _common_values, _options, inferred_record
 from uschess.apps.audit.page_chain import rate_published
-from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
+from uschess.apps.audit.solve import FULL, Effort, SectionModel, Unknown, solve_section
 from uschess.errors import InputError
 from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
@@ -58,11 +58,11 @@ def _plain(options: RatingOptions) -> RatingOptions:
 
 
 def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float,
-                    inputs: Inputs) -> Optional[tuple[dict, list]]:
+                    inputs: Inputs, effort: Effort = FULL) -> Optional[tuple[dict, list]]:
     """The initial ratings solved again on ``event`` (the histories in
     place), each section and system with an unknown and a post still missed,
-    from the values in ``inputs``.  Returns (values, their reports), or None
-    when the event cannot be rated."""
+    from the values in ``inputs``, each solve within ``effort``.  Returns
+    (values, their reports), or None when the event cannot be rated."""
     try:
         result = rate_published(event, _plain(options), book=book)
     except InputError:
@@ -83,7 +83,8 @@ def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float
         p = sr.rules.p
         sol = solve_section(SectionModel(sr, games), unknowns,
                             {r.result.pair: r.entry.post for r in here}, tol,
-                            p.absolute_floor, p.special_cap, common=_common_values(sr.rules))
+                            p.absolute_floor, p.special_cap, common=_common_values(sr.rules),
+                            effort=effort)
         if sol is None:
             continue
         for r, u in zip(mine, unknowns):

@@ -47,12 +47,12 @@ One that reproduces the missed post and loses no published post reproduced
 is kept (the history, and the new values, become inferred inputs; cause
 ``history`` on each post it reproduces).  One that reproduces it but loses
 posts is not named: the solve again moves every value of the section, so
-what it costs is not one input's.  At most :data:`MAX_TRIES` solves per
-audit and :data:`SOLVE_PLAYERS` players solved over them, none in a section
-of more than :data:`MAX_PLAYERS` players (a solve there costs tens of
-seconds: 38 s of CPU each on the 294-player ``XtblMain_201303091942_1``),
-and :data:`MAX_RATINGS` ratings of the event where there is nothing to
-solve.
+what it costs is not one input's.  Each solve starts from values that fitted
+the section before, with one input changed, and is given a tenth of a first
+solve's work (:data:`uschess.apps.audit.solve.AGAIN`).  At most
+:data:`MAX_TRIES` solves per audit and :data:`SOLVE_PLAYERS` players solved
+over them, none in a section of more than :data:`MAX_PLAYERS` players, and
+:data:`MAX_RATINGS` ratings of the event where there is nothing to solve.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
 from uschess.apps.audit.own_history import rated_posts
+from uschess.apps.audit.solve import AGAIN
 from uschess.apps.audit.tradeoff import moved_posts
 from uschess.rating.pipeline import RatingOptions
 
@@ -69,11 +70,15 @@ from uschess.rating.pipeline import RatingOptions
 #: the event per audit at most where the section has no unknown (no solve).
 MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 200, 40
 #: The solves' players per audit at most (a solve of an n-player section
-#: spends n): a solve costs about 0.3 s of CPU per player in a large
-#: section (measured on the PACL pages: 98 players 22-33 s, 108 players
-#: 8-10 s, 174 players 43 s), so an audit spends at most about a minute;
-#: a 32-player section gets the six solves, a 98-player one two.
-SOLVE_PLAYERS = 200
+#: spends n): a solve within :data:`~uschess.apps.audit.solve.AGAIN` costs
+#: at most about 0.06 s of CPU per player (measured on the PACL pages: 108
+#: players 1.8 s, 147 players 9 s, 174 players 1-8 s), so an audit spends at
+#: most about 50 s; a 108-player section gets six solves, a 174-player one
+#: four.  (With a first solve's work, 0.3 s a player, and 200 players, the
+#: 108-player ``XtblMain_201603120142_1`` got one solve and kept 3 misses
+#: that its second reproduces, ``XtblMain_202011141852_4`` 5 and
+#: ``XtblMain_202106200392_8`` 1.)
+SOLVE_PLAYERS = 800
 
 
 def _candidates(missed: list, taken: set) -> list:
@@ -160,7 +165,7 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
         event = with_histories(published.event, histories)
         values, initial = inputs.values, inputs.initial
         if solve:
-            got = resolve_initial(event, rows, options, book, tol, inputs)
+            got = resolve_initial(event, rows, options, book, tol, inputs, effort=AGAIN)
             if got is None:
                 continue
             values, initial = got

@@ -130,6 +130,33 @@ THRESHOLDS, PASSES, JOINT_WORK = (HUBER, 5.0, 1.0), 2, 120
 INFERRED_HOW = "inferred from the published posts"
 
 
+@dataclass(frozen=True)
+class Effort:
+    """How much work one solve of a section may spend (see the constants
+    above): the joint solve's Jacobians' worth of ratings, the later work in
+    ratings of one player, the one-dimensional searches' ratings, and the
+    scattered starts."""
+
+    joint_work: int
+    work: int
+    polish_evals: int
+    hops: int
+
+
+#: A section solved for the first time.
+FULL = Effort(JOINT_WORK, WORK, POLISH_EVALS, HOPS)
+#: A section solved again from values that fitted it before, with one input
+#: changed (a provisional player's history, :mod:`uschess.apps.audit.history_again`):
+#: a tenth of the work.  Measured on the PACL pages whose posts such a solve
+#: reproduces (``XtblMain_201603120142_1``, 108 players, 26 unknowns:
+#: 8-10 s a solve with FULL, 1.8 s with this, the same 196 of 216
+#: reproduced; ``XtblMain_202011141852_4`` 112 of 112 and
+#: ``XtblMain_202106200392_8`` 348 of 348 with it, as with FULL), and on one
+#: whose solves find nothing (``XtblMain_201303091942_1``, 147 players, 104
+#: unknowns: 35 s a solve with FULL, 9 s with this).
+AGAIN = Effort(JOINT_WORK // 10, WORK // 10, POLISH_EVALS // 10, 0)
+
+
 @dataclass
 class Unknown:
     """One initial rating the page does not show."""
@@ -291,16 +318,17 @@ def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
 
 
 def _polish(model: SectionModel, unknowns: list[Unknown], pinned: dict, published: dict,
-            tol: float, low: float, high: float, best: tuple, best_posts: dict, limit: int):
+            tol: float, low: float, high: float, best: tuple, best_posts: dict, limit: int,
+            evals: int = POLISH_EVALS):
     """Where the linearised solves leave a published post missed: a
     one-dimensional search on the section's real posts for each unknown that
     post depends on, in pairing order, sweeps repeated while a value changes,
-    within POLISH_EVALS ratings: a coarse look over the whole range (GRID
+    within ``evals`` ratings: a coarse look over the whole range (GRID
     apart; the posts are not monotone in one value), then a pattern search
     (a step up or down kept when it reproduces more, or as many with less
     misfit; the step halved otherwise, from GRID / 2 down to
     SETTLE_POLISH)."""
-    budget = min(limit, model.evaluations + POLISH_EVALS)
+    budget = min(limit, model.evaluations + evals)
     for _ in range(POLISH_SWEEPS):
         missed = {j for j, pub in published.items()
                   if best_posts.get(j) is None or abs(best_posts[j] - pub) > tol + 1e-9}
@@ -636,11 +664,12 @@ def joint_solve(model: SectionModel, unknowns: list[Unknown], start: dict, publi
 
 
 def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict, tol: float,
-                  low: float, high: float, common: Optional[list] = None) -> Optional[Solution]:
+                  low: float, high: float, common: Optional[list] = None,
+                  effort: Effort = FULL) -> Optional[Solution]:
     """Solve ``unknowns`` (their ``value`` is the starting point and is
     updated) from ``published`` (pair -> published post of this section and
-    system) as the module text says.  None when the section cannot be rated
-    or there is nothing to solve."""
+    system) as the module text says, within ``effort``.  None when the
+    section cannot be rated or there is nothing to solve."""
     unknowns = sorted(unknowns, key=lambda u: u.pair)
     if not unknowns or len(unknowns) > MAX_UNKNOWNS:
         return None
@@ -667,7 +696,7 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
     sweeps = 0
     # the joint solve from each start, best first, within one budget
     if len(published) > best.score[0]:
-        limit = model.evaluations + JOINT_WORK * (len(unknowns) + 1)
+        limit = model.evaluations + effort.joint_work * (len(unknowns) + 1)
         for start in starts:
             got = joint_solve(model, unknowns, start, published, tol, low, high, best, limit)
             for p, c in got.items():
@@ -677,7 +706,7 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
     # scattered around the best values (a fixed seed: the same page gives the
     # same values), then the one-dimensional searches, within the budget
     rng = random.Random(len(unknowns))
-    for k in range(len(starts) + HOPS):
+    for k in range(len(starts) + effort.hops):
         if best.score[0] == len(published):
             break
         if k < len(starts):
@@ -690,12 +719,13 @@ def solve_section(model: SectionModel, unknowns: list[Unknown], published: dict,
             pinned[p] = sorted(set(pinned.get(p, ())) | set(c))
         sweeps += n
         if limit is None:
-            limit = model.evaluations + max(0, WORK // max(1, len(model.rated.section.players)))
+            size = max(1, len(model.rated.section.players))
+            limit = model.evaluations + max(0, effort.work // size)
     for u in unknowns:
         u.value = best.values[u.pair]
     if best.score[0] < len(published) and pinned and model.evaluations < limit:
         score, posts = _polish(model, unknowns, pinned, published, tol, low, high, best.score,
-                               best.posts, limit)
+                               best.posts, limit, effort.polish_evals)
         best.offer(score, {u.pair: u.value for u in unknowns}, posts)
     for u in unknowns:
         u.value = best.values[u.pair]
