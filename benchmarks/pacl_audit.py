@@ -104,6 +104,16 @@ def _book():
     return _BOOK
 
 
+def slot_filled(book, slot: str, plugin: str, source: str):
+    """A reform (validated against ``book``) that fills the rule book's
+    ``slot`` with ``plugin`` on every date, whatever the calendar says: a
+    page rated with it shows what that plugin alone would have given."""
+    from uschess.calendar.reform import reform_from_dict
+
+    return reform_from_dict({"name": f"{slot} slot {plugin}", "plugins": {slot: [
+        {"from": book.earliest().isoformat(), "plugin": plugin}]}}, source=source, book=book)
+
+
 def audit_page(f: Path) -> dict:
     """One page's audit as plain data (what a worker sends back): its era and
     kind, its counts, the inputs inferred by kind, every miss with its best

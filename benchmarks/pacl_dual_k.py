@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pacl_audit import corpus_files, corpus_parser  # noqa: E402
+from pacl_audit import corpus_files, corpus_parser, slot_filled  # noqa: E402
 
 
 
@@ -52,7 +52,6 @@ def main(argv=None) -> int:
     from uschess.apps.audit import load_published
     from uschess.apps.audit.cause import printed_posts
     from uschess.apps.audit.page_chain import rate_published
-    from uschess.calendar.reform import reform_from_dict
     from uschess.calendar.rulebook import RuleBook
     from uschess.errors import InputError
     from uschess.rating.pipeline import RatingOptions
@@ -63,9 +62,7 @@ def main(argv=None) -> int:
         return 2
     book = RuleBook.load()
     split_on, float_from, revised_on = dates(book)
-    k_slot = {k: reform_from_dict({"name": f"K slot {k}", "plugins": {"k_factor": [
-        {"from": book.earliest().isoformat(), "plugin": k}]}}, source="pacl_dual_k", book=book)
-        for k in (WITH, WITHOUT)}
+    k_slot = {k: slot_filled(book, "k_factor", k, "pacl_dual_k") for k in (WITH, WITHOUT)}
     rows = []
     for f in files:
         if "Rating Sys: D" not in f.read_text(encoding="latin-1"):

@@ -92,8 +92,11 @@ def test_k_exception_wordings():
 
 
 @pytest.mark.parametrize("on,games,eligible", [
-    ("2005-01-01", [2, 2, 3], False),        # 002: only 2 distinct opponents
-    ("2005-01-01", [2, 3, 4], True),
+    ("2001-06-01", [2, 2, 3], False),        # 002: only 2 distinct opponents
+    ("2001-06-01", [2, 3, 4], True),
+    ("2005-01-01", [2, 2, 3], True),         # from 2002 the 2017 wording (the record)
+    ("2005-01-01", [2, 2, 3, 3], True),      # four games against two opponents
+    ("2005-01-01", [2, 2, 2, 3], False),
     ("2018-01-01", [2, 2, 3], True),         # 2017 wording: m >= 3, none more than twice
     ("2018-01-01", [2, 2, 2, 3], False),
     ("2025-01-01", [2, 2, 3], False),        # 2020-09/2025: m = 3 needs three opponents

@@ -11,7 +11,7 @@ import pytest
 from uschess.apps.audit import audit, load_published
 from uschess.cli import main
 from uschess.io.formats.msa import MsaRow, format_msa
-from uschess.rating.pipeline import rate_event
+from uschess.rating.pipeline import RatingOptions, rate_event
 
 from helpers import SHARED_DATA, by_pair, event, player, rate
 
@@ -241,6 +241,72 @@ def test_bonus_multiplier_by_section_start(page, b):
     assert {s["bonus_multiplier"] for s in a.sections()} == {b}
     bonus = [r for r in a.rows if r.result is not None and r.result.bonus]
     assert len(bonus) >= 5 and all(r.reproduced for r in bonus)
+
+
+# ---------------------- reading 13: the 2017 bonus eligibility from 2002 (learned from the record)
+
+def _two_opponents():
+    """Player 1 (1367) meets 2 (1477) and 3 (1587) twice each and scores 2
+    of 4 (as MCMILLEN on the 2016 page below): the bonus of the 2017 wording
+    (m >= 3, no opponent more than twice), none under 002's (fewer than
+    three distinct opponents)."""
+    return [player(1, ["W2", "L3", "W2", "L3"], rating=1367, games=100),
+            player(2, ["L1", "W4", "L1", "D4"], rating=1477, games=100),
+            player(3, ["W4", "W1", "D4", "W1"], rating=1587, games=100),
+            player(4, ["L3", "L2", "D3", "D2"], rating=1500, games=100)]
+
+
+@pytest.mark.parametrize("start,bonus", [("2001-10-01", False), ("2002-01-01", True),
+                                         ("2005-04-07", True), ("2016-10-01", True)])
+def test_bonus_against_two_opponents_from_2002(start, bonus):
+    res = rate(_two_opponents(), start=start)
+    assert (by_pair(res)[1].bonus > 0) is bonus
+
+
+def test_the_2001_edition_as_written_keeps_002s_eligibility():
+    res = rate(_two_opponents(), RatingOptions(edition="2001-02-22"), start="2005-04-07")
+    assert by_pair(res)[1].bonus == 0.0
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("page,pid,post", [
+    # 2016: JEFF W MCMILLEN 1367 -> 1407 after 2 of 4 against two opponents
+    # (1398.61 with 002's wording, 1406.22 with the 2017 wording); all six
+    # ratings of the page reproduced (two with 002's)
+    ("XtblMain_201610018572_1.html", "12713158", 1407),
+    # 2005 blitz, double rounds: HANCOCK (OTBQ) 821 -> 902: 872 with 002's, 902
+    ("XtblMain_200504073101_1.html", "12868148", 902),
+])
+def test_real_pages_show_the_2017_bonus_eligibility_before_2017(page, pid, post):
+    from uschess.apps.audit.cause import within
+    pub = load_published(PACL / page)
+    a = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in a.rows if r.entry.id == pid and r.entry.post == post)
+    assert row.reproduced
+    assert within(row.computed, post, 0.8)
+    if page.startswith("XtblMain_20161001"):
+        assert a.reproduced == a.total == 6
+
+
+@pytest.mark.shared_data
+def test_pacl_bonus_script_on_its_pages(tmp_path):
+    """``python benchmarks/pacl_bonus.py --pages FILE --json OUT``: the posts
+    the two wordings put apart, each nearer the 2017 wording's."""
+    import subprocess
+    import sys
+    from helpers import ROOT
+    pages = tmp_path / "pages.txt"
+    pages.write_text("XtblMain_200504073101_1\nXtblMain_201610018572_1\n")
+    out_json = tmp_path / "rows.json"
+    run_ = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pacl_bonus.py"),
+                           "--pages", str(pages), "--json", str(out_json)],
+                          capture_output=True, text=True, timeout=600)
+    assert run_.returncode == 0, run_.stderr
+    rows = json.loads(out_json.read_text())
+    assert len(rows) == 9
+    assert all(abs(r["2017"] - r["published"]) < abs(r["002"] - r["published"]) for r in rows)
+    assert "within 1 of 2017's only            5" in run_.stdout
+    assert "within 1 of 002's only             0" in run_.stdout
 
 
 # ------------------------------------- the history cause: an opponent's hidden history

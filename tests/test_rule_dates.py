@@ -46,7 +46,7 @@ CHANGES = [
     ("bonus", "2020-06-01", "bonus-2017", "bonus-2020-09"),
     ("personal_floor_systems", "2020-06-01", ["OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB"], ["OTBR", "OTBQ", "OTBB"]),
     ("olm_systems", "2020-06-01", ["OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB"], ["OTBR"]),
-    ("bonus", "2017-04-24", "bonus-002", "bonus-2017"),
+    ("bonus", "2002-01-01", "bonus-002", "bonus-2017"),  # learned from the record
 ]
 
 
