@@ -473,3 +473,33 @@ def test_a_provisional_players_hidden_losses_move_the_opponents():
             if i.as_dict().get("inferred") == "history"]
     assert hist == [("10000001", "losses", 3)]
     assert a.reproduced_inferred == a.total - 1
+
+
+def test_variants_keep_only_the_printed_posts():
+    """An audit's variants keep each rating's printed posts, not the whole
+    result (a 484-player page's variants held 1.1 GB as results): what the
+    causes read of them, post_of, printed_posts and count_reproduced, is
+    the same from either."""
+    from uschess.apps.audit.cause import PrintedPosts, count_reproduced, post_of, printed_posts
+    from uschess.apps.audit.causes import _Variants
+    from uschess.calendar.rulebook import RuleBook
+
+    players = [player(1, ["W2", "W3"], rating=1500, games=60),
+               player(2, ["L1", "D4"], rating=1400, games=60),
+               player(3, ["D4", "L1"], rating=1300, games=60),
+               player(4, ["D3", "D2"])]
+    ev = event(players, start="2019-03-02")
+    full = rate_event(ev, RatingOptions(trace=False))
+    variants = _Variants(ev, RatingOptions(trace=False), RuleBook.load())
+    kept = variants.rate(("plain",))
+    assert isinstance(kept, PrintedPosts) and variants.rate(("plain",)) is kept
+    assert kept == printed_posts(full) and printed_posts(kept) is kept
+    name, system = full.sections[0].section.name, full.sections[0].system
+    for pr in full.sections[0].players:
+        assert post_of(kept, name, system, pr.id) == post_of(full, name, system, pr.id)
+    assert post_of(kept, name, system, "nobody") is None and post_of(None, name, system, "x") is None
+    first = full.sections[0].players[0]
+    e = __import__("types").SimpleNamespace(section=name, system=system, id=first.id,
+                                            post=first.post)
+    assert count_reproduced(kept, [e], 0.5) == count_reproduced(full, [e], 0.5) == 1
+    assert PrintedPosts.of(None) is None

@@ -20,11 +20,29 @@ def printed_value(pr) -> Optional[float]:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+class PrintedPosts(dict):
+    """(section, system, id) -> :func:`printed_value` of one rating of the
+    event: what is kept of a rating whose printed posts alone are read later
+    (the audit's variants, :class:`uschess.apps.audit.causes._Variants`).
+    A whole EventResult holds every player's records, rules and steps; on a
+    484-player page the variants' results reached 1.1 GB, their posts a few
+    MB.  :func:`post_of`, :func:`printed_posts` and :func:`count_reproduced`
+    take either."""
+
+    @classmethod
+    def of(cls, result) -> Optional["PrintedPosts"]:
+        """The printed posts of an EventResult (None stays None)."""
+        return None if result is None else cls(printed_posts(result))
+
+
 def post_of(result, section: str, system: str, pid: str) -> Optional[float]:
     """:func:`printed_value` of player ``pid`` in ``section`` and ``system``
-    of an EventResult (None where the result, or the player, is missing)."""
+    of an EventResult or :class:`PrintedPosts` (None where the result, or
+    the player, is missing)."""
     if result is None:
         return None
+    if isinstance(result, PrintedPosts):
+        return result.get((section, system, pid))
     for sr in result.sections:
         if sr.section.name == section and sr.system == system:
             for pr in sr.players:
@@ -41,6 +59,8 @@ def within(value: Optional[float], published: float, tol: float) -> bool:
 def printed_posts(result) -> dict:
     """(section, system, id) -> :func:`printed_value` of every player of an
     EventResult (empty for None): :func:`post_of` for many players at once."""
+    if isinstance(result, PrintedPosts):
+        return result
     out: dict = {}
     if result is not None:
         for sr in result.sections:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.alternate import Inputs, alternate
-from uschess.apps.audit.cause import Cause, count_reproduced, post_of, printed_value, within
+from uschess.apps.audit.cause import (Cause, PrintedPosts, count_reproduced, post_of, printed_value,
+                                      within)
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.history_again import histories_again
@@ -190,9 +191,11 @@ class _Variants:
         self.rows: list = []
 
     def rate(self, key, *, event: Optional[Event] = None, label: Optional[str] = None,
-             chain=None, **changes) -> Optional[EventResult]:
-        """The event (or ``event``) re-rated with ``changes`` to the options;
-        ``chain`` is the chain to rate it through (default: a PageChain)."""
+             chain=None, **changes) -> Optional[PrintedPosts]:
+        """The printed posts of the event (or ``event``) re-rated with
+        ``changes`` to the options; ``chain`` is the chain to rate it through
+        (default: a PageChain).  Only the posts are kept: an audit tries
+        hundreds of variants on a large page."""
         if label is not None and event is None:
             self.labels[key] = label
         if key not in self._cache:
@@ -203,20 +206,21 @@ class _Variants:
                 setattr(opts, name, value)
             try:
                 if chain is not None:
-                    self._cache[key] = chain.rate_event(event or self.event, opts, self.book)
+                    got = chain.rate_event(event or self.event, opts, self.book)
                 else:
-                    self._cache[key] = rate_published(event or self.event, opts, book=self.book)
+                    got = rate_published(event or self.event, opts, book=self.book)
+                self._cache[key] = PrintedPosts.of(got)
             except InputError:
                 self._cache[key] = None  # a variant that cannot be rated reproduces nothing
         return self._cache[key]
 
-    def reform(self, name: str, value, label: str) -> Optional[EventResult]:
+    def reform(self, name: str, value, label: str) -> Optional[PrintedPosts]:
         raw = {"name": label, "parameters": {name: [{"from": self.book.earliest().isoformat(),
                                                      "value": value}]}}
         return self.rate(("reform", name, json.dumps(value, sort_keys=True, default=str)),
                          label=label, reform=reform_from_dict(raw, source="audit", book=self.book))
 
-    def whole_event(self) -> list[tuple[str, EventResult]]:
+    def whole_event(self) -> list[tuple[str, PrintedPosts]]:
         return [(label, self._cache[key]) for key, label in self.labels.items()
                 if self._cache.get(key) is not None]
 
@@ -487,7 +491,8 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     return out
 
 
-def _scored_variant(variants: _Variants, section: str, pair: Optional[int]) -> Optional[EventResult]:
+def _scored_variant(variants: _Variants, section: str,
+                    pair: Optional[int]) -> Optional[PrintedPosts]:
     """The event re-rated with player ``pair``'s ``N``/``R`` cells of
     ``section`` (:class:`~uschess.apps.audit.published.ScoredCell`) rated as
     games with the player's own score (N a win, R a draw) against the
@@ -638,7 +643,7 @@ def _history_kinds(rec) -> list[str]:
 
 
 def _history_variant(variants: _Variants, section: str, system: str, pair: int,
-                     kind: str) -> Optional[EventResult]:
+                     kind: str) -> Optional[PrintedPosts]:
     """The event re-rated with player ``pair``'s earlier ``system`` games all
     wins or all losses (computed once, whoever asks)."""
     key = ("history", section, system, pair, kind)
