@@ -114,6 +114,35 @@ def slot_filled(book, slot: str, plugin: str, source: str):
         {"from": book.earliest().isoformat(), "plugin": plugin}]}}, source=source, book=book)
 
 
+def rated_with_each(files: list[Path], book, fillings: dict, before, wanted=None):
+    """(page file, its published results, {name: printed posts}) for each
+    page of ``files`` that reads, whose section starts before ``before``
+    and whose published results ``wanted`` accepts (all by default), rated
+    as known on its Rated (or Re-Rated) date with each reform of
+    ``fillings`` (name -> reform, :func:`slot_filled`); a page that one of
+    them cannot rate is left out."""
+    from uschess.apps.audit import load_published
+    from uschess.apps.audit.cause import printed_posts
+    from uschess.apps.audit.page_chain import rate_published
+    from uschess.errors import InputError
+    from uschess.rating.pipeline import RatingOptions
+
+    for f in files:
+        try:
+            pub = load_published(f, section=f.stem.split("_")[-1])
+        except InputError:
+            continue
+        if pub.event.sections[0].start >= before or (wanted is not None and not wanted(pub)):
+            continue
+        try:
+            posts = {name: printed_posts(rate_published(
+                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=reform),
+                book=book)) for name, reform in fillings.items()}
+        except InputError:
+            continue
+        yield f, pub, posts
+
+
 def audit_page(f: Path) -> dict:
     """One page's audit as plain data (what a worker sends back): its era and
     kind, its counts, the inputs inferred by kind, every miss with its best

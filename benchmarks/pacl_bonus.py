@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pacl_audit import corpus_files, corpus_parser, slot_filled  # noqa: E402
+from pacl_audit import corpus_files, corpus_parser, rated_with_each, slot_filled  # noqa: E402
 
 #: The two fillings of the ``bonus`` slot compared (rules/formulas.py).
 WORDINGS = ("bonus-002", "bonus-2017")
@@ -49,12 +49,7 @@ def dates(book) -> tuple:
 
 
 def main(argv=None) -> int:
-    from uschess.apps.audit import load_published
-    from uschess.apps.audit.cause import printed_posts
-    from uschess.apps.audit.page_chain import rate_published
     from uschess.calendar.rulebook import RuleBook
-    from uschess.errors import InputError
-    from uschess.rating.pipeline import RatingOptions
 
     args = corpus_parser(__doc__).parse_args(argv)
     files = corpus_files(args)
@@ -64,20 +59,9 @@ def main(argv=None) -> int:
     edition, revised, float_from = dates(book)
     filled = {w: slot_filled(book, "bonus", w, "pacl_bonus") for w in WORDINGS}
     rows = []
-    for f in files:
-        try:
-            pub = load_published(f, section=f.stem.split("_")[-1])
-        except InputError:
-            continue
+    for f, pub, posts in rated_with_each(files, book, filled, revised):
+        old, new = (posts[w] for w in WORDINGS)
         start = pub.event.sections[0].start
-        if start >= revised:
-            continue
-        try:
-            old, new = (printed_posts(rate_published(
-                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=filled[w]),
-                book=book)) for w in WORDINGS)
-        except InputError:
-            continue
         for e in pub.entries:
             key = (e.section, e.system, e.id)
             a, b = old.get(key), new.get(key)

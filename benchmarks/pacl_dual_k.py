@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pacl_audit import corpus_files, corpus_parser, slot_filled  # noqa: E402
+from pacl_audit import corpus_files, corpus_parser, rated_with_each, slot_filled  # noqa: E402
 
 
 
@@ -49,12 +49,7 @@ WITH, WITHOUT = "k-dual-otbr", "k-002"
 
 
 def main(argv=None) -> int:
-    from uschess.apps.audit import load_published
-    from uschess.apps.audit.cause import printed_posts
-    from uschess.apps.audit.page_chain import rate_published
     from uschess.calendar.rulebook import RuleBook
-    from uschess.errors import InputError
-    from uschess.rating.pipeline import RatingOptions
 
     args = corpus_parser(__doc__).parse_args(argv)
     files = corpus_files(args)
@@ -63,33 +58,22 @@ def main(argv=None) -> int:
     book = RuleBook.load()
     split_on, float_from, revised_on = dates(book)
     k_slot = {k: slot_filled(book, "k_factor", k, "pacl_dual_k") for k in (WITH, WITHOUT)}
-    rows = []
-    for f in files:
-        if "Rating Sys: D" not in f.read_text(encoding="latin-1"):
-            continue
-        try:
-            pub = load_published(f, section=f.stem.split("_")[-1])
-        except InputError:
-            continue
-        sec = pub.event.sections[0]
-        if sec.start >= revised_on:
-            continue
-        high = [e for e in pub.entries if e.system == "OTBR" and e.pre is not None
+    dual = [f for f in files if "Rating Sys: D" in f.read_text(encoding="latin-1")]
+
+    def high(pub) -> list:
+        return [e for e in pub.entries if e.system == "OTBR" and e.pre is not None
                 and e.pre > 2200]
-        if not high:
-            continue
-        try:
-            shown, other = (printed_posts(rate_published(
-                pub.event, RatingOptions(known_on=pub.rated_on, trace=False, reform=k_slot[k]),
-                book=book)) for k in (WITH, WITHOUT))
-        except InputError:
-            continue
-        for e in high:
+
+    rows = []
+    for f, pub, posts in rated_with_each(dual, book, k_slot, revised_on, wanted=high):
+        shown, other = posts[WITH], posts[WITHOUT]
+        start = pub.event.sections[0].start
+        for e in high(pub):
             key = (e.section, e.system, e.id)
             a, b = shown.get(key), other.get(key)
             if a is None or b is None or abs(a - b) < 1e-9:
                 continue
-            rows.append({"page": f.stem, "start": sec.start.isoformat(), "id": e.id,
+            rows.append({"page": f.stem, "start": start.isoformat(), "id": e.id,
                          "pre": e.pre, "published": e.post, "exception": a, "plain": b})
     counts = collections.Counter()
     for r in rows:
