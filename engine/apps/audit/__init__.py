@@ -121,7 +121,10 @@ trade-off between the unknowns, and, a provisional player's, for their own
 all-wins or all-losses history on top of the inputs inferred
 (:mod:`uschess.apps.audit.own_history`), then for theirs or a provisional
 opponent's with the initial ratings solved again on it
-(:mod:`uschess.apps.audit.history_again`).
+(:mod:`uschess.apps.audit.history_again`), and, an unrated player's whose
+post the page prints established (N bounded, not given), for a larger N of
+their initial rating with the initial ratings solved again
+(:mod:`uschess.apps.audit.initial_games`).
 
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in

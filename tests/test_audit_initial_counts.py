@@ -1,0 +1,102 @@
+"""An unrated player's initial N where the page bounds it but does not give
+it (engine/apps/audit/initial_games.py), re-rated here through the engine."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from uschess.apps.audit import audit, load_published
+from uschess.apps.audit.infer import Inferred, _options
+from uschess.apps.audit.page_chain import rate_published
+from uschess.rating.pipeline import RatingOptions
+
+from helpers import SHARED_DATA, event, msa_text_page, player
+
+PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
+
+#: 26 players, a round robin of 25 rounds; the last is unrated, initialized
+#: at 1500 on N = 10 (from ratings the page does not show)
+N, TRUE_VALUE, TRUE_N = 26, 1500.0, 10
+IDS = {k: f"{30200000 + k}" for k in range(1, N + 1)}
+RATINGS = {k: 1200 + 40 * k for k in range(1, N)}
+MIRROR = {"W": "L", "L": "W", "D": "D"}
+
+
+def _cells() -> dict:
+    """Each pair's cells of a round robin (the circle method), results drawn
+    from the ratings with a fixed seed."""
+    rng = random.Random(7)
+    order = list(range(1, N + 1))
+    cells: dict = {k: [] for k in order}
+    for _ in range(N - 1):
+        for i in range(N // 2):
+            a, b = order[i], order[N - 1 - i]
+            pa = 1 / (1 + 10 ** ((RATINGS.get(b, 1700) - RATINGS.get(a, 1700)) / 400))
+            x = rng.random()
+            res = "W" if x < pa - 0.1 else ("D" if x < pa + 0.1 else "L")
+            cells[a].append(f"{res}{b}")
+            cells[b].append(f"{MIRROR[res]}{a}")
+        order = [order[0], order[-1], *order[1:-1]]
+    return cells
+
+
+def _page(tmp_path):
+    cells = _cells()
+    players = [player(k, cells[k], rating=RATINGS[k], games=60, pid=IDS[k]) if k in RATINGS
+               else player(k, cells[k], pid=IDS[k]) for k in range(1, N + 1)]
+    key = (IDS[N], "OTBR")
+    res = rate_published(event(players, start="2021-03-06"),
+                         _options(RatingOptions(trace=False), {key: TRUE_VALUE}, {key: TRUE_N}))
+    posts = {pr.id: pr.post for pr in res.sections[0].players}
+    rows = []
+    for k in range(1, N + 1):
+        pts = sum({"W": 1.0, "D": 0.5}.get(c[0], 0.0) for c in cells[k])
+        pre = f"{RATINGS[k]:<7d}" if k in RATINGS else "Unrated"
+        rows.append({"pair": k, "name": f"PLAYER {k}", "id": IDS[k], "total": f"{pts:.1f}",
+                     "cells": [f"{c[0]}  {c[1:]:>2}" for c in cells[k]],
+                     # established after 25 games: the page prints no P<n>
+                     "lines": [f"R: {pre}->{round(posts[IDS[k]]):>4d}"]})
+    path = tmp_path / "page.txt"
+    path.write_text(msa_text_page(rows, start="2021-03-06", system="R"))
+    return path
+
+
+def test_a_larger_initial_n_with_the_initial_ratings_solved_again(tmp_path, monkeypatch):
+    """The page says only that N + 25 > 25, so N is 1 to 10; solved with
+    N = 1 one published post is missed (25 of 26); with N = 10 and the
+    initial rating solved again, all 26, and the inferred value is the one
+    the posts were computed with, about 1500."""
+    import uschess.apps.audit.causes as causes
+
+    pub = load_published(_page(tmp_path))
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == a.total == 26
+    value = next(i for i in a.inferred if isinstance(i, Inferred))
+    assert value.id == IDS[N] and value.games == TRUE_N
+    assert abs(value.value - TRUE_VALUE) < 10
+    gained = [r for r in a.rows for c in r.causes
+              if c.cause == "initialization" and (c.variant or {}).get("initial_games")]
+    assert gained and all(c.variant == {"id": IDS[N], "system": "OTBR", "initial_games": 10,
+                                        "least": 1, "largest": 10}
+                          for r in gained for c in r.causes if (c.variant or {}).get("least"))
+
+    monkeypatch.setattr(causes, "initial_counts_again", lambda *args: args[-1].count)
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == 25
+    assert next(i for i in a.inferred if isinstance(i, Inferred)).games == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_online_quick_2020():
+    """XtblMain_202007043302_3 (29 rounds): JONAH ABRAMS, unrated -> 849
+    established after 19 games (N of 7 to 10): with N = 7, 809.5 and 71 of
+    86; with N = 10 and the initial ratings solved again, 849 and 85 of 86."""
+    pub = load_published(PACL / "XtblMain_202007043302_3.html", section="3")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred >= 85
+    row = next(r for r in a.rows if r.entry.id == "15849465")
+    assert abs(row.with_inferred - 849) <= 1
+    assert any((c.variant or {}).get("initial_games") == 10 for c in row.causes)
