@@ -14,7 +14,7 @@ the initial rating by N', sec. 4.1).
 ``XtblMain_202007043302_3`` (online quick, 2020, 29 rounds): JONAH ABRAMS,
 unrated, ``-> 849`` established after 19 games, so N of 7 to 10; with 7 and
 his initial rating solved, 809.5 and 71 of 86 reproduced; with 10 and the
-initial ratings solved again, his 849 and more around him.
+initial ratings solved again, 848.99 and 85 of 86.
 
 Here each unrated player whose post is still missed (with no cause but the
 initialization) and whose N the page bounds that way is tried with each
