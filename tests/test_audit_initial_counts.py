@@ -8,7 +8,7 @@ import random
 import pytest
 
 from uschess.apps.audit import audit, load_published
-from uschess.apps.audit.infer import Inferred, _options
+from uschess.apps.audit.infer import AROUND, OWN, Inferred, _options
 from uschess.apps.audit.page_chain import rate_published
 from uschess.rating.pipeline import RatingOptions
 
@@ -81,6 +81,12 @@ def test_a_larger_initial_n_with_the_initial_ratings_solved_again(tmp_path, monk
     assert gained and all(c.variant == {"id": IDS[N], "system": "OTBR", "initial_games": 10,
                                         "least": 1, "largest": 10}
                           for r in gained for c in r.causes if (c.variant or {}).get("least"))
+
+    # the causes naming the inferred values name those the audit ended with
+    named = [(r, c) for r in a.rows for c in r.causes
+             if c.cause == "initialization" and c.detail.startswith((OWN, AROUND))]
+    assert named and all(f"N = {TRUE_N}" in c.detail and "N = 1 " not in c.detail
+                         and c.computed == r.with_inferred for r, c in named)
 
     monkeypatch.setattr(causes, "initial_counts_again", lambda *args: args[-1].count)
     a = audit(pub, known_on=pub.rated_on)

@@ -17,7 +17,7 @@ from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.history_again import histories_again
 from uschess.apps.audit.initial_games import initial_counts_again
-from uschess.apps.audit.infer import initialization_causes
+from uschess.apps.audit.infer import initialization_causes, restate_inferred_causes
 from uschess.apps.audit.k_exception import k_exception_causes
 from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
@@ -743,6 +743,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     if with_inferred is not None and with_inferred < len(rows):
         with_inferred = initial_counts_again(published, rows, options, book, tolerance, inputs)
         inferred = inputs.initial + inputs.histories
+    restate_inferred_causes(rows, inferred, tolerance)
     zero = zero_games_causes(published, rows, options, book, tolerance, inputs, _player_event)
     if zero is not None:  # a pre printed on 0 games, rated as a rating
         inferred, with_inferred = list(inferred) + [zero], zero.reproduced

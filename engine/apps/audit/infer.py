@@ -277,23 +277,54 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
         ok = within(value, r.entry.post, tol)
         count += ok
         if ok and not r.reproduced and not any(c.cause == "initialization" for c in r.causes):
-            here = [i for i in inferred if i.section == r.entry.section
-                    and i.system == r.entry.system]
-            if not here:
-                continue
-            own = next((i for i in here if i.id == r.entry.id), None)
-            if own is not None:
-                detail = (f"the initial rating the page cannot show: {own.describe()}; "
-                          f"with it the post is {value:.2f}")
-            else:
-                me = r.section.section.player(r.result.pair)
-                opps = {r.section.section.player(g.opponent).id for g in me.rounds
-                        if g.opponent is not None}
-                shown = sorted(here, key=lambda i: (i.id not in opps, i.id))[:MAX_NAMED]
-                detail = ("the initial ratings of unrated players the page cannot show: "
-                          + "; ".join(i.describe() for i in shown)
-                          + (f"; and {len(here) - len(shown)} more" if len(here) > len(shown)
-                             else "")
-                          + f"; with them the post is {value:.2f}")
-            r.causes.append(Cause("initialization", detail, value, r.entry.post))
+            cause = inferred_cause(r, inferred, value)
+            if cause is not None:
+                r.causes.append(cause)
     return inferred, count
+
+
+#: How the cause naming the inferred initial ratings begins (the player's
+#: own, or those around the player).
+OWN, AROUND = ("the initial rating the page cannot show: ",
+               "the initial ratings of unrated players the page cannot show: ")
+
+
+def inferred_cause(r, inferred: list, value: float) -> Optional[Cause]:
+    """The ``initialization`` cause of audit row ``r`` reproduced at
+    ``value`` with the initial ratings ``inferred`` (records of any kind:
+    those of :class:`Inferred` in the row's section and system are named,
+    the player's own if there is one, else the opponents' first, at most
+    :data:`MAX_NAMED`); None when none is of that section and system."""
+    here = [i for i in inferred if isinstance(i, Inferred) and i.section == r.entry.section
+            and i.system == r.entry.system]
+    if not here:
+        return None
+    own = next((i for i in here if i.id == r.entry.id), None)
+    if own is not None:
+        detail = f"{OWN}{own.describe()}; with it the post is {value:.2f}"
+    else:
+        me = r.section.section.player(r.result.pair)
+        opps = {r.section.section.player(g.opponent).id for g in me.rounds
+                if g.opponent is not None}
+        shown = sorted(here, key=lambda i: (i.id not in opps, i.id))[:MAX_NAMED]
+        detail = (AROUND + "; ".join(i.describe() for i in shown)
+                  + (f"; and {len(here) - len(shown)} more" if len(here) > len(shown) else "")
+                  + f"; with them the post is {value:.2f}")
+    return Cause("initialization", detail, value, r.entry.post)
+
+
+def restate_inferred_causes(rows, inferred: list, tol: float) -> None:
+    """The ``initialization`` causes that name the inferred initial ratings,
+    stated again with the values the audit ended with: the searches after
+    the first solve (the histories, the initial N) solve the values again,
+    and a cause naming the first values would contradict the report's list
+    of what was inferred.  A row no longer reproduced keeps its cause."""
+    for r in rows:
+        if r.result is None or not within(r.with_inferred, r.entry.post, tol):
+            continue
+        for k, c in enumerate(r.causes):
+            if c.cause == "initialization" and c.variant is None \
+                    and c.detail.startswith((OWN, AROUND)):
+                again = inferred_cause(r, inferred, r.with_inferred)
+                if again is not None:
+                    r.causes[k] = again
