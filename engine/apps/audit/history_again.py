@@ -60,9 +60,8 @@ from __future__ import annotations
 from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
-from uschess.apps.audit.own_history import rated_posts
+from uschess.apps.audit.own_history import rated_posts, reproduces
 from uschess.apps.audit.solve import AGAIN
-from uschess.apps.audit.tradeoff import moved_posts
 from uschess.rating.pipeline import RatingOptions
 
 #: Solves of a section's initial ratings (each with one rating of the event)
@@ -170,14 +169,10 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
                 continue
             values, initial = got
         posts = rated_posts(event, options, values, inputs.games, book)
-        if posts is None:
+        got = reproduces(r, rows, posts, tol)
+        if got is None or got[1]:  # not reproduced, or posts lost
             continue
-        value = posts.get((e.section, e.system, e.id))
-        if not within(value, e.post, tol):
-            continue
-        lost, gained = moved_posts(rows, posts, tol)
-        if lost:
-            continue
+        gained = got[2]
         inputs.histories, inputs.values, inputs.initial = histories, values, initial
         taken.add((e.section, e.system, pl.id))
         inputs.count += len(gained)

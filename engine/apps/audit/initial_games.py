@@ -36,9 +36,8 @@ import dataclasses
 from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.history_again import MAX_PLAYERS, MAX_TRIES, SOLVE_PLAYERS
-from uschess.apps.audit.own_history import rated_posts
+from uschess.apps.audit.own_history import rated_posts, reproduces
 from uschess.apps.audit.solve import AGAIN
-from uschess.apps.audit.tradeoff import moved_posts
 from uschess.rating.pipeline import RatingOptions
 
 
@@ -99,14 +98,10 @@ def initial_counts_again(published, rows, options: RatingOptions, book, tol: flo
                 continue
             values, initial = got
             posts = rated_posts(event, options, values, games, book)
-            if posts is None:
+            got = reproduces(r, rows, posts, tol)
+            if got is None or got[1]:  # not reproduced, or posts lost
                 continue
-            value = posts.get((e.section, e.system, e.id))
-            if not within(value, e.post, tol):
-                continue
-            lost, gained = moved_posts(rows, posts, tol)
-            if lost:
-                continue
+            gained = got[2]
             inputs.values, inputs.games, inputs.initial = values, games, initial
             inputs.count += len(gained)
             name = r.section.section.player(r.result.pair).name or e.id

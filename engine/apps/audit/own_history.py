@@ -52,6 +52,21 @@ def rated_posts(event, options, values, games, book) -> Optional[dict]:
         return None
 
 
+def reproduces(row, rows, posts: Optional[dict], tol: float) -> Optional[tuple[float, list, list]]:
+    """Where the posts of a variant (:func:`rated_posts`; None: it did not
+    rate) reproduce ``row``'s published post: (that post, the rows it loses,
+    the rows it gains, :func:`~uschess.apps.audit.tradeoff.moved_posts`
+    against ``rows``' current ``with_inferred``); else None."""
+    if posts is None:
+        return None
+    e = row.entry
+    value = posts.get((e.section, e.system, e.id))
+    if not within(value, e.post, tol):
+        return None
+    lost, gained = moved_posts(rows, posts, tol)
+    return value, lost, gained
+
+
 def own_histories(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
     """Try the histories of the module text on ``rows`` still missed with
     ``inputs`` (:class:`uschess.apps.audit.alternate.Inputs`, updated with
@@ -82,12 +97,10 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
             histories = list(inputs.histories) + [history]
             posts = rated_posts(with_histories(published.event, histories), options,
                                 inputs.values, inputs.games, book)
-            if posts is None:
+            got = reproduces(r, rows, posts, tol)
+            if got is None:
                 continue
-            value = posts.get((e.section, e.system, e.id))
-            if not within(value, e.post, tol):
-                continue
-            lost, gained = moved_posts(rows, posts, tol)
+            value, lost, gained = got
             what = (f"{e.name or e.id}'s {rec.games} earlier {e.system} games as all "
                     f"{kind} (special formula, sec. 4.1), with the inputs inferred from the page")
             if not lost:
