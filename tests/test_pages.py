@@ -225,6 +225,10 @@ def test_html_report_lists_misses_first(tmp_path, capsys):
     code, _, _ = run(capsys, "audit", WAUKESHA_MSA, "--html", html_out)
     text = html_out.read_text()
     assert code == 0 and text.index("Not reproduced") < text.index("<table>")
+    # the count reproduced with inferred inputs in the summary, the values
+    # inferred (the unrated player's initial rating) after the misses
+    assert text.index("inferred from it:") < text.index("Not reproduced") \
+        < text.index("Inferred from the page (1)") < text.index("<table>")
 
 
 def test_json_has_sections_and_inferred(capsys):

@@ -127,10 +127,10 @@ def format_html(a: Audit) -> str:
         out.append("<ul>" + "".join(f"<li>section {esc(str(sec))}, {esc(system)}: {n} of {m} "
                                     "reproduced</li>" for sec, system, n, m in a.by_section())
                    + "</ul>")
-    if a.inferred:
+    if a.inferred:  # the count here, the values after the misses
         out.append(f"<p>With the inputs the page cannot show inferred from it: "
-                   f"{a.reproduced_inferred} of {a.total} reproduced.</p><ul>" + "".join(
-                       f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
+                   f"{a.reproduced_inferred} of {a.total} reproduced (the values: "
+                   f"<a href=\"#inferred\">below</a>).</p>")
     if a.mismatches:
         out.append("<h2>Not reproduced</h2>")
         for r in a.mismatches:
@@ -145,6 +145,9 @@ def format_html(a: Audit) -> str:
                 out.append("<p>No cause found among the variants tried.</p>")
             if r.explain:
                 out.append(f"<pre>{esc(r.explain)}</pre>")
+    if a.inferred:
+        out.append(f"<h2 id=\"inferred\">Inferred from the page ({len(a.inferred)})</h2><ul>"
+                   + "".join(f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
     out.append("<h2>All published ratings</h2>")
     out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
                "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
