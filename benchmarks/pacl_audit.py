@@ -92,6 +92,17 @@ def corpus_files(args) -> Optional[list[Path]]:
     return files[:args.limit] if args.limit else files
 
 
+def corpus_and_book(doc: str, argv=None) -> tuple:
+    """(arguments, pages, rule book) of a script reading the corpus with
+    :func:`corpus_parser`'s options; the pages are None (said on standard
+    error) when the corpus is not beside the checkout."""
+    from uschess.calendar.rulebook import RuleBook
+
+    args = corpus_parser(doc).parse_args(argv)
+    files = corpus_files(args)
+    return args, files, (RuleBook.load() if files is not None else None)
+
+
 _BOOK = None
 
 

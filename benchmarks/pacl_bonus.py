@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pacl_audit import corpus_files, corpus_parser, rated_with_each, slot_filled  # noqa: E402
+from pacl_audit import corpus_and_book, rated_with_each, slot_filled  # noqa: E402
 
 #: The two fillings of the ``bonus`` slot compared (rules/formulas.py).
 WORDINGS = ("bonus-002", "bonus-2017")
@@ -49,13 +49,9 @@ def dates(book) -> tuple:
 
 
 def main(argv=None) -> int:
-    from uschess.calendar.rulebook import RuleBook
-
-    args = corpus_parser(__doc__).parse_args(argv)
-    files = corpus_files(args)
+    args, files, book = corpus_and_book(__doc__, argv)
     if files is None:
         return 2
-    book = RuleBook.load()
     edition, revised, float_from = dates(book)
     filled = {w: slot_filled(book, "bonus", w, "pacl_bonus") for w in WORDINGS}
     rows = []

@@ -28,34 +28,28 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pacl_audit import corpus_files, corpus_parser, rated_with_each, slot_filled  # noqa: E402
+from pacl_audit import corpus_and_book, rated_with_each, slot_filled  # noqa: E402
 
 
-
-def _slot_dates(book, slot: str) -> list:
-    """The dates on which the rule book's ``slot`` changes plugin."""
-    return [e.effective for e in book.slots[slot].entries]
-
-
-def dates(book) -> tuple:
-    """From the rule book (rulesets/slots.yaml), not written here: the date
-    the counts are split at (the exception's start, ``k_factor``'s second
-    period), the first date ratings are stored as floats (``storage``), and
-    the 2020 revision of the K wording, before which the pages are read."""
-    k = _slot_dates(book, "k_factor")
-    return k[1], _slot_dates(book, "storage")[-1], k[2]
 #: The two fillings of the ``k_factor`` slot compared (rules/formulas.py).
 WITH, WITHOUT = "k-dual-otbr", "k-002"
 
 
-def main(argv=None) -> int:
-    from uschess.calendar.rulebook import RuleBook
+def dates(book) -> tuple:
+    """From the rule book (rulesets/slots.yaml), not written here: the date
+    the counts are split at (the first filled by the exception in
+    ``k_factor``), the first date ratings are stored as floats
+    (``storage``), and the slot's next change after the split (the 2020
+    revision of the K wording), before which the pages are read."""
+    k = [e.effective for e in book.slots["k_factor"].entries]
+    split = next(e.effective for e in book.slots["k_factor"].entries if e.value == WITH)
+    return split, book.slots["storage"].entries[-1].effective, min(d for d in k if d > split)
 
-    args = corpus_parser(__doc__).parse_args(argv)
-    files = corpus_files(args)
+
+def main(argv=None) -> int:
+    args, files, book = corpus_and_book(__doc__, argv)
     if files is None:
         return 2
-    book = RuleBook.load()
     split_on, float_from, revised_on = dates(book)
     k_slot = {k: slot_filled(book, "k_factor", k, "pacl_dual_k") for k in (WITH, WITHOUT)}
     dual = [f for f in files if "Rating Sys: D" in f.read_text(encoding="latin-1")]

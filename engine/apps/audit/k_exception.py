@@ -27,10 +27,6 @@ import dataclasses
 from uschess.apps.audit.cause import Cause, post_of, printed_posts, within
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
 
-#: ``k_dual.above`` and ``top`` in the variant: no rating reaches them (the
-#: parameter's domain ends there), so no player gets the exception.
-NEVER = 10000.0
-
 LABEL = "the dual-rating K exception not applied (K = 800/(N' + m))"
 
 
@@ -57,7 +53,10 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
     if not k_exception_applied(row):
         return []
     e = row.entry
-    kd = dict(row.section.rules.p.k_dual, above=NEVER, top=NEVER)
+    # ``above`` and ``top`` at the end of the parameter's domain (rulesets/):
+    # no rating reaches them, so no player gets the exception
+    never = float(variants.book.timelines["k_dual"].domain["max"])
+    kd = dict(row.section.rules.p.k_dual, above=never, top=never)
     res = variants.reform("k_dual", kd, LABEL)
     value = post_of(res, e.section, e.system, e.id)
     if not within(value, e.post, tol):

@@ -146,8 +146,9 @@ class Effort:
 #: A section solved for the first time.
 FULL = Effort(JOINT_WORK, WORK, POLISH_EVALS, HOPS)
 #: A section solved again from values that fitted it before, with one input
-#: changed (a provisional player's history, :mod:`uschess.apps.audit.history_again`):
-#: a tenth of the work.  Measured on the PACL pages whose posts such a solve
+#: changed (a provisional player's history, :mod:`uschess.apps.audit.history_again`;
+#: an unrated player's larger N, :mod:`uschess.apps.audit.initial_games`): a
+#: tenth of the work.  Measured on the PACL pages whose posts such a solve
 #: reproduces (``XtblMain_201603120142_1``, 108 players, 26 unknowns:
 #: 8-10 s a solve with FULL, 1.8 s with this, the same 196 of 216
 #: reproduced; ``XtblMain_202011141852_4`` 112 of 112 and

@@ -32,12 +32,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from uschess.apps.audit.cause import Cause, printed_posts, within
+from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.hidden import with_histories
-from uschess.apps.audit.infer import _options
-from uschess.apps.audit.page_chain import rate_published
+from uschess.apps.audit.own_history import rated_posts
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
-from uschess.errors import InputError
 from uschess.model import Event, SystemRecord
 from uschess.rating.pipeline import RatingOptions
 
@@ -71,12 +69,16 @@ class InferredZeroGames:
         return {"inferred": "zero_games", **dataclasses.asdict(self)}
 
     def describe(self) -> str:
-        who = ", ".join(f"{p.name} ({p.id}) {p.system} {p.rating:g}P0" for p in self.players)
         return (f"the pre-event rating{'s' if len(self.players) != 1 else ''} the page prints "
-                f"on 0 games ({who}) rated as the player's rating with N = 0 (no step-3 "
+                f"on 0 games ({_who(self.players)}) rated as the player's rating with N = 0 (no step-3 "
                 "estimate: the opponents meet the printed value in step 4), not as unrated: "
                 f"{self.reproduced} published ratings reproduced, {self.reproduced_before} "
                 "without")
+
+
+def _who(players: list[ZeroGamesPlayer]) -> str:
+    """The players as a page would name them: name (id) system rating P0."""
+    return ", ".join(f"{p.name} ({p.id}) {p.system} {p.rating:g}P0" for p in players)
 
 
 def zero_games_players(published, rows) -> list[ZeroGamesPlayer]:
@@ -131,11 +133,8 @@ def zero_games_causes(published, rows, options: RatingOptions, book, tol: float,
         return None
     event = with_histories(zero_games_event(published.event, players, player_event),
                            inputs.histories)
-    opts = (_options(options, inputs.values, inputs.games) if inputs.values
-            else dataclasses.replace(options, trace=False))
-    try:
-        posts = printed_posts(rate_published(event, opts, book=book))
-    except InputError:
+    posts = rated_posts(event, options, inputs.values, inputs.games, book)
+    if posts is None:
         return None
     before = [dataclasses.replace(r, with_inferred=shown[id(r)]) for r in rows]
     lost, gained = moved_posts(before, posts, tol)
@@ -143,8 +142,8 @@ def zero_games_causes(published, rows, options: RatingOptions, book, tol: float,
     now = [r for r, b in zip(rows, before) if id(b) in gained_ids]
     if not now:
         return None
-    who = ", ".join(f"{p.name} ({p.id}) {p.system} {p.rating:g}P0" for p in players)
-    what = (f"the pre-event rating{'s' if len(players) != 1 else ''} printed on 0 games ({who}), "
+    what = (f"the pre-event rating{'s' if len(players) != 1 else ''} printed on 0 games "
+            f"({_who(players)}), "
             "which the reader takes as unrated, rated as the player's rating with N = 0 (no "
             "step-3 estimate; the opponents meet the printed value in step 4)")
     if lost:
