@@ -14,7 +14,10 @@ players' initial ratings of each section solved jointly from its published
 posts, then player by player, :mod:`uschess.apps.audit.solve`; then the
 hidden histories of players still missed, :mod:`uschess.apps.audit.hidden`;
 the two solved again in turn while the count grows,
-:mod:`uschess.apps.audit.alternate`); then the pages it could not read and
+:mod:`uschess.apps.audit.alternate`; then the searches that solve them
+again with one more input, as ``uschess audit`` runs them: the histories,
+:mod:`uschess.apps.audit.history_again`, and an unrated player's larger
+initial N, :mod:`uschess.apps.audit.initial_games`); then the pages it could not read and
 why, the best explanation of every miss by count, and of every miss left with
 the inferred values (``tradeoff``: one unknown moved alone reproduces the
 post but loses others, :mod:`uschess.apps.audit.tradeoff`).  ``--json FILE`` writes every
