@@ -204,6 +204,42 @@ def test_initial_ratings_solved_again_with_the_histories_in_place(capsys):
     assert initial and all(100 <= i["value"] <= 2700 for i in initial)
 
 
+@pytest.mark.shared_data
+def test_an_initial_rating_left_at_the_rules_value_is_solved_again_with_a_history(capsys):
+    """XtblMain_200507154991_1 (quick, 2005): XIAOKE JEREMY GAN, unrated,
+    beats DAVID KNIGHT SR (782P4) and loses four: published 752P5, 891
+    computed.  Without a history no initial rating of Gan's reproduces his
+    post (it moves him only through Knight's step 4), so the first solve
+    leaves him at the rules' 750; Knight's four earlier games as losses
+    reproduce Knight (521) and bring Gan to 764.  Gan's initial rating
+    solved again with that history in place reproduces him too: 47 of 47
+    (46 while a value left at the rules' was dropped as not inferred)."""
+    code = main(["audit", str(PACL / "XtblMain_200507154991_1.html"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (data["reproduced_inferred"], data["total"]) == (47, 47)
+    got = {(i["id"], i["inferred"]): i for i in data["inferred"]}
+    assert got[("12951715", "history")]["kind"] == "losses"
+    gan = got[("13213252", "initial rating")]
+    assert gan["value"] < 750  # younger than the rules' last resort
+    events = _rate_with_page_inputs(data)
+    assert abs(events["13213252"] - 752) <= 1 and abs(events["12951715"] - 521) <= 1
+
+
+def _rate_with_page_inputs(data) -> dict:
+    """Gan's page rated again, outside the audit, with the inputs its JSON
+    report names: the posts by id."""
+    from uschess.apps.audit import load_published
+
+    pub = load_published(PACL / "XtblMain_200507154991_1.html")
+    made = {"initial rating": Inferred, "history": InferredHistory}
+    a = SimpleNamespace(inferred=[made[i["inferred"]](**{k: v for k, v in i.items()
+                                                         if k != "inferred"})
+                                  for i in data["inferred"]], published=pub)
+    res = _rate_with(a, pub.event)
+    return {pr.id: pr.post for s in res.sections for pr in s.players}
+
+
 # --- the page's N and R cells -----------------------------------------------
 
 def _msa_text_page(players: list, posts: dict) -> str:
