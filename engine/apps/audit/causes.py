@@ -723,6 +723,12 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     else:
         inputs = Inputs(solved.get("values", {}), solved.get("games", {}), list(inferred), [],
                         with_inferred)
+    if not inputs.initial:
+        # the initial ratings stayed at the rules' values (with the histories
+        # too, where there are some): the searches below take the sections
+        # as having nothing to solve (solving them there again found nothing
+        # more on the corpus and cost 9% more CPU)
+        inputs.values, inputs.games = {}, {}
     if inputs.initial or inputs.histories:
         inferred, with_inferred = inputs.initial + inputs.histories, inputs.count
     for r in rows:  # a floor that holds the post computed with the inferred values

@@ -263,8 +263,8 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
     if not inferred:
         if solved is not None and values:
             # nothing moved from the rules' values, but the players stay
-            # unknowns: a hidden history found later may move them (the
-            # solves again of alternate and history_again start from these)
+            # unknowns: a hidden history found next may move them (the
+            # alternating solve, alternate.py, starts from these)
             solved.update(values=dict(values), games=dict(games))
         return [], None
     final_options = _options(options, values, games)
