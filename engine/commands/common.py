@@ -202,11 +202,37 @@ class Console:
 
     def progress(self, *, total=None, unit: str = "event", desc: str = "", force: bool = False):
         """A tqdm progress bar on standard error: shown on a terminal (or
-        with ``force``), never when quiet.  Use it as a context manager."""
+        with ``force``), never when quiet.  Use it as a context manager.
+        A bar not shown is a :class:`HiddenBar`: tqdm is not even imported."""
+        if self.quiet or not (force or sys.stderr.isatty()):
+            return HiddenBar()
         from tqdm import tqdm
-        show = not self.quiet and (force or sys.stderr.isatty())
-        return tqdm(total=total or None, unit=unit, desc=desc, disable=not show,
-                    file=sys.stderr, dynamic_ncols=True, leave=False)
+        return tqdm(total=total or None, unit=unit, desc=desc, file=sys.stderr,
+                    dynamic_ncols=True, leave=False)
+
+
+class HiddenBar:
+    """A progress bar that is not shown: the part of tqdm's interface the
+    commands use (a context manager; ``n``, ``update``, ``set_postfix``,
+    ``close``), counting and nothing else."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __enter__(self) -> "HiddenBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix(self, *args, **kwargs) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
 @dataclass

@@ -17,6 +17,8 @@ and then merges the players file, if one is given.  Anything else is an
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Optional
 
@@ -38,10 +40,14 @@ SNIFF_BYTES = 4096
 def detect_format(path) -> str:
     """``"dbf"``, ``"trf"`` or ``"event"`` for ``path``; InputError otherwise."""
     path = Path(path)
-    if path.is_dir():
+    try:  # one stat for both questions (a replay asks for every file)
+        is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file or directory", file=path) from None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=path) from None
+    if is_dir:
         return "dbf"
-    if not path.exists():
-        raise InputError("no such file or directory", file=path)
     suffix = path.suffix.lower()
     if suffix == ".dbf" and any(path.name.upper().endswith(n) for n in FILE_NAMES.values()):
         return "dbf"
