@@ -346,6 +346,30 @@ def test_generate_progress_only_when_asked_and_never_quiet(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_a_bar_not_shown_counts_without_tqdm():
+    """A bar that is not shown (not a terminal, or quiet) is a HiddenBar:
+    it counts as tqdm does and never imports it; one forced is tqdm's."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from uschess.commands.common import Console\n"
+            "with Console().progress(total=3) as bar:\n"
+            "    bar.update(2); bar.update(); bar.set_postfix(x=1, refresh=False)\n"
+            "    bar.total = 4\n"
+            "print(bar.n, 'tqdm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["3", "False"]
+    from uschess.commands.common import Console, HiddenBar
+
+    assert isinstance(Console(quiet=True).progress(force=True), HiddenBar)
+    shown = Console().progress(total=1, force=True)
+    try:
+        assert not isinstance(shown, HiddenBar) and shown.disable is False
+    finally:
+        shown.close()
+
+
 # ------------------------------------------------------------ plots
 
 def _history(folder: Path, events: int) -> list[Path]:
