@@ -14,7 +14,13 @@ more published ratings; then the histories of the players still missed are
 tried again on top of them; and so on while the count grows, at most
 :data:`ROUNDS` times (each solve has its own budget, so the work stays
 bounded, and the order is fixed, so the same page gives the same values).
-Every value found stays reported as inferred.
+Every value found stays reported as inferred.  An unrated player the first
+solve left at the rules' value is solved here too: with N = 0 their own post
+may depend on their initial rating only through an opponent's step 4, which
+only the opponent's history makes fit (``XtblMain_200507154991_1``: GAN,
+through KNIGHT's all-losses history); values still at the rules' after this
+are dropped before the later searches (solving them there again found
+nothing more on the PACL corpus, for 9% more CPU).
 """
 
 from __future__ import annotations
