@@ -106,3 +106,43 @@ def test_real_page_online_quick_2020():
     row = next(r for r in a.rows if r.entry.id == "15849465")
     assert abs(row.with_inferred - 849) <= 1
     assert any((c.variant or {}).get("initial_games") == 10 for c in row.causes)
+
+
+# --- a provisional player's printed counts that fell -------------
+
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+@pytest.mark.parametrize("page, system, before, after, least, post", [
+    ("XtblMain_200203163760_1", "OTBR", 17, 12, 21, 1593.0),
+    ("XtblMain_200203163770_1", "OTBQ", 13, 12, 14, 1220.0),
+])
+def test_counts_that_fell_are_searched(page, system, before, after, least, post):
+    """IRYNA ZENYUK (12846035), 2002: the OTBR page prints ``1531P17 ->
+    1593P12`` and the dual-rated sister section ``Q: 1111P13 -> 1220P12``,
+    after 4 rated games each: her counts fell, so the N rated is not the
+    printed one.  Every N is tried; the cause names those that reproduce
+    the post (from about N* on, where N' stops moving), and the post is
+    rated again here, outside the audit, with the N it names."""
+    pub = load_published(PACL / f"{page}.html")
+    a = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in a.rows if r.entry.id == "12846035" and r.entry.system == system)
+    assert not row.reproduced
+    cause = next(c for c in row.causes if "counts fell" in c.detail)
+    assert cause.cause == "games"
+    assert f"P{before} before, P{after} after 4 rated games" in cause.detail
+    assert f"N = {least} or more" in cause.detail
+    assert abs(cause.computed - post) <= 1
+    assert cause.variant["printed"] == [before, after]
+    # no other row of the page gets the cause: their counts add up
+    assert not [r for r in a.rows if r is not row
+                and any("counts fell" in c.detail for c in r.causes)]
+    n = cause.variant["games"]
+    assert n >= least
+    event = pub.event
+    for sec in event.sections:
+        for pl in sec.players:
+            if pl.id == "12846035":
+                pl.ratings[system].games = n
+    res = rate_published(event, RatingOptions(known_on=pub.rated_on, trace=False))
+    got = next(pr.post for s in res.sections if s.system == system
+               for pr in s.players if pr.id == "12846035")
+    assert abs(got - post) <= 1

@@ -360,6 +360,7 @@ def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> l
                              value, e.post))
 
     out.extend(_established_games(row, variants, tol))
+    out.extend(_contradicted_games(row, variants, tol))
     out.extend(_rounding(row, variants, tol))
     out.extend(_history(row, variants, tol))
     out.extend(_chaining(row, variants, tol))
@@ -588,6 +589,50 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
                   f"{pr.n_eff:.1f}, which the page does not print (taken as "
                   f"{ESTABLISHED_GAMES}): {counts} gives a larger K (N' = N) and with N = {best} "
                   f"the post is {_fmt(at(best))}", at(best), e.post)]
+
+
+def _contradicted_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
+    """A provisional player whose printed game counts do not add up: the pre
+    printed ``P<n>`` and the post ``P<k>`` with k < n, fewer games after the
+    event than before it (the member record was changed between the two; the
+    page cannot say how).  The count rated is then not the one printed:
+    every N from 0 to :data:`ESTABLISHED_GAMES` (past N* every N gives the
+    same N') is tried and the cause names the counts that reproduce the
+    post.  (A post count above n + m has a reading that needs no cause,
+    games rated elsewhere in between, and is left alone.)"""
+    e, pr = row.entry, row.result
+    if e.post_games is None or pr.m <= 0:
+        return []
+    me = row.section.section.player(pr.pair)
+    rec = me.ratings.get(e.system)
+    if rec is None or not 0 < rec.games <= row.section.rules.p.established_games \
+            or e.post_games >= rec.games:
+        return []
+    values: dict = {}
+    for n in range(ESTABLISHED_GAMES + 1):
+        if n == rec.games:
+            continue
+        def change(s, n=n):
+            s.player(pr.pair).ratings[e.system].games = n
+        ev = _player_event(variants.event, e.section, change)
+        res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
+        values[n] = post_of(res, e.section, e.system, e.id)
+    found = [n for n, v in values.items() if within(v, e.post, tol)]
+    if not found:
+        return []
+    runs, start = [], found[0]
+    for a, b in zip(found, found[1:] + [None]):
+        if b != a + 1:
+            runs.append(f"{start}" if start == a else
+                        (f"{start} or more" if a == ESTABLISHED_GAMES else f"{start} to {a}"))
+            start = b
+    best = min(found, key=lambda n: abs(values[n] - e.post))
+    return [Cause("games", f"the page's game counts fell (P{rec.games} before, "
+                  f"P{e.post_games} after {pr.m} rated games): the count rated is not the one "
+                  f"printed; N = {', '.join(runs)} reproduces the post (with N = {best}: "
+                  f"{_fmt(values[best])})", values[best], e.post,
+                  variant={"id": e.id, "system": e.system, "games": best,
+                           "printed": [rec.games, e.post_games]})]
 
 
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
