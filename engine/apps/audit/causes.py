@@ -545,6 +545,18 @@ def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]
     return out
 
 
+def _post_with_games(row: AuditRow, variants: _Variants, n: int) -> Optional[float]:
+    """The row's post with the player's earlier game count in its system set
+    to ``n`` (one variant of the event, shared by the searches of N)."""
+    e, pair = row.entry, row.result.pair
+
+    def change(s):
+        s.player(pair).ratings[e.system].games = n
+    res = variants.rate(("games", e.section, e.system, pair, n),
+                        event=_player_event(variants.event, e.section, change))
+    return post_of(res, e.section, e.system, e.id)
+
+
 def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     """An established player's number of earlier games, which an MSA page
     does not print: the reader takes :data:`ESTABLISHED_GAMES`, at least N*
@@ -568,11 +580,7 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
 
     def at(n: int) -> Optional[float]:
         if n not in values:
-            def change(s, n=n):
-                s.player(pr.pair).ratings[e.system].games = n
-            ev = _player_event(variants.event, e.section, change)
-            res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
-            values[n] = post_of(res, e.section, e.system, e.id)
+            values[n] = _post_with_games(row, variants, n)
         return values[n]
 
     found = counts_reproducing(at, lo, hi, e.post, tol)
@@ -608,15 +616,8 @@ def _contradicted_games(row: AuditRow, variants: _Variants, tol: float) -> list[
     if rec is None or not 0 < rec.games <= row.section.rules.p.established_games \
             or e.post_games >= rec.games:
         return []
-    values: dict = {}
-    for n in range(ESTABLISHED_GAMES + 1):
-        if n == rec.games:
-            continue
-        def change(s, n=n):
-            s.player(pr.pair).ratings[e.system].games = n
-        ev = _player_event(variants.event, e.section, change)
-        res = variants.rate(("games", e.section, e.system, pr.pair, n), event=ev)
-        values[n] = post_of(res, e.section, e.system, e.id)
+    values = {n: _post_with_games(row, variants, n)
+              for n in range(ESTABLISHED_GAMES + 1) if n != rec.games}
     found = [n for n, v in values.items() if within(v, e.post, tol)]
     if not found:
         return []
