@@ -29,6 +29,7 @@ from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
+from uschess.formulas import n_star
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.model import Event
 from uschess.rating.chain import Chain
@@ -600,40 +601,46 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
 
 
 def _contradicted_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
-    """A provisional player whose printed game counts do not add up: the pre
-    printed ``P<n>`` and the post ``P<k>`` with k < n, fewer games after the
-    event than before it (the member record was changed between the two; the
-    page cannot say how).  The count rated is then not the one printed:
-    every N from 0 to :data:`ESTABLISHED_GAMES` (past N* every N gives the
-    same N') is tried and the cause names the counts that reproduce the
-    post.  (A post count above n + m has a reading that needs no cause,
-    games rated elsewhere in between, and is left alone.)"""
+    """A provisional player whose printed game counts fell: the pre printed
+    ``P<n>`` and the post ``P<k>`` with k < n, fewer games after the event
+    than before it (the member record was changed between the two; the page
+    cannot say how).  The count rated is then not the one printed: every N
+    from 0 to N* (sec. 3; past it every N gives the same N') is tried and
+    the cause names the counts that reproduce the post.  (A post count above
+    n + m has a reading that needs no cause, games rated elsewhere in
+    between, and is left alone.)"""
     e, pr = row.entry, row.result
     if e.post_games is None or pr.m <= 0:
         return []
-    me = row.section.section.player(pr.pair)
-    rec = me.ratings.get(e.system)
-    if rec is None or not 0 < rec.games <= row.section.rules.p.established_games \
-            or e.post_games >= rec.games:
+    p = row.section.rules.p
+    rec = row.section.section.player(pr.pair).ratings.get(e.system)
+    if rec is None or not 0 < rec.games <= p.established_games or e.post_games >= rec.games:
         return []
-    values = {n: _post_with_games(row, variants, n)
-              for n in range(ESTABLISHED_GAMES + 1) if n != rec.games}
+    most = math.ceil(n_star(rec.rating, **p.nstar))
+    values = {n: _post_with_games(row, variants, n) for n in range(most + 1)}
     found = [n for n, v in values.items() if within(v, e.post, tol)]
     if not found:
         return []
-    runs, start = [], found[0]
-    for a, b in zip(found, found[1:] + [None]):
-        if b != a + 1:
-            runs.append(f"{start}" if start == a else
-                        (f"{start} or more" if a == ESTABLISHED_GAMES else f"{start} to {a}"))
-            start = b
     best = min(found, key=lambda n: abs(values[n] - e.post))
     return [Cause("games", f"the page's game counts fell (P{rec.games} before, "
                   f"P{e.post_games} after {pr.m} rated games): the count rated is not the one "
-                  f"printed; N = {', '.join(runs)} reproduces the post (with N = {best}: "
-                  f"{_fmt(values[best])})", values[best], e.post,
+                  f"printed; N = {_count_runs(found, most)} reproduces the post (with N = "
+                  f"{best}: {_fmt(values[best])})", values[best], e.post,
                   variant={"id": e.id, "system": e.system, "games": best,
                            "printed": [rec.games, e.post_games]})]
+
+
+def _count_runs(counts: list[int], most: int) -> str:
+    """Ascending game counts as runs: ``3 to 5, 8, 21 or more`` (a run that
+    reaches ``most``, N*, goes on: every larger N gives the same N')."""
+    out, start = [], counts[0]
+    for a, b in zip(counts, counts[1:] + [None]):
+        if b == a + 1:
+            continue
+        out.append(f"{start} or more" if a == most else
+                   str(a) if start == a else f"{start} to {a}")
+        start = b
+    return ", ".join(out)
 
 
 def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:

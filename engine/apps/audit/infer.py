@@ -260,12 +260,12 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
             record = inferred_record(sr, r, u, sol.pinned_by.get(u.pair, []))
             if record is not None:
                 inferred.append(record)
+    if solved is not None and values:
+        # handed on even when nothing moved from the rules' values: the
+        # players stay unknowns, which a hidden history found next may move
+        # (the alternating solve, alternate.py, starts from these)
+        solved.update(values=dict(values), games=dict(games))
     if not inferred:
-        if solved is not None and values:
-            # nothing moved from the rules' values, but the players stay
-            # unknowns: a hidden history found next may move them (the
-            # alternating solve, alternate.py, starts from these)
-            solved.update(values=dict(values), games=dict(games))
         return [], None
     final_options = _options(options, values, games)
     try:
@@ -273,7 +273,7 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
     except InputError:
         return [], None
     if solved is not None:
-        solved.update(options=final_options, values=dict(values), games=dict(games))
+        solved.update(options=final_options)
     count = 0
     posts = printed_posts(final)
     for r in rows:
