@@ -30,7 +30,8 @@ ratings rows (rating, games, wins, draws, losses, events3, peak) and the same
 changes (pre and post), bit for bit; a difference stops the benchmark.
 ``--profile`` adds where the engine's replay spends its time (cProfile of the
 same replay in this process); ``--phases`` the CPU time of its phases timed
-without a profiler (reading the files, rating, writing to the store), since
+without a profiler (reading the files, rating, writing to the store), and
+the yardstick's (reading, rating, the rest) beside them, since
 cProfile weighs Python calls more than the C code of the parsers and SQLite;
 ``--store-variants`` the CPU time of the rows' SQL alone (:func:`store_variants`:
 the engine store's rows written again into the store's schema and into
@@ -75,6 +76,20 @@ def profile_replay(directory: Path, top: int) -> str:
             return profile(lambda: replay(paths, store, RatingOptions(trace=False)), top)
 
 
+def _timer(spent: dict):
+    """``timed(name, fn)``: ``fn`` wrapped so that its CPU time
+    (``time.process_time``) adds to ``spent[name]``."""
+    def timed(name, fn):
+        def run(*args, **kw):
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - t0
+        return run
+    return timed
+
+
 def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
@@ -86,15 +101,7 @@ def phases_of_replay(directory: Path) -> str:
     from uschess.rating.options import RatingOptions
 
     spent: dict = {}
-
-    def timed(name, fn):
-        def run(*args, **kw):
-            t0 = time.process_time()
-            try:
-                return fn(*args, **kw)
-            finally:
-                spent[name] = spent.get(name, 0.0) + time.process_time() - t0
-        return run
+    timed = _timer(spent)
 
     phases = [
         (R, "load_item", "reading: files read in full in the ordering pass"),
@@ -125,6 +132,49 @@ def phases_of_replay(directory: Path) -> str:
     lines = [f"{total:.2f} s CPU in all"]
     for label in dict.fromkeys(label for _, _, label in phases):
         t = spent.get(label, 0.0)
+        lines.append(f"  {t:7.2f} s {100 * t / total:5.1f}%  {label}")
+    return "\n".join(lines)
+
+
+def phases_of_minimal(directory: Path, params: Path, commit_every: int) -> str:
+    """CPU time of the phases of the yardstick's replay (``minimal.py
+    --replay``) in this process, as :func:`phases_of_replay` times the
+    engine's: reading (the JSON parsed, the event built), rating
+    (``rate_event``: steps 1-5, the floors, the records after), and the rest
+    (the rows' statements, the commits, the loop), so that the two replays
+    compare phase by phase."""
+    import json as _json
+
+    import minimal as M
+
+    spent: dict = {}
+    timed = _timer(spent)
+
+    class _TimedJson:  # the module's json, its loads timed as reading
+        loads = staticmethod(timed("reading", _json.loads))
+
+        def __getattr__(self, name):
+            return getattr(_json, name)
+
+    saved = [(name, getattr(M, name)) for name in ("json", "event_from_dict", "rate_event")]
+    M.json = _TimedJson()
+    M.event_from_dict = timed("reading", M.event_from_dict)
+    M.rate_event = timed("rating", M.rate_event)
+    paths = sorted(str(p) for p in directory.glob("*.json"))
+    try:
+        P = M.load_params(None, str(params))["p"]
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.process_time()
+            M.replay(paths, os.path.join(tmp, "minimal.db"), P, commit_every)
+            total = time.process_time() - t0
+    finally:
+        for name, fn in saved:
+            setattr(M, name, fn)
+    lines = [f"{total:.2f} s CPU in all"]
+    rest = total - sum(spent.values())
+    for label, t in (("reading: the JSON parsed, the event built", spent.get("reading", 0.0)),
+                     ("rating (rate_event: steps 1-5, floors, records)", spent.get("rating", 0.0)),
+                     ("the rest: the rows' statements, the commits, the loop", rest)):
         lines.append(f"  {t:7.2f} s {100 * t / total:5.1f}%  {label}")
     return "\n".join(lines)
 
@@ -305,6 +355,8 @@ def main(argv=None) -> int:
     if args.phases:
         print("\nthe phases of the engine's replay in this process (CPU time, no profiler):")
         print(phases_of_replay(history))
+        print("\nthe phases of the yardstick's replay (minimal.py) in this process:")
+        print(phases_of_minimal(history, params, COMMIT_EVERY))
     if args.store_variants:
         print(f"\nthe engine store's rows written again, {COMMIT_EVERY} events to a transaction "
               "(CPU time, the rows' SQL alone):")

@@ -144,3 +144,25 @@ def test_benchmarks_have_help(script):
     run = subprocess.run([sys.executable, str(C.BENCH / script), "--help"],
                          capture_output=True, text=True)
     assert run.returncode == 0 and "usage:" in run.stdout
+
+
+def test_phases_of_both_replays(tmp_path):
+    """``replay_bench.py --phases`` times the engine's phases and the
+    yardstick's on the same history; the yardstick's three phases add up to
+    its whole time, and its functions are left as they were."""
+    import replay_bench
+
+    C.write_year(tmp_path / "h", seed=7, players=120, events=10)
+    params = tmp_path / "params.json"
+    C.write_params(params)
+    before = (minimal.json, minimal.event_from_dict, minimal.rate_event)
+    text = replay_bench.phases_of_minimal(tmp_path / "h", params, 4)
+    assert (minimal.json, minimal.event_from_dict, minimal.rate_event) == before
+    lines = text.splitlines()
+    total = float(lines[0].split()[0])
+    parts = [float(line.split()[0]) for line in lines[1:]]
+    assert len(parts) == 3 and total > 0
+    assert sum(parts) == pytest.approx(total, abs=0.02)
+    assert "rating" in lines[2] and "rows' statements" in lines[3]
+    engine = replay_bench.phases_of_replay(tmp_path / "h")
+    assert "rating (the chain, steps 1-5, finish)" in engine
