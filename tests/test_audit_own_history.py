@@ -115,3 +115,34 @@ def test_own_history_on_a_real_page():
     res = _rate_with(a, pub.event, known_on=pub.rated_on)
     for e in pub.entries:
         assert within(post_of(res, e.section, e.system, e.id), e.post, a.tolerance)
+
+
+@pytest.mark.shared_data
+def test_a_history_tried_for_its_reach_keeps_the_players_own_post():
+    """``XtblMain_202101022232_2`` (dual, 4 rounds, 7 unrated players):
+    MICHAEL ANTHONY CLEMO, ``654P19 -> 749P23`` (OTBR), computed 759.70. His
+    19 earlier games as all wins, tried for what they do to his missed
+    opponents (``hidden._history_tries`` with ``own=False``), reproduced one
+    more post at the time, but put his own at about 1034; kept, the initial
+    ratings solved after it left BLAIR (968), CLEMO (749) and YOUSUFI (708)
+    with no cause.  Such a history is no longer kept when it moves the
+    player's own post away from the page's: 45 of 46, the one left a floor."""
+    pub = load_published(PACL / "XtblMain_202101022232_2.html")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == 45
+    history = [i for i in a.inferred if isinstance(i, InferredHistory)]
+    assert {(h.id, h.system, h.kind) for h in history} == {
+        ("17072985", "OTBR", "losses"), ("17072985", "OTBQ", "losses")}
+    missed = [r for r in a.rows if not within(r.with_inferred, r.entry.post, a.tolerance)]
+    assert [(r.entry.id, r.entry.system) for r in missed] == [("12650738", "OTBQ")]
+    assert any(c.cause == "floor" for c in missed[0].causes)
+    # re-rated outside the audit with the inputs it names: the same posts
+    res = _rate_with(a, pub.event, known_on=pub.rated_on)
+    for e in pub.entries:
+        got = post_of(res, e.section, e.system, e.id)
+        assert within(got, e.post, a.tolerance) == ((e.id, e.system) != ("12650738", "OTBQ"))
+    # the history no longer kept: with it, his own post goes far from 749
+    clemo = InferredHistory("U1700 SECTION", "OTBR", "17008218", "CLEMO", "wins", 19)
+    a.inferred.append(clemo)
+    res = _rate_with(a, pub.event, known_on=pub.rated_on)
+    assert post_of(res, "U1700 SECTION", "OTBR", "17008218") > 749 + 100

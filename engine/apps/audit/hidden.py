@@ -23,7 +23,13 @@ number of published ratings reproduced grows.  Then each provisional player
 still missed, with missed opponents, has both histories tried the same way,
 whether or not their own post is reproduced by it (a provisional player
 printed at the floor after three games, ``100P3``, whose earlier games were
-all losses, moves every opponent's step 5).  The
+all losses, moves every opponent's step 5), but not one that moves their
+own post further from the page's than it was: their own post is the most
+direct evidence of their record.  (``XtblMain_202101022232_2``: CLEMO,
+``654P19 -> 749P23``, 759.70 computed; his 19 earlier games as all wins
+reproduced one more post at the time and put his own at about 1034; kept,
+the initial ratings solved after it left BLAIR, CLEMO and YOUSUFI missed
+with no cause; not kept, 45 of 46.)  The
 work is bounded (:data:`MAX_RATINGS` ratings of the event), every value is
 reported as inferred, never as the page's.
 """
@@ -180,10 +186,12 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
             for n in counts_reproducing(at, lo, hi, e.post, trials.tol)]
 
 
-def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True
-                   ) -> list[tuple[tuple, EventResult]]:
+def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True,
+                   current: Optional[float] = None) -> list[tuple[tuple, EventResult]]:
     """Only wins, or only losses, in the player's earlier games; with
-    ``own``, only a history that reproduces the player's own post."""
+    ``own``, only a history that reproduces the player's own post; without,
+    one that leaves it no further from the page's than ``current`` (the
+    player's post with the inputs inferred so far), within the tolerance."""
     e, pr = row.entry, row.result
     rec = row.section.section.player(pr.pair).ratings.get(e.system)
     if rec is None or rec.games <= 0:
@@ -193,9 +201,16 @@ def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True
         if (kind == "wins" and rec.all_wins) or (kind == "losses" and rec.all_losses):
             continue
         res = trials.rate({**edits, key: (kind, rec.games)})
-        if res is not None and (not own or within(post_of(res, e.section, e.system, e.id),
-                                                   e.post, trials.tol)):
-            out.append(((kind, rec.games), res))
+        if res is None:
+            continue
+        got = post_of(res, e.section, e.system, e.id)
+        if own:
+            if not within(got, e.post, trials.tol):
+                continue
+        elif got is None or (current is not None
+                             and abs(got - e.post) > abs(current - e.post) + trials.tol):
+            continue  # moves the player's own post away from the page's
+        out.append(((kind, rec.games), res))
     return out
 
 
@@ -289,7 +304,7 @@ def infer_histories(published, rows, options: RatingOptions, book, tol: float,
         kinds = {c.cause for c in r.causes}
         tries = []
         if id(r) in around_ids:
-            tries = _history_tries(r, trials, edits, key, own=False)
+            tries = _history_tries(r, trials, edits, key, own=False, current=current)
         if "games" in kinds:
             tries += _games_tries(r, trials, edits, key, current, established(r))
         if "history" in kinds:
