@@ -96,6 +96,23 @@ def test_an_opponents_history_with_the_initial_rating_solved_again(tmp_path, mon
         assert within(post_of(res, e.section, e.system, e.id), e.post, 1.0), e.id
 
 
+def test_a_count_printed_above_the_established_threshold_is_provisional():
+    """A real page prints ``P<n>`` above 25 (XtblMain_201903091412_1's
+    RANA, ``Q: 108P31``): such a record is searched for a hidden history like
+    one of at most 25 games; the count the reader assumes for an
+    established rating whose count is not printed is not."""
+    from uschess.apps.audit.hidden import printed_provisional
+    from uschess.io.formats.msa import ESTABLISHED_GAMES
+    from uschess.model import SystemRecord
+
+    assert printed_provisional(SystemRecord(108, 4), 25)
+    assert printed_provisional(SystemRecord(108, 25), 25)
+    assert printed_provisional(SystemRecord(108, 31), 25)
+    assert not printed_provisional(SystemRecord(1500, ESTABLISHED_GAMES), 25)
+    assert not printed_provisional(SystemRecord(108, 0), 25)
+    assert not printed_provisional(None, 25)
+
+
 @pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
 def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     """No more solves than MAX_TRIES, nor ratings than MAX_RATINGS where
@@ -186,3 +203,23 @@ def test_real_page_online_2020_solved_again_within_a_tenth_of_the_work():
                                      and (c.variant or {}).get("initial_again")
                                      for c in r.causes)]
     assert rows
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_k3_2019_a_count_printed_above_25():
+    """XtblMain_201903091412_1 (K-3, dual, 2019): OLIVER RANA prints
+    ``R: 106P23 -> 300`` and ``Q: 108P31 -> 301``.  His OTBR history (23
+    games, all lost) was found before; his OTBQ record, printed provisional
+    on 31 games, was left out of the search as established (more than 25),
+    and COLE's OTBQ (671) and his own (301, 401.3 computed) stayed missed
+    with no cause, 175 of 196.  With his 31 OTBQ games as losses and the
+    initial ratings solved again, 192 of 196; the four left are floors."""
+    pub = load_published(PACL / "XtblMain_201903091412_1.html")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == 192
+    kept = {(h.id, h.system, h.kind, h.games) for h in a.inferred
+            if isinstance(h, InferredHistory)}
+    assert ("16880986", "OTBQ", "losses", 31) in kept
+    left = [r for r in a.rows if not within(r.with_inferred, r.entry.post, a.tolerance)]
+    assert len(left) == 4 and all(any(c.cause == "floor" for c in r.causes) for r in left)

@@ -186,6 +186,27 @@ def _games_tries(row, trials: _Trials, edits: dict, key, base: float,
             for n in counts_reproducing(at, lo, hi, e.post, trials.tol)]
 
 
+def printed_provisional(rec, established: int) -> bool:
+    """Whether a pre-event record is one the page prints as provisional,
+    ``P<n>``: n earlier games, at most the established threshold, or more
+    where a page prints a count above it (``XtblMain_201903091412_1``:
+    OLIVER RANA, ``Q: 108P31``); not a count the reader assumed for an
+    established rating (:data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`).
+    Such a player may hold an all-wins or all-losses history (sec. 4.1:
+    the special formula whatever N)."""
+    return rec is not None and rec.games > 0 and (rec.games <= established
+                                                  or rec.games != ESTABLISHED_GAMES)
+
+
+def moves_away(before: Optional[float], after: Optional[float], post: float,
+               tol: float) -> bool:
+    """Whether a variant moves a player's post (``before`` it, ``after``)
+    further from the published ``post`` than ``tol`` allows: the test a
+    history tried for what it does to others passes on its holder's own
+    post (the module text)."""
+    return after is None or (before is not None and abs(after - post) > abs(before - post) + tol)
+
+
 def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True,
                    current: Optional[float] = None) -> list[tuple[tuple, EventResult]]:
     """Only wins, or only losses, in the player's earlier games; with
@@ -207,16 +228,15 @@ def _history_tries(row, trials: _Trials, edits: dict, key, own: bool = True,
         if own:
             if not within(got, e.post, trials.tol):
                 continue
-        elif got is None or (current is not None
-                             and abs(got - e.post) > abs(current - e.post) + trials.tol):
+        elif moves_away(current, got, e.post, trials.tol):
             continue  # moves the player's own post away from the page's
         out.append(((kind, rec.games), res))
     return out
 
 
 def _provisional_around_misses(rows, value, tol: float, established) -> list:
-    """The missed rows of provisional players (earlier games printed, at most
-    the established threshold) with a hidden history's reach: their unrated
+    """The missed rows of provisional players (earlier games printed:
+    :func:`printed_provisional`) with a hidden history's reach: their unrated
     or provisional opponents rate against their step-4 result (step 5).
     Those with the most missed opponents first."""
     missed = {(r.entry.section, r.entry.system, r.result.pair) for r in rows
@@ -228,7 +248,7 @@ def _provisional_around_misses(rows, value, tol: float, established) -> list:
             continue
         me = r.section.section.player(r.result.pair)
         rec = me.ratings.get(r.entry.system)
-        if rec is None or not 0 < rec.games <= established(r):
+        if not printed_provisional(rec, established(r)):
             continue
         around = sum(1 for g in me.rounds if g.opponent is not None
                      and (r.entry.section, r.entry.system, g.opponent) in missed)

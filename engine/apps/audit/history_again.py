@@ -36,7 +36,8 @@ games as wins both posts are reproduced, 8 of 8.
 Here the posts still missed with no cause but the initialization are
 gathered with the players who could hold such a history: each missed
 player and each rated opponent, provisional in that system (earlier games
-printed, at most ``established_games``) and with no history inferred yet,
+printed, ``P<n>``: :func:`~uschess.apps.audit.hidden.printed_provisional`)
+and with no history inferred yet,
 those touching the most missed posts first (Phillips, an opponent of both),
 a missed player before an opponent, then in pairing order.  Each history a
 player does not already have (all wins, all losses) is tried: the event
@@ -44,7 +45,9 @@ with that history, and where the section has unrated players their initial
 ratings solved again on it from the values found
 (:func:`~uschess.apps.audit.alternate.resolve_initial`), rated with them.
 One that reproduces the missed post and loses no published post reproduced
-is kept (the history, and the new values, become inferred inputs; cause
+(and, an opponent's history, leaves that opponent's own post no further
+from the page's: :func:`~uschess.apps.audit.hidden.moves_away`) is kept
+(the history, and the new values, become inferred inputs; cause
 ``history`` on each post it reproduces).  One that reproduces it but loses
 posts is not named: the solve again moves every value of the section, so
 what it costs is not one input's.  Each solve starts from values that fitted
@@ -59,7 +62,8 @@ from __future__ import annotations
 
 from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
-from uschess.apps.audit.hidden import InferredHistory, with_histories
+from uschess.apps.audit.hidden import (InferredHistory, moves_away, printed_provisional,
+                                       with_histories)
 from uschess.apps.audit.own_history import rated_posts, reproduces
 from uschess.apps.audit.solve import AGAIN
 from uschess.rating.pipeline import RatingOptions
@@ -83,7 +87,8 @@ SOLVE_PLAYERS = 800
 def _candidates(missed: list, taken: set) -> list:
     """(row, pair, player, record, kind) to try: for each missed row, the
     player and each rated opponent, provisional in its system (earlier games
-    printed, at most ``established_games``), each history it does not have,
+    printed, :func:`~uschess.apps.audit.hidden.printed_provisional`), each
+    history it does not have,
     none already in ``taken`` ((section, system, id)); the players touching
     the most missed posts first (an opponent of two missed players before
     one of one), a missed player before an opponent, then in section,
@@ -97,7 +102,7 @@ def _candidates(missed: list, taken: set) -> list:
         for pair in dict.fromkeys(pairs):
             pl = sec.player(pair)
             rec = pl.ratings.get(e.system)
-            if rec is None or not 0 < rec.games <= established \
+            if not printed_provisional(rec, established) \
                     or (e.section, e.system, pl.id) in taken:
                 continue
             key = (e.section, e.system, pair)
@@ -171,6 +176,12 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
         posts = rated_posts(event, options, values, inputs.games, book)
         got = reproduces(r, rows, posts, tol)
         if got is None or got[1]:  # not reproduced, or posts lost
+            continue
+        if pl.id != e.id and any(  # an opponent's history: their own post not moved away
+                moves_away(h.with_inferred, posts.get((e.section, e.system, pl.id)),
+                           h.entry.post, tol)
+                for h in rows if h.entry.id == pl.id and h.entry.section == e.section
+                and h.entry.system == e.system):
             continue
         gained = got[2]
         inputs.histories, inputs.values, inputs.initial = histories, values, initial

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause, printed_posts, within
-from uschess.apps.audit.hidden import InferredHistory, with_histories
+from uschess.apps.audit.hidden import InferredHistory, printed_provisional, with_histories
 from uschess.apps.audit.infer import _options
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
@@ -82,7 +82,7 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
     for r in missed:
         e = r.entry
         rec = r.section.section.player(r.result.pair).ratings.get(e.system)
-        if rec is None or not 0 < rec.games <= r.section.rules.p.established_games \
+        if not printed_provisional(rec, r.section.rules.p.established_games) \
                 or within(r.with_inferred, e.post, tol) \
                 or any((h.section, h.system, h.id) == (e.section, e.system, e.id)
                        for h in inputs.histories):
