@@ -29,9 +29,9 @@ direct evidence of their record.  (``XtblMain_202101022232_2``: CLEMO,
 ``654P19 -> 749P23``, 759.70 computed; his 19 earlier games as all wins
 reproduced one more post at the time and put his own at about 1034; kept,
 the initial ratings solved after it left BLAIR, CLEMO and YOUSUFI missed
-with no cause; not kept, 45 of 46.)  The
-work is bounded (:data:`MAX_RATINGS` ratings of the event), every value is
-reported as inferred, never as the page's.
+with no cause; not kept, 45 of 46.)  The work is bounded (:data:`MAX_RATINGS`
+ratings of the event), every value is reported as inferred, never as the
+page's.
 """
 
 from __future__ import annotations

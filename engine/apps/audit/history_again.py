@@ -37,9 +37,9 @@ Here the posts still missed with no cause but the initialization are
 gathered with the players who could hold such a history: each missed
 player and each rated opponent, provisional in that system (earlier games
 printed, ``P<n>``: :func:`~uschess.apps.audit.hidden.printed_provisional`)
-and with no history inferred yet,
-those touching the most missed posts first (Phillips, an opponent of both),
-a missed player before an opponent, then in pairing order.  Each history a
+and with no history inferred yet, those touching the most missed posts
+first (Phillips, an opponent of both), a missed player before an opponent,
+then in pairing order.  Each history a
 player does not already have (all wins, all losses) is tried: the event
 with that history, and where the section has unrated players their initial
 ratings solved again on it from the values found
@@ -88,11 +88,10 @@ def _candidates(missed: list, taken: set) -> list:
     """(row, pair, player, record, kind) to try: for each missed row, the
     player and each rated opponent, provisional in its system (earlier games
     printed, :func:`~uschess.apps.audit.hidden.printed_provisional`), each
-    history it does not have,
-    none already in ``taken`` ((section, system, id)); the players touching
-    the most missed posts first (an opponent of two missed players before
-    one of one), a missed player before an opponent, then in section,
-    system and pairing order."""
+    history it does not have, none already in ``taken`` ((section, system,
+    id)); the players touching the most missed posts first (an opponent of
+    two missed players before one of one), a missed player before an
+    opponent, then in section, system and pairing order."""
     reach: dict = {}
     for r in missed:
         e, sec = r.entry, r.section.section
