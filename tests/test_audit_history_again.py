@@ -113,6 +113,21 @@ def test_a_count_printed_above_the_established_threshold_is_provisional():
     assert not printed_provisional(None, 25)
 
 
+def test_a_history_kept_for_others_leaves_its_holders_post_no_further():
+    """The test both searches put to a history kept for what it does to
+    other players: its holder's own post no further from the page's than
+    before, within the tolerance (CLEMO on XtblMain_202101022232_2: 759.7
+    before, 1034 with his history, 749 published)."""
+    from uschess.apps.audit.hidden import moves_away
+
+    assert moves_away(759.7, 1034.1, 749.0, 1.0)
+    assert not moves_away(759.7, 755.0, 749.0, 1.0)
+    assert not moves_away(759.7, 760.5, 749.0, 1.0)  # within the tolerance of before
+    assert moves_away(759.7, 761.0, 749.0, 1.0)
+    assert moves_away(759.7, None, 749.0, 1.0)  # no post: not kept
+    assert not moves_away(None, 700.0, 749.0, 1.0)  # nothing to compare with
+
+
 @pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
 def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     """No more solves than MAX_TRIES, nor ratings than MAX_RATINGS where
