@@ -69,9 +69,14 @@ from uschess.apps.audit.solve import AGAIN
 from uschess.rating.pipeline import RatingOptions
 
 #: Solves of a section's initial ratings (each with one rating of the event)
-#: per audit at most, and the largest section where one is tried; ratings of
-#: the event per audit at most where the section has no unknown (no solve).
-MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 200, 40
+#: per audit at most, and the largest section where one is tried (as large
+#: as the audit's whole budget of players, :data:`SOLVE_PLAYERS`: a
+#: 545-player section gets one solve, ``XtblMain_202104259802_2``, where
+#: ``30160404``'s four earlier games as losses with the initial ratings
+#: solved again reproduce his 349 and one more post, 544 of 545, about 30 s
+#: of CPU; the limit was 200 players before); ratings of the event per audit
+#: at most where the section has no unknown (no solve).
+MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 800, 40
 #: The solves' players per audit at most (a solve of an n-player section
 #: spends n): a solve within :data:`~uschess.apps.audit.solve.AGAIN` costs
 #: at most about 0.06 s of CPU per player (measured on the PACL pages: 108
