@@ -128,6 +128,22 @@ def test_a_history_kept_for_others_leaves_its_holders_post_no_further():
     assert not moves_away(None, 700.0, 749.0, 1.0)  # nothing to compare with
 
 
+def test_the_history_that_brings_the_post_closer_takes_the_one_solve(tmp_path, monkeypatch):
+    """With one solve allowed, player 3's two histories are rated once each
+    on the values inferred so far and the one that brings 4's post closer
+    (his earlier games lost) is solved first: every post reproduced.  In
+    the order of the candidates (wins first) the only solve went to the
+    wins, and 4 stayed missed (XtblMain_202104259802_2's ``30160404`` on a
+    545-player page with room for one solve)."""
+    import uschess.apps.audit.history_again as history_again
+
+    monkeypatch.setattr(history_again, "MAX_TRIES", 1)
+    a = audit(load_published(_page(tmp_path, _posts())))
+    assert a.reproduced_inferred == a.total == 4
+    kept = [(i.id, i.kind) for i in a.inferred if isinstance(i, InferredHistory)]
+    assert kept == [(IDS[3], "losses")]
+
+
 @pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
 def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     """No more solves than MAX_TRIES, nor ratings than MAX_RATINGS where
@@ -144,7 +160,7 @@ def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     monkeypatch.setattr(history_again, "resolve_initial", counting)
     monkeypatch.setattr(history_again, "MAX_TRIES", 1)
     audit(load_published(_page(tmp_path, _posts())))
-    assert len(calls) == 1  # the history that reproduces is the second tried
+    assert len(calls) == 1
     assert calls == [AGAIN]  # a solve again, from values that fitted: a tenth of the work
 
     rated = []
