@@ -254,3 +254,22 @@ def test_real_page_k3_2019_a_count_printed_above_25():
     assert ("16880986", "OTBQ", "losses", 31) in kept
     left = [r for r in a.rows if not within(r.with_inferred, r.entry.post, a.tolerance)]
     assert len(left) == 4 and all(any(c.cause == "floor" for c in r.causes) for r in left)
+
+
+@pytest.mark.slow  # a 545-player online section solved twice: minutes
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_real_page_online_2021_a_large_section_solved_again():
+    """XtblMain_202104259802_2 (K09 online, 545 players, 2021): ``30160404``
+    prints ``OR: 489P4 -> 349P10``, 413.9 with the inputs inferred.  The
+    section was over the 200 players the search again solved; now one solve
+    fits the audit's budget, and his four earlier games as losses (rated
+    first on the values found: 338.8 against the wins' 413.9) with the
+    initial ratings solved again reproduce his post and one more: 544 of
+    545."""
+    pub = load_published(PACL / "XtblMain_202104259802_2.html")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == 544
+    row = next(r for r in a.rows if r.entry.id == "30160404")
+    cause = next(c for c in row.causes if c.cause == "history")
+    assert cause.variant == {"id": "30160404", "system": "OLR", "history": "losses",
+                             "games": 4, "initial_again": True}
