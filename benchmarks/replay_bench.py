@@ -156,13 +156,13 @@ def phases_of_minimal(directory: Path, params: Path, commit_every: int) -> str:
         def __getattr__(self, name):
             return getattr(_json, name)
 
+    P = M.load_params(None, str(params))["p"]  # before the timers: not the replay's reading
     saved = [(name, getattr(M, name)) for name in ("json", "event_from_dict", "rate_event")]
     M.json = _TimedJson()
     M.event_from_dict = timed("reading", M.event_from_dict)
     M.rate_event = timed("rating", M.rate_event)
     paths = sorted(str(p) for p in directory.glob("*.json"))
     try:
-        P = M.load_params(None, str(params))["p"]
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.process_time()
             M.replay(paths, os.path.join(tmp, "minimal.db"), P, commit_every)

@@ -205,7 +205,7 @@ class Console:
         with ``force``), never when quiet.  Use it as a context manager.
         A bar not shown is a :class:`HiddenBar`: tqdm is not even imported."""
         if self.quiet or not (force or sys.stderr.isatty()):
-            return HiddenBar()
+            return HiddenBar(total)
         from tqdm import tqdm
         return tqdm(total=total or None, unit=unit, desc=desc, file=sys.stderr,
                     dynamic_ncols=True, leave=False)
@@ -213,11 +213,11 @@ class Console:
 
 class HiddenBar:
     """A progress bar that is not shown: the part of tqdm's interface the
-    commands use (a context manager; ``n``, ``update``, ``set_postfix``,
-    ``close``), counting and nothing else."""
+    commands use (a context manager; ``n``, ``total``, ``update``,
+    ``set_postfix``, ``close``), counting and nothing else."""
 
-    def __init__(self):
-        self.n = 0
+    def __init__(self, total=None):
+        self.n, self.total = 0, total
 
     def __enter__(self) -> "HiddenBar":
         return self

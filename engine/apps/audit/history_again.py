@@ -75,8 +75,8 @@ from uschess.rating.pipeline import RatingOptions
 #: as the audit's whole budget of players, :data:`SOLVE_PLAYERS`: a
 #: 545-player section gets one solve, ``XtblMain_202104259802_2``, where
 #: ``30160404``'s four earlier games as losses with the initial ratings
-#: solved again reproduce his 349 and one more post, 544 of 545, about 30 s
-#: of CPU; the limit was 200 players before); ratings of the event per audit
+#: solved again reproduce his 349 and one more post, 544 of 545, 18 s of
+#: CPU; the limit was 200 players before); ratings of the event per audit
 #: at most where the section has no unknown (no solve).
 MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 800, 40
 #: The solves' players per audit at most (a solve of an n-player section
@@ -146,6 +146,14 @@ def histories_again(published, rows, options: RatingOptions, book, tol: float, i
     return count
 
 
+def _with_history(published, inputs, e, pl, rec, kind: str) -> tuple[list, object]:
+    """The histories inferred so far with ``pl``'s earlier ``e.system`` games
+    (``rec``) as all ``kind``, and the published event with them."""
+    history = InferredHistory(e.section, e.system, pl.id, pl.name or pl.id, kind, rec.games)
+    histories = list(inputs.histories) + [history]
+    return histories, with_histories(published.event, histories)
+
+
 def _closer_second(candidates: list, i: int, published, options, book, inputs) -> bool:
     """Whether the player's other history, next in ``candidates``, brings
     the missed post strictly closer to the page's than the one at ``i``,
@@ -157,12 +165,10 @@ def _closer_second(candidates: list, i: int, published, options, book, inputs) -
     if i + 1 >= len(candidates) or candidates[i][0] is not candidates[i + 1][0] \
             or candidates[i][1] != candidates[i + 1][1]:
         return False
-    r = candidates[i][0]
-    e = r.entry
+    e = candidates[i][0].entry
     at = []
     for _, _, pl, rec, kind in candidates[i:i + 2]:
-        history = InferredHistory(e.section, e.system, pl.id, pl.name or pl.id, kind, rec.games)
-        posts = rated_posts(with_histories(published.event, list(inputs.histories) + [history]),
+        posts = rated_posts(_with_history(published, inputs, e, pl, rec, kind)[1],
                             options, inputs.values, inputs.games, book)
         at.append(None if posts is None else posts.get((e.section, e.system, e.id)))
     first, second = at
@@ -198,9 +204,7 @@ def _search(published, rows, options: RatingOptions, book, tol: float, inputs) -
             if ratings >= MAX_RATINGS:
                 continue
             ratings += 1
-        history = InferredHistory(e.section, e.system, pl.id, pl.name or pl.id, kind, rec.games)
-        histories = list(inputs.histories) + [history]
-        event = with_histories(published.event, histories)
+        histories, event = _with_history(published, inputs, e, pl, rec, kind)
         values, initial = inputs.values, inputs.initial
         if solve:
             got = resolve_initial(event, rows, options, book, tol, inputs, effort=AGAIN)
