@@ -44,7 +44,10 @@ class InputError(Exception):
         if self.field is not None:
             parts.append(f"field {self.field}")
         where = ": ".join(parts)
-        return f"{where}: {self.message}" if where else self.message
+        text = f"{where}: {self.message}" if where else self.message
+        if not text.isprintable():  # a newline in a file name keeps the message on one line
+            text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+        return text
 
 
 class RuleError(InputError):

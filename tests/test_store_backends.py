@@ -369,8 +369,15 @@ def test_what_is_not_a_store_is_refused(target):
     raw_execute(target, "CREATE TABLE other (a INTEGER)")
     with pytest.raises(InputError, match="not a ratings store"):
         Store.open(target, create=False)
-    with Store.open(target) as store:  # a database with other tables can hold one
-        assert store.counts()["events"] == 0
+    if target.startswith("postgresql://"):
+        with Store.open(target) as store:  # a shared database can hold one beside other tables
+            assert store.counts()["events"] == 0
+    else:  # a SQLite file of other data (a --db given by mistake) is left as it was
+        with pytest.raises(InputError, match="an SQLite database of other tables"):
+            Store.open(target)
+        conn = sqlite3.connect(target)
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("other",)]
+        conn.close()
 
 
 def test_schema_version_mismatch_is_refused(target):

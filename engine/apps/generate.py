@@ -409,6 +409,28 @@ SYSTEMS = tuple(SYSTEM_FAMILY)
 #: The most players one generated event seats (two sections); a history of
 #: more players than ``events * MAX_EVENT_PLAYERS`` cannot give all a game.
 MAX_EVENT_PLAYERS = 64
+#: The largest history made: its files are held in memory until all are
+#: written at once (a few KB an event), every player's career while it is
+#: drawn (about 1 KB a player).
+MAX_EVENTS = 250_000
+MAX_PLAYERS = 2_000_000
+
+
+def check_sizes(players: int, events: int) -> None:
+    """Refuse a history this program will not make (before anything is
+    created on disk)."""
+    if players < 2:
+        raise InputError("a history needs at least 2 players")
+    if events < 1:
+        raise InputError("a history needs at least 1 event")
+    if events > MAX_EVENTS or players > MAX_PLAYERS:
+        raise InputError(f"{events:,} events of {players:,} players: at most {MAX_EVENTS:,} "
+                         f"events and {MAX_PLAYERS:,} players are made")
+    if players > events * MAX_EVENT_PLAYERS:
+        raise InputError(f"{players} players cannot all play in {events} event(s) of at most "
+                         f"{MAX_EVENT_PLAYERS} players each: ask for at most "
+                         f"{events * MAX_EVENT_PLAYERS} players or at least "
+                         f"{-(-players // MAX_EVENT_PLAYERS)} events")
 
 
 @dataclass(frozen=True)
@@ -438,15 +460,7 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
     start date, id), deterministic by ``seed``.  With a list as ``truth``,
     append a :class:`TrueStrength` for every player in every event, in the
     order drawn.  Raises :class:`InputError` when the sizes cannot be met."""
-    if players < 2:
-        raise InputError("a history needs at least 2 players")
-    if events < 1:
-        raise InputError("a history needs at least 1 event")
-    if players > events * MAX_EVENT_PLAYERS:
-        raise InputError(f"{players} players cannot all play in {events} event(s) of at most "
-                         f"{MAX_EVENT_PLAYERS} players each: ask for at most "
-                         f"{events * MAX_EVENT_PLAYERS} players or at least "
-                         f"{-(-players // MAX_EVENT_PLAYERS)} events")
+    check_sizes(players, events)
     if first < _dt.date(2001, 1, 1) or last < first:
         raise InputError(f"dates {first}..{last} are outside 2001-01-01.. or reversed")
     rng = random.Random(seed)
@@ -588,6 +602,7 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
     from uschess.io.eventfile import event_to_dict
     if fmt not in ("json", "yaml"):
         raise InputError(f"format {fmt!r} is not json or yaml")
+    check_sizes(players, events)
     out = _output_folder(directory, force)
     truth: list[TrueStrength] = []
     rendered: dict[Path, bytes] = {}

@@ -836,8 +836,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     replayer = _Replayer(store, options, book)
     replayer.whole = not store.has_players()
     last = store.last_event()
-    last_key = (_dt.date.fromisoformat(last["end"]), _dt.date.fromisoformat(last["start"]),
-                last["id"]) if last else None
+    last_key = (last["end"], last["start"], last["id"]) if last else None
     # the players rated are counted in the store at the end, not kept here:
     # a set of every player's id grows with the history (20 MB at 240,000)
     seq_before = store.last_seq()

@@ -60,9 +60,12 @@ def run(args) -> int:
         head += f"  born {info.birth_date.isoformat()}"
     print(head)
     for system, s in data["systems"].items():
+        counts = ("" if s["wins"] is None or s["draws"] is None or s["losses"] is None
+                  else f"+{s['wins']} ={s['draws']} -{s['losses']}; ")
+        events3 = ("events with 3+ games not known" if s["events3"] is None
+                   else f"{s['events3']} events with 3+ games")
         print(f"\n{system}: {s['rating']:.2f} after {s['games']} games "
-              f"(+{s['wins']} ={s['draws']} -{s['losses']}; {s['events3']} events with 3+ games); "
-              f"peak {_fmt(s['peak'])}, floor {s['floor']:g}")
+              f"({counts}{events3}); peak {_fmt(s['peak'])}, floor {s['floor']:g}")
         for h in s["history"]:
             print(f"  {h['end']}  {h['event']:<24} {_fmt(h['pre']):>8} -> {_fmt(h['post']):>8}")
     return 0

@@ -31,10 +31,10 @@ def run(args) -> int:
     loaded = load_event_input(args.event, args, console)
     options.grant_floor_requests = args.grant_floor_requests
     result = rate_event(loaded.event, options)
-    if args.explain:
+    if args.explain is not None:
         data = explain_player_data(result, args.explain)
         if data is None:
-            raise InputError(f"no player with id {args.explain} in this event", file=args.event)
+            raise InputError(f"no player with id {args.explain!r} in this event", file=args.event)
         console.member_data(loaded.member_data)
         if args.json:
             print_json(data)

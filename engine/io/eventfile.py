@@ -26,7 +26,7 @@ from uschess.io.textdata import MAX_DATA_BYTES, check_field, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
-ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE)
+ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE | re.ASCII)
 #: The one bound on ratings, read and written alike: no rating, converted
 #: rating or published post in a real record is near it, and a rating
 #: computed above it is refused too (so whatever is written can be read).
@@ -38,7 +38,7 @@ MAX_FILE_BYTES = MAX_DATA_BYTES
 #: the staleness weights of blended initialization would underflow).
 EARLIEST_DATE = _dt.date(1900, 1, 1)
 LATEST_DATE = _dt.date(2099, 12, 31)
-_ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$", re.ASCII)
 PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
                "state", "match_history"}
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from uschess.errors import InputError
 from uschess.model import Player, Round, Section
 
 
@@ -35,6 +36,14 @@ def merge_reentries(section: Section) -> tuple[Section, list[str]]:
     pairs = [p.pair for p in section.players]
     if len(set(pairs)) != len(pairs):
         return section, []  # a pair listed twice: the section's own check reports it
+    for entries in doubles.values():  # said here, in the rounds as the file numbers them
+        own = {e.pair for e in entries}
+        for e in entries:
+            for k, r in enumerate(e.rounds, start=1):
+                if r.opponent is not None and r.opponent in own:
+                    what = ("paired against themself" if r.opponent == e.pair else
+                            f"paired against pair {r.opponent}, another entry of the same member")
+                    raise InputError(what, section=section.name, player=e.label, round=k)
     rounds = max(len(p.rounds) for p in section.players)
     most = max(len(e) for e in doubles.values())
     order = [(b, c) for b in range(most) for c in range(b, most)]

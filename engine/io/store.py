@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import sqlite3
 import time
@@ -204,8 +205,38 @@ def _iso(d: Optional[_dt.date]) -> Optional[str]:
     return d.isoformat() if d is not None else None
 
 
+class DamagedRow(ValueError):
+    """A value read from a store that this program would never have written
+    there (text where a number belongs, a date that does not read): the
+    store was changed by hand or by another program.  The store's reading
+    methods turn it into a located :class:`InputError`."""
+
+
 def _date(s: Optional[str]) -> Optional[_dt.date]:
-    return _dt.date.fromisoformat(s) if s else None
+    if not s:
+        return None
+    try:
+        return _dt.date.fromisoformat(s)
+    except (TypeError, ValueError):
+        raise DamagedRow(f"date {_shown(s)} is not YYYY-MM-DD") from None
+
+
+def _shown(value) -> str:
+    """A stored value as a message shows it: short, on one line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _number(value, what: str, *, integer: bool = False, required: bool = False):
+    """``value`` read from a store as a number of column ``what`` (None
+    when empty and not ``required``); a :class:`DamagedRow` otherwise."""
+    if value is None:
+        if required:
+            raise DamagedRow(f"{what} is empty")
+        return None
+    if type(value) is int or (type(value) is float and not integer and math.isfinite(value)):
+        return value
+    raise DamagedRow(f"{what} is {_shown(value)}, not {'a whole number' if integer else 'a number'}")
 
 
 @dataclass
@@ -230,7 +261,16 @@ class PlayerInfo:
 
     @classmethod
     def from_row(cls, row) -> "PlayerInfo":
+        """The identity of a players row (a :class:`DamagedRow` when a value
+        is not of its column's type)."""
         (pid, name, birth, adult, state, fr, fd, cr, cd, cc) = row
+        for what, text in (("name", name), ("state", state)):
+            if text is not None and type(text) is not str:
+                raise DamagedRow(f"{what} is {_shown(text)}, not text")
+        _number(adult, "adult", integer=True)
+        _number(fr, "fide_rating")
+        _number(cr, "cfc_rating")
+        _number(cc, "cfc_canadian", integer=True)
         return cls(id=pid, name=name, birth_date=_date(birth),
                    adult=None if adult is None else bool(adult), state=state,
                    fide=ForeignRating(fr, _date(fd)) if fr is not None else None,
@@ -253,6 +293,20 @@ def record_from_row(row) -> SystemRecord:
     last event), a floor lowered after a match included."""
     (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
      lowered, lowered_from) = row[:13]
+    if not (type(rating) is float and type(games) is int and games >= 0 and wins is None and draws is None
+            and losses is None and events3 is None and g2200 is None and prize is None
+            and lowered is None and lowered_from is None and (peak is None or type(peak) is float)
+            and type(olm) is int):  # not the usual row of a replay: each value is checked
+        _number(rating, "rating", required=True)
+        if _number(games, "games", integer=True, required=True) < 0:
+            raise DamagedRow(f"games is {games}, below 0")
+        for what, value in (("wins", wins), ("draws", draws), ("losses", losses),
+                            ("events3", events3), ("games_above_2200", g2200),
+                            ("prize_floor", prize), ("olm", olm)):
+            _number(value, what, integer=True)
+        for what, value in (("peak", peak), ("lowered_floor", lowered),
+                            ("lowered_from", lowered_from)):
+            _number(value, what)
     return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
                         events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
                         date=_date(rated_on), games_above_2200=g2200, lowered_floor=lowered,
@@ -415,6 +469,13 @@ def _connect(target: str, create: bool) -> _Connection:
         raise InputError("is a directory, not a ratings store", file=path)
     try:
         raw = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
+        if create:  # a file of other data (a --db given by mistake) is left as it is
+            tables = [r[0] for r in raw.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            if tables and "meta" not in tables:
+                raw.close()
+                raise InputError(f"not a ratings store: an SQLite database of other tables "
+                                 f"({_shown(tables[0])}...); give a new file", file=path)
         raw.execute("PRAGMA journal_mode=WAL")
         # WAL: readers never block the writer, a commit is an append; NORMAL
         # syncs at checkpoints only (a killed process loses nothing committed);
@@ -597,9 +658,18 @@ class Store:
         return [dict(zip(keys, r)) for r in rows]
 
     def last_event(self) -> Optional[dict]:
+        """The id and dates (``end``, ``start``: dates) of the last event applied."""
         rows = self.conn.fetchall("SELECT id, end_date, start_date FROM events "
                                   "ORDER BY seq DESC LIMIT 1")
-        return {"id": rows[0][0], "end": rows[0][1], "start": rows[0][2]} if rows else None
+        if not rows:
+            return None
+        eid, end, start = rows[0]
+        try:
+            if type(end) is not str or type(start) is not str:
+                raise DamagedRow(f"its dates {_shown(start)}..{_shown(end)} are not YYYY-MM-DD")
+            return {"id": eid, "end": _date(end), "start": _date(start)}
+        except DamagedRow as err:
+            raise self.damaged(f"the last event applied ({_shown(eid)})", err)
 
     def states(self, player_ids: Iterable[str]) -> dict[tuple[str, str], SystemRecord]:
         """Current records: (player_id, system) -> SystemRecord."""
@@ -608,17 +678,37 @@ class Store:
         out = {}
         for row in self._chunked(f"SELECT player_id, system, {cols} FROM ratings "
                                  "WHERE player_id IN ({marks})", ids):
-            out[(row[0], row[1])] = record_from_row(row[2:])
+            try:
+                out[(row[0], row[1])] = record_from_row(row[2:])
+            except DamagedRow as err:
+                raise self.damaged(f"the ratings row of player {_shown(row[0])}, system "
+                                   f"{_shown(row[1])}", err)
         return out
 
     def players(self, player_ids: Iterable[str]) -> dict[str, PlayerInfo]:
         ids = list(dict.fromkeys(player_ids))
-        return {r[0]: PlayerInfo.from_row(r) for r in self._chunked(
-            f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players WHERE id IN ({{marks}})", ids)}
+        out = {}
+        for r in self._chunked(f"SELECT {', '.join(PLAYER_COLUMNS)} FROM players "
+                               "WHERE id IN ({marks})", ids):
+            try:
+                out[r[0]] = PlayerInfo.from_row(r)
+            except DamagedRow as err:
+                raise self.damaged(f"the players row of {_shown(r[0])}", err)
+        return out
+
+    def damaged(self, where: str, err: Exception) -> InputError:
+        """The one-line error of a value the program did not write (the store
+        was changed by hand or by another program)."""
+        return InputError(f"{where}: {err}; the store was changed outside this program "
+                          "(restore it from a copy, or replay into a new one)", file=self.name)
 
     def last_seq(self) -> int:
         """The sequence number of the last event applied (0 in a new store)."""
-        return self.conn.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+        seq = self.conn.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
+        if type(seq) is not int:
+            raise self.damaged("the events' sequence numbers", DamagedRow(
+                f"the last is {_shown(seq)}, not a whole number"))
+        return seq
 
     def event_ids_after(self, seq: int) -> list[str]:
         """The ids of the events applied after sequence number ``seq``, in
@@ -661,12 +751,34 @@ class Store:
         q += " ORDER BY e.seq, c.pos"
         keys = ("event", "end", "section", "system", "pre", "post", "games_before",
                 "games_after", "m", "score", "formula", "floor_applied", "fingerprint")
-        return [dict(zip(keys, r)) for r in self.conn.fetchall(q, params)]
+        rows = self.conn.fetchall(q, params)
+        for r in rows:
+            try:
+                if type(r[1]) is not str or _date(r[1]) is None:
+                    raise DamagedRow(f"the event's end date {_shown(r[1])} is not YYYY-MM-DD")
+                _number(r[4], "pre")
+                _number(r[5], "post", required=True)
+                for what, value in zip(("games_before", "games_after", "m"), r[6:9]):
+                    _number(value, what, integer=True, required=True)
+                _number(r[9], "score", required=True)
+            except DamagedRow as err:
+                raise self.damaged(f"the change of player {_shown(player_id)} in event "
+                                   f"{_shown(r[0])}", err)
+        return [dict(zip(keys, r)) for r in rows]
 
     def rules(self, fingerprint: str) -> Optional[dict]:
         rows = self.conn.fetchall("SELECT rules FROM rulesets WHERE fingerprint = ?",
                                   (fingerprint,))
-        return json.loads(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        try:
+            rules = json.loads(rows[0][0])
+        except (TypeError, ValueError):
+            rules = None
+        if not isinstance(rules, dict):
+            raise self.damaged(f"the rules {_shown(fingerprint)}",
+                               DamagedRow(f"{_shown(rows[0][0])} is not a JSON object"))
+        return rules
 
     def has_rules(self, fingerprint: str) -> bool:
         """Whether a rules combination is stored (known at open or written since)."""
@@ -948,7 +1060,13 @@ class Store:
         c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
                       "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
         c.executemany(_UPSERT_PLAYER, [p.row() for p in write.players])
-        c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+        try:
+            c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
+        except Exception as err:
+            if _is_integrity(err):  # changes kept of an event whose row is gone
+                raise self.damaged(f"event {write.id}", DamagedRow(
+                    "the store holds changes of it but no events row"))
+            raise
         c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
                                           for pid, system, post in write.published])
         c.executemany(_UPSERT_RATING, record_rows(write.ratings, write.id))
@@ -981,6 +1099,14 @@ class Store:
         out = []
         q += " ORDER BY " + self.conn.text_order("p.event_id", "p.player_id", "p.system")
         for ev, pid, system, published, computed in self.conn.fetchall(q, params):
+            try:
+                if system not in SYSTEMS:
+                    raise DamagedRow(f"system {_shown(system)} is none of {', '.join(SYSTEMS)}")
+                _number(published, "the published post", required=True)
+                _number(computed, "the computed post")
+            except DamagedRow as err:
+                raise self.damaged(f"event {_shown(ev)}, player {_shown(pid)}, system "
+                                   f"{_shown(system)}", err)
             if computed is None or abs(published - computed) > tolerance:
                 out.append({"event": ev, "player": pid, "system": system,
                             "published": published, "computed": computed})

@@ -525,6 +525,11 @@ def build_uscf_dbf(event: Event, *, header: Optional[Mapping[str, str]] = None,
     unknown = set(header) - set(WRITABLE_HEADER)
     if unknown:
         raise InputError(f"cannot set header field(s) {sorted(unknown)}")
+    widths = {name: width for name, _, width in HEADER_FIELDS}
+    for name, value in header.items():  # the affiliate's and TDs' fields are fixed ids
+        if len(str(value)) > widths[name]:
+            raise InputError(f"header field {name}: {len(str(value))} characters where the 2C "
+                             f"layout holds {widths[name]} ({str(value)[:40]!r})")
     if not event.sections:
         raise InputError("the event has no sections")
     ev_id = event.id or ""

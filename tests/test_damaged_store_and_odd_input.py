@@ -1,0 +1,193 @@
+"""A ratings store changed outside the program, and odd input found by
+fuzzing the command line: each gets one located line and exit status 2 (or,
+for a store value the program can show, a plain output), never a traceback."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from uschess.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+HISTORY = ROOT / "fixtures" / "replay-mixed"
+EVENT = ROOT / "fixtures" / "events" / "wfcc15.yaml"
+DAMAGED = "the store was changed outside this program"
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def store_file(tmp_path_factory) -> Path:
+    """A store of the mixed history but its event e2 (so that a replay of
+    e2 reads the players' records back from the store)."""
+    path = tmp_path_factory.mktemp("store") / "base.db"
+    files = [p for p in sorted(HISTORY.glob("*.yaml")) if not p.name.startswith("e2")]
+    assert main(["-q", "replay", *map(str, files), "--db", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def store(store_file, tmp_path) -> Path:
+    copy = tmp_path / "s.db"
+    copy.write_bytes(store_file.read_bytes())
+    return copy
+
+
+def sql(path: Path, *statements: str) -> None:
+    conn = sqlite3.connect(path)
+    for s in statements:
+        conn.execute(s)
+    conn.commit()
+    conn.close()
+
+
+def one_line_error(code: int, err: str, *parts: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1, err
+    assert "Traceback" not in err
+    for part in parts:
+        assert part in lines[0], lines[0]
+
+
+def a_rated_player(path: Path) -> tuple[str, str]:
+    conn = sqlite3.connect(path)
+    pid, system = conn.execute("SELECT player_id, system FROM changes ORDER BY player_id "
+                               "LIMIT 1").fetchone()
+    conn.close()
+    return pid, system
+
+
+E2 = HISTORY / "e2-summer-swiss.yaml"
+
+
+@pytest.mark.parametrize("column, value, says", [
+    ("rating", "'abc'", "rating is 'abc', not a number"),
+    ("wins", "''", "wins is '', not a whole number"),
+    ("peak", "'x'", "peak is 'x', not a number"),
+    ("rated_on", "'-1'", "date '-1' is not YYYY-MM-DD"),
+    ("games", "-5000.0", "games is -5000, below 0"),
+])
+def test_a_damaged_ratings_row_is_named_by_player_and_system(capsys, store, column, value, says):
+    pid, system = a_rated_player(store)
+    sql(store, f"UPDATE ratings SET {column} = {value}")  # every row: whichever is read first
+    code, _, err = run(capsys, "player", pid, "--db", store)
+    one_line_error(code, err, str(store), "the ratings row of player", says, DAMAGED)
+    code, _, err = run(capsys, "replay", E2, "--db", store)
+    one_line_error(code, err, "the ratings row of player", says, DAMAGED)
+
+
+def test_changes_of_an_event_whose_row_is_gone(capsys, store):
+    conn = sqlite3.connect(store)
+    eid = conn.execute("SELECT event_id FROM changes LIMIT 1").fetchone()[0]
+    conn.close()
+    sql(store, f"DELETE FROM events WHERE id = '{eid}'")
+    code, _, err = run(capsys, "replay", HISTORY, "--skip-applied", "--db", store)
+    one_line_error(code, err, f"event {eid}", "no events row", DAMAGED)
+
+
+def test_damaged_events_rows(capsys, store):
+    sql(store, "UPDATE events SET start_date = 'OTBX' WHERE seq = (SELECT MAX(seq) FROM events)")
+    code, _, err = run(capsys, "replay", E2, "--db", store)
+    one_line_error(code, err, "the last event applied", "date 'OTBX' is not YYYY-MM-DD")
+    sql(store, "UPDATE events SET start_date = end_date, seq = 'x' "
+               "WHERE seq = (SELECT MAX(seq) FROM events)")
+    code, _, err = run(capsys, "replay", E2, "--db", store)
+    one_line_error(code, err, "sequence numbers", "'x', not a whole number", DAMAGED)
+
+
+def test_damaged_changes_rows(capsys, store):
+    pid, _ = a_rated_player(store)
+    sql(store, f"UPDATE changes SET post = 'high' WHERE player_id = '{pid}'")
+    code, _, err = run(capsys, "player", pid, "--db", store)
+    one_line_error(code, err, f"the change of player '{pid}'", "post is 'high'", DAMAGED)
+
+
+@pytest.mark.parametrize("rules", ["''", "'1.5'", "'[1, 2]'"])
+def test_damaged_rules_and_published_rows(capsys, store, rules):
+    conn = sqlite3.connect(store)
+    eid, pid, system, fp = conn.execute(
+        "SELECT event_id, player_id, system, fingerprint FROM changes LIMIT 1").fetchone()
+    conn.close()
+    sql(store, f"INSERT INTO published VALUES ('{eid}', '{pid}', '{system}', 1500.0)")
+    sql(store, f"UPDATE rulesets SET rules = {rules} WHERE fingerprint = '{fp}'")
+    code, _, err = run(capsys, "audit", "--db", store)
+    one_line_error(code, err, f"the rules '{fp}'", "is not a JSON object", DAMAGED)
+    sql(store, f"UPDATE published SET post = 'nan' WHERE player_id = '{pid}'")
+    code, _, err = run(capsys, "audit", "--db", store)
+    one_line_error(code, err, f"player '{pid}'", "the published post is 'nan'", DAMAGED)
+    sql(store, f"UPDATE published SET post = 1500.0, system = 'nan' WHERE player_id = '{pid}'")
+    code, _, err = run(capsys, "audit", "--db", store)
+    one_line_error(code, err, "system 'nan' is none of OTBR", DAMAGED)
+
+
+def test_player_without_counts_prints_no_none(capsys, store):
+    pid, system = a_rated_player(store)
+    sql(store, "UPDATE ratings SET wins = NULL, draws = NULL, losses = NULL, events3 = NULL")
+    code, out, err = run(capsys, "player", pid, "--db", store)
+    assert code == 0, err
+    assert "None" not in out and "events with 3+ games not known" in out
+
+
+def test_a_foreign_sqlite_file_is_not_made_a_store(capsys, tmp_path):
+    other = tmp_path / "invoices.db"
+    sql(other, "CREATE TABLE invoices (n INTEGER)", "INSERT INTO invoices VALUES (1)")
+    before = other.read_bytes()
+    code, _, err = run(capsys, "replay", EVENT, "--db", other)
+    one_line_error(code, err, str(other), "not a ratings store", "('invoices'...)")
+    assert other.read_bytes() == before
+
+
+def test_generate_refuses_a_size_it_will_not_make_before_creating_anything(capsys, tmp_path):
+    out = tmp_path / "history"
+    code, _, err = run(capsys, "generate", "--players", 10, "--events", 10**9, "-o", out)
+    one_line_error(code, err, "1,000,000,000 events", "at most 250,000 events")
+    assert not out.exists()
+
+
+def test_a_newline_in_a_file_name_stays_on_one_line(capsys, tmp_path):
+    bad = tmp_path / "ok\nname.yaml"
+    bad.write_text("event: {name: x}\n", encoding="utf-8")
+    code, _, err = run(capsys, "rate", bad)
+    one_line_error(code, err, "ok\\nname.yaml")
+
+
+def _event(tmp_path, rounds_a: list[str], rounds_b: list[str], id_b: str = "2") -> Path:
+    path = tmp_path / "e.yaml"
+    path.write_text(
+        "event: {name: T, start: 2024-05-04}\n"
+        "sections:\n- name: OPEN\n  time_control: G/60;d5\n  players:\n"
+        f"  - {{pair: 1, id: '1', name: A, rounds: {rounds_a}}}\n"
+        f"  - {{pair: 2, id: '{id_b}', name: B, rounds: {rounds_b}}}\n"
+        f"  - {{pair: 3, id: '3', name: C, rounds: ['L1', 'B']}}\n", encoding="utf-8")
+    return path
+
+
+def test_round_cells_take_ascii_digits_only(capsys, tmp_path):
+    code, _, err = run(capsys, "rate", _event(tmp_path, ["W３", "D2"], ["B", "D1"]))
+    one_line_error(code, err, "player 1 (A)", "round 1", "'W３' is not W/L/D")
+
+
+def test_entries_of_one_member_paired_together_are_named_by_the_files_round(capsys, tmp_path):
+    path = _event(tmp_path, ["W3", "D2"], ["B", "D1"], id_b="1")
+    code, _, err = run(capsys, "rate", path)
+    one_line_error(code, err, "player 1 (A)", "round 2", "another entry of the same member")
+
+
+def test_explain_an_empty_id_is_refused(capsys):
+    code, _, err = run(capsys, "rate", EVENT, "--explain", "")
+    one_line_error(code, err, "no player with id ''")
+
+
+def test_a_dbf_header_value_longer_than_its_field_is_refused(capsys, tmp_path):
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "export", "dbf", ROOT / "fixtures" / "events" /
+                       "club-championship.yaml", "-o", out, "--header", "H_AFF_ID=" + "A" * 29)
+    one_line_error(code, err, "H_AFF_ID: 29 characters", "holds 8")
+    assert not out.exists() or not any(out.iterdir())
