@@ -69,11 +69,21 @@ def _command_in(argv) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line, as every other error is
+    (the full usage is one ``--help`` away); subcommands' parsers are of
+    the same class."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} "
+                     f"(see '{self.prog} --help')\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of ``only`` (then only its module
     is imported: a command starts without loading the others)."""
     from uschess.commands.common import add_console_options
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="uschess", description="Rate US Chess events under the rules in force on their dates.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")

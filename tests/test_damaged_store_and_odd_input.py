@@ -191,3 +191,16 @@ def test_a_dbf_header_value_longer_than_its_field_is_refused(capsys, tmp_path):
                        "club-championship.yaml", "-o", out, "--header", "H_AFF_ID=" + "A" * 29)
     one_line_error(code, err, "H_AFF_ID: 29 characters", "holds 8")
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["audit", "x.html", "--rules-on", "2024-13-01"], "uschess audit: error: argument --rules-on"),
+    (["rate"], "uschess rate: error: the following arguments are required: event"),
+    (["bogus"], "uschess: error: argument COMMAND: invalid choice: 'bogus'"),
+])
+def test_usage_errors_are_one_line(capsys, argv, says):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    one_line_error(2, err, says, "--help')")
