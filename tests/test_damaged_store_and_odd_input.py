@@ -204,3 +204,10 @@ def test_usage_errors_are_one_line(capsys, argv, says):
     err = capsys.readouterr().err
     assert stop.value.code == 2
     one_line_error(2, err, says, "--help')")
+
+
+def test_standard_input_for_both_the_event_and_the_reform_is_refused(capsys, monkeypatch):
+    import io
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(EVENT.read_bytes())))
+    code, _, err = run(capsys, "rate", "-", "--reform", "-")
+    one_line_error(code, err, "standard input (-) is given for both --reform and the event")

@@ -93,6 +93,13 @@ def rating_options(args, trace=True) -> RatingOptions:
     if args.edition is not None and args.edition not in book.editions:
         raise InputError(f"--edition: unknown edition {args.edition!r} "
                          f"(known: {', '.join(sorted(book.editions))})")
+    if getattr(args, "reform", None) == STDIO:  # read first: the other input would get none
+        for name in ("event", "events", "published", "file", "players"):
+            value = getattr(args, name, None)
+            if value == STDIO or (isinstance(value, list) and STDIO in value):
+                raise InputError(f"standard input (-) is given for both --reform and "
+                                 f"{'--players' if name == 'players' else 'the ' + name}: "
+                                 "give one of them as a file")
     return RatingOptions(rules_on=getattr(args, "rules_on", None), known_on=args.known_on,
                          readings=dict(args.reading), edition=args.edition,
                          reform=load_reform(getattr(args, "reform", None)), trace=trace)
