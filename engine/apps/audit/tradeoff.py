@@ -40,6 +40,10 @@ from uschess.rating.pipeline import RatingOptions
 
 #: The move of an initial rating that measures which posts depend on it.
 PROBE = 50.0
+#: The probe again for a missed post that :data:`PROBE` moves by no unknown:
+#: a post stored as an integer (before 2014-09-01, 000 sec. 8) may not move
+#: for a value moved 50 points that reaches it through an opponent's step 3.
+WIDE_PROBE = 400.0
 #: A post moving less than this per point of an initial rating does not
 #: depend on it.
 MIN_SLOPE = 1e-3
@@ -185,6 +189,15 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
         for u, col in measured.items():
             for j, s in col.items():
                 slopes.setdefault(j, {})[u] = s
+        blind = {r.result.pair for r in missed if (r.entry.section, r.entry.system) == key
+                 and r.result.pair not in slopes}
+        if blind:  # posts stored as integers may not move for a probe: a wider one
+            wide = forward_slopes(model, values, sorted(values), base, WIDE_PROBE, -math.inf,
+                                  high, MIN_SLOPE, lambda: model.evaluations >= limit)
+            for u, col in wide.items():
+                for j, s in col.items():
+                    if j in blind:
+                        slopes.setdefault(j, {})[u] = s
         for r in sorted(missed, key=lambda r: r.result.pair):
             if (r.entry.section, r.entry.system) != key or within(r.with_inferred, r.entry.post,
                                                                   tol):
