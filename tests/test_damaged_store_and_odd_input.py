@@ -11,6 +11,8 @@ import pytest
 
 from uschess.cli import main
 
+from helpers import SHARED_DATA
+
 ROOT = Path(__file__).resolve().parents[1]
 HISTORY = ROOT / "fixtures" / "replay-mixed"
 EVENT = ROOT / "fixtures" / "events" / "wfcc15.yaml"
@@ -211,3 +213,76 @@ def test_standard_input_for_both_the_event_and_the_reform_is_refused(capsys, mon
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(EVENT.read_bytes())))
     code, _, err = run(capsys, "rate", "-", "--reform", "-")
     one_line_error(code, err, "standard input (-) is given for both --reform and the event")
+
+
+# ----------------------------------------------- found by fuzzing the web app and evaluate
+WAUKESHA = SHARED_DATA / "real" / "waukesha-2022-late-spring" / "LateSpring-USCF.txt"
+
+
+def test_audit_with_a_tolerance_below_half_a_point(capsys):
+    # the search again re-rated a player from a history in place, who then
+    # had no initialization to report (AttributeError before)
+    code, out, err = run(capsys, "audit", WAUKESHA, "--tolerance", "0")
+    assert code == 0 and "Traceback" not in err and "tolerance 0" in out
+
+
+def test_a_store_missing_a_table_is_named(capsys, store):
+    sql(store, "DROP TABLE ratings")
+    code, _, err = run(capsys, "player", "A", "--db", store)
+    one_line_error(code, err, "table(s) ratings: missing from the store", DAMAGED)
+
+
+def test_a_damaged_zip_upload_is_a_400(tmp_path):
+    import io
+    import zipfile
+    from starlette.testclient import TestClient
+    from uschess.web.app import create_app
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for f in sorted((ROOT / "fixtures" / "dbf" / "club-championship").iterdir()):
+            archive.write(f, arcname=f.name)
+    data = bytearray(buf.getvalue())
+    first = zipfile.ZipFile(io.BytesIO(bytes(data))).infolist()[0]
+    data[first.header_offset + 30 + len(first.filename)] ^= 0xFF  # the deflate stream's first byte
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    for cut in (bytes(data), buf.getvalue()[:200] + buf.getvalue()[400:]):
+        got = client.post("/api/rate", files={"event": ("report.zip", cut)})
+        assert got.status_code == 400, got.text
+        assert "report.zip" in got.json()["error"]
+
+
+def test_evaluate_refuses_odd_truth_and_an_event_given_twice(capsys, tmp_path):
+    hist = tmp_path / "hist"
+    assert main(["-q", "generate", "--players", "20", "--events", "8", "-o", str(hist)]) == 0
+    code, _, err = run(capsys, "evaluate", hist, hist / next(
+        p.name for p in sorted(hist.glob("*.json"))), "--rules", "baseline")
+    one_line_error(code, err, "is given twice")
+    truth = hist / "truth.csv"
+    lines = truth.read_text(encoding="utf-8").splitlines()
+    cells = lines[1].split(",")
+    cells[3] = "inf"
+    truth.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "evaluate", hist, "--rules", "baseline")
+    one_line_error(code, err, "truth.csv", "record 2", "OTBR strength 'inf' is not a finite")
+    cells[3], cells[1] = "1500", "2001-02-30"
+    truth.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "evaluate", hist, "--rules", "baseline")
+    one_line_error(code, err, "truth.csv", "record 2")
+    code, _, err = run(capsys, "evaluate", hist, "--rules", "baseline", "--plot-dir", truth)
+    one_line_error(code, err, "--plot-dir: exists and is not a folder")
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--timeout", "inf", "--timeout: a number of seconds above 0, at most 86400"),
+    ("--workers", "100000", "--workers: 1 to"),
+])
+def test_sweep_bounds(capsys, tmp_path, option, value, says):
+    code, _, err = run(capsys, "sweep", ROOT / "fixtures" / "replay-mixed", "--vary",
+                       "bonus_multiplier=12,14", option, value)
+    one_line_error(code, err, says)
+
+
+def test_one_conflict_given_two_readings_is_refused(capsys):
+    code, _, err = run(capsys, "rules", "show", "--on", "2017-05-15", "--reading",
+                       "bonus-14-start=2017-text", "--reading", "bonus-14-start=2025-list")
+    one_line_error(code, err, "--reading bonus-14-start: given twice")

@@ -627,9 +627,15 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
     return paths
 
 
+#: The largest true strength a truth file may give (in rating points; the
+#: generator draws them around real ratings, within 100..2900).
+MAX_STRENGTH = 10_000
+
+
 def read_truth(path) -> dict:
     """``truth.csv`` as ``{(event, id): {system: strength}}``; an
     :class:`InputError` naming the file and line for anything malformed."""
+    from uschess.io.eventfile import parse_date
     path = Path(path)
     out: dict = {}
     try:
@@ -646,6 +652,16 @@ def read_truth(path) -> dict:
                     values = {s: float(v) for s, v in zip(SYSTEMS, row[3:])}
                 except ValueError as err:
                     raise InputError(f"not a number: {err}", file=path, record=line)
+                odd = next((s for s, v in values.items()
+                            if not math.isfinite(v) or abs(v) > MAX_STRENGTH), None)
+                if odd is not None:
+                    raise InputError(f"{odd} strength {row[3 + SYSTEMS.index(odd)]!r} is not a "
+                                     f"finite number within +-{MAX_STRENGTH:,}", file=path,
+                                     record=line)
+                try:
+                    parse_date(row[1], "date")
+                except InputError as err:
+                    raise err.located(file=path, record=line)
                 out[(row[0], row[2])] = values
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=path)

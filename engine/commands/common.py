@@ -85,11 +85,24 @@ def load_reform(path):
     return _load(input_path(path))
 
 
+def readings_given(args) -> dict:
+    """``--reading CONFLICT=READING`` options as a mapping; one conflict
+    given two different readings is refused (the last would win unseen)."""
+    out: dict = {}
+    for conflict, reading in getattr(args, "reading", None) or []:
+        if out.get(conflict, reading) != reading:
+            raise InputError(f"--reading {conflict}: given twice, as {out[conflict]} and "
+                             f"{reading}")
+        out[conflict] = reading
+    return out
+
+
 def rating_options(args, trace=True) -> RatingOptions:
     """The rules options of the command line, checked before any file is read."""
     from uschess.calendar.rulebook import RuleBook
     book = RuleBook.load()
-    book.check_readings(dict(args.reading))
+    readings = readings_given(args)
+    book.check_readings(readings)
     if args.edition is not None and args.edition not in book.editions:
         raise InputError(f"--edition: unknown edition {args.edition!r} "
                          f"(known: {', '.join(sorted(book.editions))})")
@@ -101,7 +114,7 @@ def rating_options(args, trace=True) -> RatingOptions:
                                  f"{'--players' if name == 'players' else 'the ' + name}: "
                                  "give one of them as a file")
     return RatingOptions(rules_on=getattr(args, "rules_on", None), known_on=args.known_on,
-                         readings=dict(args.reading), edition=args.edition,
+                         readings=readings, edition=args.edition,
                          reform=load_reform(getattr(args, "reform", None)), trace=trace)
 
 

@@ -4,6 +4,7 @@ version of the rules predicts results better (see :mod:`uschess.apps.evaluate`).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from uschess.apps.compare import parse_rules_spec
@@ -52,12 +53,21 @@ def load_history(paths, truth_file=None, players=None):
     """The events (and FIDE updates) of HISTORY arguments and the true
     strengths (or None)."""
     from uschess.apps.generate import read_truth
-    from uschess.apps.replay import load_item
+    from uschess.apps.replay import item_id, load_item
     from uschess.commands.replay import expand
     truth_path = truth_file or find_truth(paths)
     truth = read_truth(truth_path) if truth_path else None
-    events = [load_item(path, lambda p: load_event_arg(p, players))
-              for path in expand(list(paths))]
+    files = expand(list(paths))
+    events = [load_item(path, lambda p: load_event_arg(p, players)) for path in files]
+    seen: dict = {}
+    for path, event in zip(files, events):  # as a replay refuses it: rated twice otherwise
+        try:
+            eid = item_id(event)
+        except InputError:
+            continue  # an event with no id: nothing to match
+        if eid in seen:
+            raise InputError(f"event id {eid} is given twice: {seen[eid]} and {path}")
+        seen[eid] = path
     return events, truth
 
 
@@ -67,8 +77,12 @@ def run(args) -> int:
     sides = [parse_rules_spec(spec, book=book, what="--rules") for spec in args.rules]
     if len({s.spec for s in sides}) < len(sides):
         raise InputError("--rules: the same version is given twice")
-    if args.plot_dir:
+    if args.plot_dir is not None:
         from uschess.apps.plots import require_matplotlib
+        if not args.plot_dir.strip():
+            raise InputError("--plot-dir: give a folder to write the plots into")
+        if os.path.exists(args.plot_dir) and not os.path.isdir(args.plot_dir):
+            raise InputError("--plot-dir: exists and is not a folder", file=args.plot_dir)
         require_matplotlib()
     events, truth = load_history(args.history, args.truth, args.players)
     started = time.monotonic()
@@ -82,7 +96,7 @@ def run(args) -> int:
     result = evaluate(events, sides, truth=truth, drift_system=args.drift_system, book=book,
                       progress=progress)
     data = result.as_dict()
-    if args.plot_dir:
+    if args.plot_dir is not None:
         from uschess.apps.plots import plot_calibration, plot_drift
         specs = " vs ".join(args.rules)
         written = plot_calibration(data["versions"], args.plot_dir,

@@ -6,7 +6,7 @@ import json
 
 from uschess.errors import RuleError
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import add_rules_options, date_arg, print_json
+from uschess.commands.common import add_rules_options, date_arg, print_json, readings_given
 
 
 def register(sub) -> None:
@@ -49,7 +49,7 @@ def register(sub) -> None:
 
 def _rules(args, on):
     from uschess.commands.common import load_reform
-    return RuleBook.load().rules(on, known_on=args.known_on, readings=dict(args.reading),
+    return RuleBook.load().rules(on, known_on=args.known_on, readings=readings_given(args),
                                  edition=args.edition, reform=load_reform(args.reform))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 
 from uschess.apps.evaluate import format_ranking
@@ -59,15 +60,24 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: A local cluster's workers at most, per core (each is a process).
+MAX_WORKERS_PER_CORE = 8
+#: The longest wait for a scheduler or workers, in seconds.
+MAX_TIMEOUT = 86_400.0
+
+
 def run(args) -> int:
     book = RuleBook.load()
     # Every reform is built and validated before anything is read or run.
     start = parse_from(args.start)
     combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
-    if args.workers < 1:
-        raise InputError("--workers: at least 1")
-    if not args.timeout > 0:
-        raise InputError("--timeout: a number of seconds above 0")
+    most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if not 1 <= args.workers <= most:
+        raise InputError(f"--workers: 1 to {most} ({MAX_WORKERS_PER_CORE} per core of this "
+                         "machine: a local cluster's workers are processes here)")
+    if not 0 < args.timeout <= MAX_TIMEOUT:
+        raise InputError(f"--timeout: a number of seconds above 0, at most {MAX_TIMEOUT:g} "
+                         "(a day)")
     try:
         import dask.distributed  # noqa: F401
     except ImportError:

@@ -151,6 +151,9 @@ SCHEMA = [
         PRIMARY KEY (event_id, player_id, system))""",
 ]
 
+#: The tables of a store (every one must be there).
+TABLES = ("meta", "players", "ratings", "events", "changes", "rulesets", "published")
+
 #: Statements that take a store from version N to N + 1, run in one
 #: transaction with the version bump (:meth:`Store._migrate`).
 MIGRATIONS = {
@@ -561,6 +564,11 @@ class Store:
                                          f"version {SCHEMA_VERSION}", file=self.name)
                     self._migrate()
                     c.begin()
+                missing = [t for t in TABLES if not self._has_table(t)]
+                if missing:
+                    c.rollback()
+                    raise self.damaged(f"table(s) {', '.join(missing)}",
+                                       DamagedRow("missing from the store"))
             elif not create:
                 c.rollback()
                 raise InputError("not a ratings store (no meta table)", file=self.name)

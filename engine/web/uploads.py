@@ -16,6 +16,7 @@ import io
 import json
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
@@ -151,7 +152,8 @@ class Staging:
                 try:
                     with archive.open(info) as member:
                         data = member.read(max_bytes - total + 1)
-                except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as err:
+                except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, ValueError,
+                        EOFError, zlib.error) as err:  # a damaged member: truncated, bad data
                     raise InputError(f"cannot extract {info.filename}: {err}", file=upload.name)
                 total += len(data)
                 if total > max_bytes:

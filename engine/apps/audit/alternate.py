@@ -99,6 +99,8 @@ def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float
             pins = sol.pinned_by.get(u.pair)
             if pins is None and k in old:  # not measured again: as measured before
                 pins = ([u.pair] if old[k].own else []) + [None] * old[k].pinned_by
+            if r.result.initial is None:
+                continue  # rated from a history in place: the report made before it stands
             record = inferred_record(sr, r, u, pins or [])
             if record is None:
                 reports.pop(k, None)

@@ -181,8 +181,11 @@ def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
     ``sr``) solved at ``u.value``, ``pins`` the published posts (pairs) that
     depend on it; None when the value and its N are the rules' own (the N
     alone may differ: a page's P<n> counts no games of a blended initial
-    rating the rules count, 000 sec. 2)."""
+    rating the rules count, 000 sec. 2), and when the row's player was rated
+    from a record (a history solved in place before the event)."""
     initial = row.result.initial
+    if initial is None:  # rated from a record (a history in place): no initialization to report
+        return None
     if abs(u.value - initial.rating) <= SEARCH_STEP and u.games == initial.games:
         return None
     a = sr.rules.p.age_formula
