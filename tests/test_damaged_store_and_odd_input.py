@@ -275,6 +275,7 @@ def test_evaluate_refuses_odd_truth_and_an_event_given_twice(capsys, tmp_path):
 @pytest.mark.parametrize("option, value, says", [
     ("--timeout", "inf", "--timeout: a number of seconds above 0, at most 86400"),
     ("--workers", "100000", "--workers: 1 to"),
+    ("--scheduler", "", "--scheduler: give the scheduler's address"),
 ])
 def test_sweep_bounds(capsys, tmp_path, option, value, says):
     code, _, err = run(capsys, "sweep", ROOT / "fixtures" / "replay-mixed", "--vary",

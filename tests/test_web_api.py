@@ -189,6 +189,9 @@ def test_estimate_foreign_ratings_reach_the_event(client):
 
 @pytest.mark.parametrize("change, words", [
     ({"rating": "abc"}, "estimator: field rating: your rating: 'abc' is not a number"),
+    ({"rating": "1_500"}, "'1_500' is not a number"),
+    ({"rating": "\u0661\u0665\u0660\u0660"}, "is not a number"),
+    ({"date": "2025-W12-5"}, "'2025-W12-5' is not a date (YYYY-MM-DD)"),
     ({"opp_result_1": ""}, "opponent 1: choose the result"),
     ({"games": ""}, "your rating needs the number of games"),
     ({"date": "1999-01-01"}, "1999-01-01"),

@@ -71,6 +71,9 @@ def run(args) -> int:
     # Every reform is built and validated before anything is read or run.
     start = parse_from(args.start)
     combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise InputError("--scheduler: give the scheduler's address (host:port), or leave "
+                         "the option out for a local cluster")
     most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
     if not 1 <= args.workers <= most:
         raise InputError(f"--workers: 1 to {most} ({MAX_WORKERS_PER_CORE} per core of this "

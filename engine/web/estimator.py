@@ -18,6 +18,7 @@ of another system reads).
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
@@ -79,6 +80,11 @@ class EstimateRequest:
     notes: list[str] = field(default_factory=list)
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
 def _text(form: Mapping[str, str], key: str) -> str:
     value = form.get(key)
     return value.strip() if isinstance(value, str) else ""
@@ -88,7 +94,9 @@ def _number(form, key: str, what: str, *, integer=False) -> Optional[float]:
     text = _text(form, key)
     if not text:
         return None
-    try:
+    try:  # digits as written on a form: no 1_000, no other scripts' digits
+        if not (_INTEGER if integer else _DECIMAL).fullmatch(text):
+            raise ValueError(text)
         value = int(text) if integer else float(text)
     except ValueError:
         raise InputError(f"{what}: {text!r} is not {'a whole number' if integer else 'a number'}",
@@ -102,6 +110,8 @@ def _date(form, key: str, what: str) -> Optional[_dt.date]:
     text = _text(form, key)
     if not text:
         return None
+    if not _ISO_DAY.fullmatch(text):  # fromisoformat alone takes week dates (2025-W12-5)
+        raise InputError(f"{what}: {text!r} is not a date (YYYY-MM-DD)", file=SOURCE, field=key)
     try:
         return _dt.date.fromisoformat(text)
     except ValueError:
