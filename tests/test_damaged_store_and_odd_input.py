@@ -11,9 +11,8 @@ import pytest
 
 from uschess.cli import main
 
-from helpers import SHARED_DATA
+from helpers import ROOT, SHARED_DATA
 
-ROOT = Path(__file__).resolve().parents[1]
 HISTORY = ROOT / "fixtures" / "replay-mixed"
 EVENT = ROOT / "fixtures" / "events" / "wfcc15.yaml"
 DAMAGED = "the store was changed outside this program"

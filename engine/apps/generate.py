@@ -627,15 +627,10 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
     return paths
 
 
-#: The largest true strength a truth file may give (in rating points; the
-#: generator draws them around real ratings, within 100..2900).
-MAX_STRENGTH = 10_000
-
-
 def read_truth(path) -> dict:
     """``truth.csv`` as ``{(event, id): {system: strength}}``; an
     :class:`InputError` naming the file and line for anything malformed."""
-    from uschess.io.eventfile import parse_date
+    from uschess.io.eventfile import MAX_RATING, parse_date
     path = Path(path)
     out: dict = {}
     try:
@@ -652,11 +647,12 @@ def read_truth(path) -> dict:
                     values = {s: float(v) for s, v in zip(SYSTEMS, row[3:])}
                 except ValueError as err:
                     raise InputError(f"not a number: {err}", file=path, record=line)
-                odd = next((s for s, v in values.items()
-                            if not math.isfinite(v) or abs(v) > MAX_STRENGTH), None)
+                # rating points, the one bound on ratings either way (a family's
+                # offset may take a weak player's strength below 0); inf, nan too
+                odd = next((s for s, v in values.items() if not abs(v) <= MAX_RATING), None)
                 if odd is not None:
                     raise InputError(f"{odd} strength {row[3 + SYSTEMS.index(odd)]!r} is not a "
-                                     f"finite number within +-{MAX_STRENGTH:,}", file=path,
+                                     f"finite number within +-{MAX_RATING:g}", file=path,
                                      record=line)
                 try:
                     parse_date(row[1], "date")

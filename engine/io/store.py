@@ -215,8 +215,10 @@ class DamagedRow(ValueError):
     methods turn it into a located :class:`InputError`."""
 
 
-def _date(s: Optional[str]) -> Optional[_dt.date]:
-    if not s:
+def _date(s: Optional[str], *, required: bool = False) -> Optional[_dt.date]:
+    """A stored date (None when empty and not ``required``); a
+    :class:`DamagedRow` when it does not read."""
+    if not s and not required:
         return None
     try:
         return _dt.date.fromisoformat(s)
@@ -296,20 +298,16 @@ def record_from_row(row) -> SystemRecord:
     last event), a floor lowered after a match included."""
     (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
      lowered, lowered_from) = row[:13]
-    if not (type(rating) is float and type(games) is int and games >= 0 and wins is None and draws is None
-            and losses is None and events3 is None and g2200 is None and prize is None
-            and lowered is None and lowered_from is None and (peak is None or type(peak) is float)
-            and type(olm) is int):  # not the usual row of a replay: each value is checked
-        _number(rating, "rating", required=True)
-        if _number(games, "games", integer=True, required=True) < 0:
-            raise DamagedRow(f"games is {games}, below 0")
-        for what, value in (("wins", wins), ("draws", draws), ("losses", losses),
-                            ("events3", events3), ("games_above_2200", g2200),
-                            ("prize_floor", prize), ("olm", olm)):
-            _number(value, what, integer=True)
-        for what, value in (("peak", peak), ("lowered_floor", lowered),
-                            ("lowered_from", lowered_from)):
-            _number(value, what)
+    _number(rating, "rating", required=True)
+    if _number(games, "games", integer=True, required=True) < 0:
+        raise DamagedRow(f"games is {games}, below 0")
+    for what, value in (("wins", wins), ("draws", draws), ("losses", losses),
+                        ("events3", events3), ("games_above_2200", g2200),
+                        ("prize_floor", prize), ("olm", olm)):
+        _number(value, what, integer=True)
+    for what, value in (("peak", peak), ("lowered_floor", lowered),
+                        ("lowered_from", lowered_from)):
+        _number(value, what)
     return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
                         events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
                         date=_date(rated_on), games_above_2200=g2200, lowered_floor=lowered,
@@ -568,7 +566,7 @@ class Store:
                 if missing:
                     c.rollback()
                     raise self.damaged(f"table(s) {', '.join(missing)}",
-                                       DamagedRow("missing from the store"))
+                                       "missing from the store")
             elif not create:
                 c.rollback()
                 raise InputError("not a ratings store (no meta table)", file=self.name)
@@ -673,9 +671,8 @@ class Store:
             return None
         eid, end, start = rows[0]
         try:
-            if type(end) is not str or type(start) is not str:
-                raise DamagedRow(f"its dates {_shown(start)}..{_shown(end)} are not YYYY-MM-DD")
-            return {"id": eid, "end": _date(end), "start": _date(start)}
+            return {"id": eid, "end": _date(end, required=True),
+                    "start": _date(start, required=True)}
         except DamagedRow as err:
             raise self.damaged(f"the last event applied ({_shown(eid)})", err)
 
@@ -704,18 +701,19 @@ class Store:
                 raise self.damaged(f"the players row of {_shown(r[0])}", err)
         return out
 
-    def damaged(self, where: str, err: Exception) -> InputError:
+    def damaged(self, where: str, what) -> InputError:
         """The one-line error of a value the program did not write (the store
-        was changed by hand or by another program)."""
-        return InputError(f"{where}: {err}; the store was changed outside this program "
+        was changed by hand or by another program): ``what`` (a text or a
+        :class:`DamagedRow`) found at ``where``."""
+        return InputError(f"{where}: {what}; the store was changed outside this program "
                           "(restore it from a copy, or replay into a new one)", file=self.name)
 
     def last_seq(self) -> int:
         """The sequence number of the last event applied (0 in a new store)."""
         seq = self.conn.fetchall("SELECT MAX(seq) FROM events")[0][0] or 0
         if type(seq) is not int:
-            raise self.damaged("the events' sequence numbers", DamagedRow(
-                f"the last is {_shown(seq)}, not a whole number"))
+            raise self.damaged("the events' sequence numbers",
+                               f"the last is {_shown(seq)}, not a whole number")
         return seq
 
     def event_ids_after(self, seq: int) -> list[str]:
@@ -762,8 +760,7 @@ class Store:
         rows = self.conn.fetchall(q, params)
         for r in rows:
             try:
-                if type(r[1]) is not str or _date(r[1]) is None:
-                    raise DamagedRow(f"the event's end date {_shown(r[1])} is not YYYY-MM-DD")
+                _date(r[1], required=True)  # the event's end
                 _number(r[4], "pre")
                 _number(r[5], "post", required=True)
                 for what, value in zip(("games_before", "games_after", "m"), r[6:9]):
@@ -785,7 +782,7 @@ class Store:
             rules = None
         if not isinstance(rules, dict):
             raise self.damaged(f"the rules {_shown(fingerprint)}",
-                               DamagedRow(f"{_shown(rows[0][0])} is not a JSON object"))
+                               f"{_shown(rows[0][0])} is not a JSON object")
         return rules
 
     def has_rules(self, fingerprint: str) -> bool:
@@ -1072,8 +1069,8 @@ class Store:
             c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
         except Exception as err:
             if _is_integrity(err):  # changes kept of an event whose row is gone
-                raise self.damaged(f"event {write.id}", DamagedRow(
-                    "the store holds changes of it but no events row"))
+                raise self.damaged(f"event {write.id}",
+                                   "the store holds changes of it but no events row")
             raise
         c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
                                           for pid, system, post in write.published])

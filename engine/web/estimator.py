@@ -24,7 +24,7 @@ from typing import Mapping, Optional
 
 from uschess.apps.compare import RuleSide, parse_rules_spec
 from uschess.errors import InputError
-from uschess.io.eventfile import event_from_dict
+from uschess.io.eventfile import event_from_dict, parse_date
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.model import GAME_CODES, SYSTEMS
 from uschess.rating.pipeline import rate_event
@@ -82,7 +82,6 @@ class EstimateRequest:
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
 def _text(form: Mapping[str, str], key: str) -> str:
@@ -110,11 +109,9 @@ def _date(form, key: str, what: str) -> Optional[_dt.date]:
     text = _text(form, key)
     if not text:
         return None
-    if not _ISO_DAY.fullmatch(text):  # fromisoformat alone takes week dates (2025-W12-5)
-        raise InputError(f"{what}: {text!r} is not a date (YYYY-MM-DD)", file=SOURCE, field=key)
-    try:
-        return _dt.date.fromisoformat(text)
-    except ValueError:
+    try:  # the event files' reader: YYYY-MM-DD only (fromisoformat takes 2025-W12-5 too)
+        return parse_date(text, what)
+    except InputError:
         raise InputError(f"{what}: {text!r} is not a date (YYYY-MM-DD)", file=SOURCE, field=key)
 
 
