@@ -87,7 +87,8 @@ class Cause:
     published: float
     #: the inputs of the variant where the detail alone would round them
     #: (a trade-off: the player whose initial rating moved, the system, the
-    #: value, and the published posts it loses)
+    #: value, the other unrated players' values solved again around it if
+    #: any, and the published posts it loses)
     variant: Optional[dict] = None
 
     @property

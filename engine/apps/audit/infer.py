@@ -245,7 +245,10 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
                            "as a player not known to be adult (the rules' default)")
                     r.causes.append(Cause("initialization", f"initialized {how} the post is "
                                           f"{value:.2f}; the page cannot show the player's age",
-                                          value, r.entry.post))
+                                          value, r.entry.post,
+                                          variant={"id": r.entry.id, "system": sr.system,
+                                                   "initial_rating": init.rating,
+                                                   "adult": adult, "how": how}))
                     break
         unknowns = [Unknown(r.result.pair, r.entry.id,
                             start.get(r.result.pair, r.result.initial.rating),

@@ -197,17 +197,23 @@ class _Call:
 class SectionModel:
     """One section in one system, rated again (steps 1-5 and the finish
     step, :func:`uschess.rating.section.rate_section`) with given initial
-    ratings, the rules of ``rated`` reused."""
+    ratings, the rules of ``rated`` reused.  ``fixed`` (pair -> initial
+    rating): values held whatever a caller gives (a named variant of one
+    player, the others solved around it)."""
 
-    def __init__(self, rated: SectionResult, games: dict):
+    def __init__(self, rated: SectionResult, games: dict, fixed: Optional[dict] = None):
         self.rated, self.games = rated, dict(games)
+        self.fixed = dict(fixed or {})
         self.evaluations = 0
 
     def posts(self, values: dict) -> Optional[dict]:
         """pair -> the rating a crosstable prints after the event (the post
         when the player played a rated game), with initial ratings
-        ``values`` (pair -> rating); None when the section cannot be rated."""
+        ``values`` (pair -> rating, ``fixed`` over them); None when the
+        section cannot be rated."""
         sr = self.rated
+        if self.fixed:
+            values = {**values, **self.fixed}
         rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
                                                          self.games))
         self.evaluations += 1

@@ -17,6 +17,17 @@ reproduced with the inferred values that the variant loses.  A variant that
 loses none (the solve stopped short of it) is taken into the inferred values
 at once, and every later search starts from them.
 
+A missed post that a named initialization of its own player reproduces
+(an adult's 1300 or the rules' default, sec. 2.3:
+:func:`~uschess.apps.audit.infer.initialization_causes` tried it with every
+other unrated player at the rules' value) is tried first with that value held
+and the section's other unknowns solved again around it (a whole solve:
+the tenth of one, :data:`~uschess.apps.audit.solve.AGAIN`, reproduced one
+post fewer on the page below): the fit that moved the player away from it
+may have been a compromise of the others' values, not of theirs
+(``XtblMain_201402175282_1``: ``15363151`` at 1300, the page's best fit
+2206 with N = 0).  Confirmed on the whole event as below.
+
 The cause is ``tradeoff``: "reproduced with X's initial rating at 1240 (the
 page's best fit 1130), which loses Y's post": the page's posts cannot all be
 met by any one set of the inputs the audit infers.  Every search is bounded
@@ -32,9 +43,9 @@ from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
 from uschess.apps.audit.cause import Cause, printed_posts, within
-from uschess.apps.audit.infer import _options, inferred_record
+from uschess.apps.audit.infer import _common_values, _options, inferred_record
 from uschess.apps.audit.page_chain import rate_published
-from uschess.apps.audit.solve import SectionModel, Unknown, forward_slopes
+from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
 from uschess.rating.pipeline import RatingOptions
 
@@ -139,6 +150,53 @@ def _search(model: SectionModel, values: dict, pair: int, target: int, post: flo
     return None
 
 
+def named_initial(r) -> Optional[dict]:
+    """The named initialization (sec. 2.3) that reproduced row ``r``'s post
+    alone: the ``variant`` of its ``initialization`` cause, or None."""
+    return next((c.variant for c in r.causes if c.cause == "initialization"
+                 and c.variant is not None and "initial_rating" in c.variant), None)
+
+
+def _around_named(sr, games: dict, values: dict, ids: dict, me: int, value: float,
+                  published_posts: dict, tol: float) -> Optional[dict]:
+    """The section's unknowns (``values``, pair -> initial rating) solved
+    again with unknown ``me`` held at ``value``; returns every unknown's
+    value (``me`` at ``value``), or None when the section cannot be rated."""
+    others = [Unknown(u, ids[u], values[u], games[u]) for u in sorted(values) if u != me]
+    if others:
+        p = sr.rules.p
+        sol = solve_section(SectionModel(sr, games, fixed={me: value}), others,
+                            published_posts, tol, p.absolute_floor, p.special_cap,
+                            common=_common_values(sr.rules), effort=FULL)
+        if sol is None:
+            return None
+    return {**{u.pair: u.value for u in others}, me: value}
+
+
+def _take_in(inputs, rows, sr, owners: dict, moved_values: dict, posts_now: dict,
+             own: dict) -> None:
+    """Variant values that lose no published post, taken into ``inputs``:
+    each moved unknown's report made again (``owners``: pair -> the audit row
+    of each unknown of section result ``sr``; ``own``: pair -> whether the
+    player's own post depends on the value, else as reported before), the
+    rows' ``with_inferred`` set from ``posts_now``."""
+    for u, owner in owners.items():
+        k = (owner.entry.id, sr.system)
+        if moved_values[k] == inputs.values[k]:
+            continue
+        prev = next((i for i in inputs.initial if (i.id, i.system) == k), None)
+        pins = ([u] * own.get(u, bool(prev and prev.own))
+                + [None] * (prev.pinned_by if prev else 0))
+        record = inferred_record(sr, owner, Unknown(u, owner.entry.id, moved_values[k],
+                                                    inputs.games[k], moved_values[k]), pins)
+        inputs.initial = [i for i in inputs.initial if (i.id, i.system) != k]
+        if record is not None:
+            inputs.initial.append(record)
+    inputs.values = moved_values
+    for r2 in rows:
+        r2.with_inferred = posts_now.get((r2.entry.section, r2.entry.system, r2.entry.id))
+
+
 def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
     """Add ``tradeoff`` causes to the rows still missed with ``inputs``
     (:class:`uschess.apps.audit.alternate.Inputs`, updated when a variant
@@ -172,6 +230,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
         if not mine:
             continue
         pair_of = {r.entry.id: r.result.pair for r in here}
+        owners = {r.result.pair: r for r in mine}
         name_of = {r.result.pair: (r.entry.name or r.entry.id, r.entry.id) for r in here}
         games = {pair_of[r.entry.id]: inputs.games[(r.entry.id, key[1])] for r in mine}
         values = {pair_of[r.entry.id]: inputs.values[(r.entry.id, key[1])] for r in mine}
@@ -203,6 +262,49 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                                                                   tol):
                 continue
             j = r.result.pair
+            named = named_initial(r)
+            if named is not None and j in values and event_work < EVENT_WORK:
+                # the named value held, the others solved again around it
+                event_work += 1
+                got = _around_named(sr, games, values, {u: owners[u].entry.id for u in values},
+                                    j, named["initial_rating"], published_posts, tol)
+                if got is not None:
+                    moved_values = {**inputs.values,
+                                    **{(owners[u].entry.id, key[1]): v for u, v in got.items()}}
+                    try:
+                        res = rate_published(event, _options(options, moved_values,
+                                                             inputs.games), book=book)
+                    except InputError:
+                        res = None
+                    posts_now = printed_posts(res) if res is not None else {}
+                    value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
+                    if within(value, r.entry.post, tol):
+                        lost, gained = moved_posts(rows, posts_now, tol)
+                        if not lost:
+                            _take_in(inputs, rows, sr, owners, moved_values, posts_now, {j: True})
+                            values.update(got)
+                            base = model.posts(values) or base
+                            count += len(gained)
+                            inputs.count = count
+                            continue
+                        moved = {owners[u].entry.id: v for u, v in got.items()
+                                 if u != j and v != values[u]}
+                        r.causes.append(Cause(
+                            "tradeoff",
+                            f"reproduced initialized {named['how']} with the other unrated "
+                            f"players' initial {key[1]} ratings solved again around it "
+                            f"({len(moved)} moved; the post is {value:.2f}), which loses "
+                            f"{len(lost)} other "
+                            f"published post{'s' if len(lost) != 1 else ''} "
+                            f"({named_posts(lost)}): no one set of the inputs the page hides "
+                            "reproduces them all", value, r.entry.post,
+                            variant={"id": r.entry.id, "system": key[1],
+                                     "initial_rating": named["initial_rating"],
+                                     "inferred": inputs.values[(r.entry.id, key[1])],
+                                     "solved_again": moved,
+                                     "loses": [{"id": x2.entry.id, "system": x2.entry.system,
+                                                "section": x2.entry.section} for x2 in lost]}))
+                        # and the search of one value alone below, which may cost less
             cands = sorted(slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
             # each unknown alone, the least costly first: what it loses is
             # counted on the section, then confirmed on the whole event
@@ -237,24 +339,12 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                 lost, gained = moved_posts(rows, posts_now, tol)
                 if not lost:
                     # the solve stopped short of it: taken into the inputs
-                    prev = next((i for i in inputs.initial
-                                 if (i.id, i.system) == (uid, key[1])), None)
-                    pins = ([u] * (u in slopes.get(u, {}))
-                            + [None] * (prev.pinned_by if prev else 0))
-                    owner = next(r2 for r2 in mine if r2.entry.id == uid)
-                    record = inferred_record(sr, owner, Unknown(u, uid, x, games[u], x), pins)
-                    inputs.initial = [i for i in inputs.initial
-                                      if (i.id, i.system) != (uid, key[1])]
-                    if record is not None:
-                        inputs.initial.append(record)
-                    inputs.values = moved_values
+                    _take_in(inputs, rows, sr, owners, moved_values, posts_now,
+                             {u: u in slopes.get(u, {})})
                     values[u] = x
                     base = model.posts(values) or base
                     count += len(gained)
                     inputs.count = count
-                    for r2 in rows:
-                        r2.with_inferred = posts_now.get((r2.entry.section, r2.entry.system,
-                                                          r2.entry.id))
                     break
                 own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
                 r.causes.append(Cause(
