@@ -294,8 +294,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                             f"reproduced initialized {named['how']} with the other unrated "
                             f"players' initial {key[1]} ratings solved again around it "
                             f"({len(moved)} moved; the post is {value:.2f}), which loses "
-                            f"{len(lost)} other "
-                            f"published post{'s' if len(lost) != 1 else ''} "
+                            f"{len(lost)} other published post{'s' if len(lost) != 1 else ''} "
                             f"({named_posts(lost)}): no one set of the inputs the page hides "
                             "reproduces them all", value, r.entry.post,
                             variant={"id": r.entry.id, "system": key[1],
