@@ -276,6 +276,16 @@ def test_an_initial_rating_left_at_the_rules_value_is_solved_again_with_a_histor
     assert gan["value"] < 750  # younger than the rules' last resort
     events = _rate_with_page_inputs(data)
     assert abs(events["13213252"] - 752) <= 1 and abs(events["12951715"] - 521) <= 1
+    # reproduced by searches after the first solve, Gan's miss still names
+    # what reproduces it: his inferred rating, then the histories inferred
+    row = next(r for r in data["players"] if r["id"] == "13213252")
+    (cause,) = row["causes"]
+    assert cause["cause"] == "initialization" and abs(cause["computed"] - 752) <= 1
+    detail = cause["detail"]
+    assert detail.startswith("the initial rating the page cannot show: initial OTBQ rating")
+    assert "the earlier histories the page cannot show: " in detail
+    assert detail.index("13213252") < detail.index("DAVID KNIGHT SR (12951715)")
+    assert detail.endswith("; with them all the post is %.2f" % cause["computed"])
 
 
 def _rate_with_page_inputs(data) -> dict:

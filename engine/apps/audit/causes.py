@@ -17,7 +17,8 @@ from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.hidden import counts_reproducing, infer_histories
 from uschess.apps.audit.history_again import histories_again
 from uschess.apps.audit.initial_games import initial_counts_again
-from uschess.apps.audit.infer import initialization_causes, restate_inferred_causes
+from uschess.apps.audit.infer import (explain_reproduced, initialization_causes,
+                                      restate_inferred_causes)
 from uschess.apps.audit.k_exception import k_exception_causes
 from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
@@ -829,6 +830,7 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     if published.corrected:
         _corrected(a, dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
                            options=options))
+    explain_reproduced(rows, a.inferred, tolerance)
     return a
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause, printed_posts, within
+from uschess.apps.audit.hidden import InferredHistory
 from uschess.apps.audit.page_chain import rate_published as rate_event
 from uschess.apps.audit.solve import INFERRED_HOW, SectionModel, Unknown, solve_section
 from uschess.calendar.rulebook import Reform, RuleBook
@@ -300,28 +301,71 @@ OWN, AROUND = ("the initial rating the page cannot show: ",
                "the initial ratings of unrated players the page cannot show: ")
 
 
-def inferred_cause(r, inferred: list, value: float) -> Optional[Cause]:
+def inferred_cause(r, inferred: list, value: float, also: str = "") -> Optional[Cause]:
     """The ``initialization`` cause of audit row ``r`` reproduced at
     ``value`` with the initial ratings ``inferred`` (records of any kind:
     those of :class:`Inferred` in the row's section and system are named,
     the player's own if there is one, else the opponents' first, at most
-    :data:`MAX_NAMED`); None when none is of that section and system."""
+    :data:`MAX_NAMED`; ``also``: the other inputs inferred that the post
+    needs, named after them); None when none is of that section and system."""
     here = [i for i in inferred if isinstance(i, Inferred) and i.section == r.entry.section
             and i.system == r.entry.system]
     if not here:
         return None
     own = next((i for i in here if i.id == r.entry.id), None)
     if own is not None:
-        detail = f"{OWN}{own.describe()}; with it the post is {value:.2f}"
+        detail, it = OWN + own.describe(), "it"
     else:
         me = r.section.section.player(r.result.pair)
         opps = {r.section.section.player(g.opponent).id for g in me.rounds
                 if g.opponent is not None}
         shown = sorted(here, key=lambda i: (i.id not in opps, i.id))[:MAX_NAMED]
         detail = (AROUND + "; ".join(i.describe() for i in shown)
-                  + (f"; and {len(here) - len(shown)} more" if len(here) > len(shown) else "")
-                  + f"; with them the post is {value:.2f}")
-    return Cause("initialization", detail, value, r.entry.post)
+                  + (f"; and {len(here) - len(shown)} more" if len(here) > len(shown) else ""))
+        it = "them"
+    if also:
+        detail, it = f"{detail}; and {also}", "them all"
+    return Cause("initialization", f"{detail}; with {it} the post is {value:.2f}", value,
+                 r.entry.post)
+
+
+#: How the part of a cause naming the inferred histories begins.
+HISTORIES = "the earlier histories the page cannot show: "
+
+
+def inferred_inputs_cause(r, inferred: list, value: float) -> Optional[Cause]:
+    """The cause of audit row ``r``, reproduced at ``value`` with everything
+    the audit inferred (``inferred``: records of any kind): the
+    ``initialization`` cause naming the initial ratings of its section and
+    system (:func:`inferred_cause`) and after them the earlier histories
+    inferred there (:class:`~uschess.apps.audit.hidden.InferredHistory`),
+    or a ``history`` cause where only histories were inferred there; None
+    where nothing of its section and system was."""
+    histories = sorted((i for i in inferred if isinstance(i, InferredHistory)
+                        and i.section == r.entry.section and i.system == r.entry.system),
+                       key=lambda i: (i.id != r.entry.id, i.id))
+    if not histories:
+        return inferred_cause(r, inferred, value)
+    named = HISTORIES + "; ".join(i.describe() for i in histories[:MAX_NAMED]) + (
+        f"; and {len(histories) - MAX_NAMED} more" if len(histories) > MAX_NAMED else "")
+    return (inferred_cause(r, inferred, value, also=named)
+            or Cause("history", f"{named}; with them the post is {value:.2f}", value,
+                     r.entry.post))
+
+
+def explain_reproduced(rows, inferred: list, tol: float) -> None:
+    """A cause for each row that no cause explains but that the inputs
+    inferred reproduce: the searches after the first solve (the histories,
+    the solves again, the trade-offs taken in) reproduce posts that no cause
+    was attached to, and such a row would read "no cause found" beside a
+    summary that counts it reproduced."""
+    for r in rows:
+        if r.causes or r.reproduced or r.result is None \
+                or not within(r.with_inferred, r.entry.post, tol):
+            continue
+        cause = inferred_inputs_cause(r, inferred, r.with_inferred)
+        if cause is not None:
+            r.causes.append(cause)
 
 
 def restate_inferred_causes(rows, inferred: list, tol: float) -> None:
