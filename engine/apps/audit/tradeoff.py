@@ -69,6 +69,10 @@ GRID = 200.0
 #: ratings of the whole event per audit (each variant found is confirmed on
 #: the event).
 WORK, EVENT_WORK = 200_000, 80
+#: Named initializations held with the others solved again, per audit at
+#: most: each is a whole solve of its section (about 20 s of CPU on the
+#: 1,166-player page; the PACL corpus has at most one on a page).
+HELD = 3
 #: A cause names at most this many of the posts a variant loses.
 MAX_NAMED = 3
 
@@ -218,7 +222,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
     except InputError:
         return inputs.count
     by_key = {(sr.section.name, sr.system): sr for sr in plain.sections}
-    event_work = 0
+    event_work = held = 0
     count = inputs.count
     for key in dict.fromkeys((r.entry.section, r.entry.system) for r in missed):
         sr = by_key.get(key)
@@ -263,9 +267,10 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                 continue
             j = r.result.pair
             named = named_initial(r)
-            if named is not None and j in values and event_work < EVENT_WORK:
+            if named is not None and j in values and event_work < EVENT_WORK and held < HELD:
                 # the named value held, the others solved again around it
                 event_work += 1
+                held += 1
                 got = _around_named(sr, games, values, {u: owners[u].entry.id for u in values},
                                     j, named["initial_rating"], published_posts, tol)
                 if got is not None:
