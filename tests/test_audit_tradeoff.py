@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from uschess.apps.audit import audit, published_from_dict
-from uschess.apps.audit.cause import post_of, within
+from uschess.apps.audit.cause import count_reproduced, post_of, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
 from uschess.apps.audit.infer import Inferred, _options
 from uschess.apps.audit.causes import _player_event
@@ -177,15 +177,24 @@ def test_tradeoff_of_posts_stored_as_integers_a_probe_does_not_move():
     unknown moved 50 points (posts of 2013 are stored as integers, and the
     unknowns reach them through opponents' step 3), so the trade-off search
     never looked at them; probed 400 points wide, each is reproduced by one
-    initial rating moved alone, at the cost of other posts."""
+    initial rating moved alone, at the cost of other posts (22 and 1).  Held
+    at that value with the other unrated players solved again around it,
+    BROOKS's own loses nothing and is taken into the inputs (reproduced),
+    and ELLIOTT's (MCDANIEL's initial rating held at 1052) costs one post:
+    the trade-off named, re-rated through the engine."""
     from uschess.apps.audit import load_published
 
     pub = load_published(PACL / "XtblMain_201303091942_1.html")
     a = audit(pub, known_on=pub.rated_on)
     named = [(r, c) for r in a.rows for c in r.causes if c.cause == "tradeoff"
              and r.entry.system == "OTBR" and r.entry.id in ("12971353", "15141657")]
-    assert sorted(r.entry.id for r, _ in named) == ["12971353", "15141657"]
+    assert [r.entry.id for r, _ in named] == ["12971353"]
+    (_, cause), = named
+    assert cause.variant["solved_again"] and len(cause.variant["loses"]) == 1
     _assert_rerated(a, pub, named)
+    brooks = next(r for r in a.rows if (r.entry.id, r.entry.system) == ("15141657", "OTBR"))
+    assert not brooks.reproduced and within(brooks.with_inferred, brooks.entry.post, a.tolerance)
+    assert any(c.cause == "initialization" for c in brooks.causes)
 
 
 @pytest.mark.slow
@@ -193,12 +202,13 @@ def test_tradeoff_of_posts_stored_as_integers_a_probe_does_not_move():
 def test_a_named_initialization_held_with_the_others_solved_again_around_it(monkeypatch):
     """``XtblMain_200304135670_6`` (K-3 2003, 138 players, 88 of them
     unrated): YASH VAISHNAV's post (244) is 243 initialized as an adult
-    alone, but the page's best fit puts him at about 440 (242).  Held at the
-    adult's 1300 with the other unrated players' initial ratings solved again
-    around it, his post is reproduced at the cost of one other post (one
-    initial rating moved alone costs eight): re-rated through the engine
-    with the values the cause lists, it gives his post and loses exactly the
-    post it names."""
+    alone, but the page's best fit puts him at about 440 (242), and 130 of
+    138 posts are reproduced.  Held at the adult's 1300 with the others
+    solved again, his post costs one other; the trade-offs' values held
+    likewise cost less than moved alone, and those that lose nothing are
+    taken into the inputs: 136 of 138, his post among them, re-rated here
+    through the engine with what the audit reports as inferred.  Each held
+    value is a whole solve of the section: at most ``HELD``."""
     import uschess.apps.audit.tradeoff as T
     from uschess.apps.audit import load_published
 
@@ -212,14 +222,46 @@ def test_a_named_initialization_held_with_the_others_solved_again_around_it(monk
     monkeypatch.setattr(T, "_around_named", counting)
     pub = load_published(PACL / "XtblMain_200304135670_6.html")
     a = audit(pub, known_on=pub.rated_on)
-    assert 1 <= len(held) <= T.HELD  # each a whole solve of the section: bounded
+    assert 1 <= len(held) <= T.HELD
+    assert a.reproduced_inferred >= 136
     row = next(r for r in a.rows if r.entry.id == "12906228")
-    assert not within(row.with_inferred, row.entry.post, a.tolerance)
-    held = [c for c in row.causes if c.cause == "tradeoff" and "solved_again" in c.variant]
-    assert len(held) == 1 and held[0].variant["initial_rating"] == 1300
-    assert held[0].variant["solved_again"] and len(held[0].variant["loses"]) == 1
-    assert "as an adult (1300" in held[0].detail
-    _assert_rerated(a, pub, [(row, held[0])])
+    assert not row.reproduced and within(row.with_inferred, row.entry.post, a.tolerance)
+    assert not any(c.cause == "tradeoff" for c in row.causes)  # taken in after it was named
+    assert any(c.cause == "initialization" and c.detail.startswith(
+        "the initial rating the page cannot show") for c in row.causes)
+    sec = pub.event.sections[0].name
+    again = _rate_with(a, pub.event, known_on=pub.rated_on)
+    assert within(post_of(again, sec, "OTBR", "12906228"), row.entry.post, a.tolerance)
+    assert count_reproduced(again, pub.entries, a.tolerance) == a.reproduced_inferred
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_a_tradeoff_value_held_with_the_others_solved_again_costs_less(monkeypatch):
+    """``XtblMain_202104098982_1`` (online blitz 2021, 45 players): 17035355's
+    post (1147; 1149.8 with the page's best fit) is reproduced by LILY
+    DENG's initial rating moved alone to 1408 at the cost of five posts;
+    held there with the other unrated players solved again around it, at the
+    cost of three, and that is the trade-off named.  Re-rated through the
+    engine with the values the cause lists, it gives the post and loses
+    exactly the posts it names; with no held solve allowed, the single
+    value's five are named."""
+    import uschess.apps.audit.tradeoff as T
+    from uschess.apps.audit import load_published
+
+    pub = load_published(PACL / "XtblMain_202104098982_1.html")
+    a = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in a.rows if r.entry.id == "17035355")
+    (cause,) = [c for c in row.causes if c.cause == "tradeoff"]
+    v = cause.variant
+    assert v["id"] == "16640701" and v["solved_again"] and len(v["loses"]) == 3
+    assert "held at 1408" in cause.detail and "solved again around it" in cause.detail
+    _assert_rerated(a, pub, [(row, cause)])
+    monkeypatch.setattr(T, "HELD", 0)
+    alone = audit(pub, known_on=pub.rated_on)
+    row = next(r for r in alone.rows if r.entry.id == "17035355")
+    (cause,) = [c for c in row.causes if c.cause == "tradeoff"]
+    assert "solved_again" not in cause.variant and len(cause.variant["loses"]) == 5
 
 
 @pytest.mark.slow  # a real section's audit with the trade-off search: seconds

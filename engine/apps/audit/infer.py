@@ -353,15 +353,25 @@ def inferred_inputs_cause(r, inferred: list, value: float) -> Optional[Cause]:
                      r.entry.post))
 
 
+def named_alone(c: Cause) -> bool:
+    """Whether ``c`` is the cause of a named initialization tried alone (an
+    adult's 1300, the rules' default, with every other unrated player at the
+    rules' value): it does not say what reproduces a post with the inputs
+    inferred."""
+    return c.cause == "initialization" and c.variant is not None \
+        and "initial_rating" in c.variant
+
+
 def explain_reproduced(rows, inferred: list, tol: float) -> None:
     """A cause for each row that no cause explains but that the inputs
     inferred reproduce: the searches after the first solve (the histories,
     the solves again, the trade-offs taken in) reproduce posts that no cause
-    was attached to, and such a row would read "no cause found" beside a
-    summary that counts it reproduced."""
+    was attached to (or only a named initialization tried alone), and such a
+    row would read "no cause found" beside a summary that counts it
+    reproduced."""
     for r in rows:
-        if r.causes or r.reproduced or r.result is None \
-                or not within(r.with_inferred, r.entry.post, tol):
+        if r.reproduced or r.result is None or not within(r.with_inferred, r.entry.post, tol) \
+                or not all(named_alone(c) for c in r.causes):
             continue
         cause = inferred_inputs_cause(r, inferred, r.with_inferred)
         if cause is not None:

@@ -26,7 +26,11 @@ the tenth of one, :data:`~uschess.apps.audit.solve.AGAIN`, reproduced one
 post fewer on the page below): the fit that moved the player away from it
 may have been a compromise of the others' values, not of theirs
 (``XtblMain_201402175282_1``: ``15363151`` at 1300, the page's best fit
-2206 with N = 0).  Confirmed on the whole event as below.
+2206 with N = 0).  Confirmed on the whole event as below.  Likewise the
+value of a trade-off found below (one unknown moved alone, at the cost of
+other posts) is held with the others solved again, and named instead where
+that loses fewer posts (``XtblMain_202006272422_6``: 16861986's post, ten
+posts lost by 17307025's value alone, five with the others solved again).
 
 The cause is ``tradeoff``: "reproduced with X's initial rating at 1240 (the
 page's best fit 1130), which loses Y's post": the page's posts cannot all be
@@ -39,11 +43,12 @@ same causes.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
 from uschess.apps.audit.cause import Cause, printed_posts, within
-from uschess.apps.audit.infer import _common_values, _options, inferred_record
+from uschess.apps.audit.infer import _common_values, _options, inferred_record, named_alone
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
@@ -69,9 +74,10 @@ GRID = 200.0
 #: ratings of the whole event per audit (each variant found is confirmed on
 #: the event).
 WORK, EVENT_WORK = 200_000, 80
-#: Named initializations held with the others solved again, per audit at
-#: most: each is a whole solve of its section (about 20 s of CPU on the
-#: 1,166-player page; the PACL corpus has at most one on a page).
+#: Values held with the others solved again (named initializations first,
+#: then the values of trade-offs found), per audit at most: each is a whole
+#: solve of its section (about 20 s of CPU on the 1,166-player page, 1-3 s on
+#: a section of a hundred players).
 HELD = 3
 #: A cause names at most this many of the posts a variant loses.
 MAX_NAMED = 3
@@ -157,8 +163,7 @@ def _search(model: SectionModel, values: dict, pair: int, target: int, post: flo
 def named_initial(r) -> Optional[dict]:
     """The named initialization (sec. 2.3) that reproduced row ``r``'s post
     alone: the ``variant`` of its ``initialization`` cause, or None."""
-    return next((c.variant for c in r.causes if c.cause == "initialization"
-                 and c.variant is not None and "initial_rating" in c.variant), None)
+    return next((c.variant for c in r.causes if named_alone(c)), None)
 
 
 def _around_named(sr, games: dict, values: dict, ids: dict, me: int, value: float,
@@ -175,6 +180,66 @@ def _around_named(sr, games: dict, values: dict, ids: dict, me: int, value: floa
         if sol is None:
             return None
     return {**{u.pair: u.value for u in others}, me: value}
+
+
+@dataclass
+class Held:
+    """One unknown held at a value, the section's other unknowns solved again
+    around it, the event rated with them: the section's values (pair ->
+    initial rating), the event's values ((id, system) -> initial rating),
+    the printed posts, the missed post, the rows it loses and gains, and
+    the other unknowns it moved (id -> value)."""
+
+    values: dict
+    event_values: dict
+    posts: dict
+    post: float
+    lost: list
+    gained: list
+    moved: dict
+
+
+def _held(event, options: RatingOptions, book, rows, r, sr, owners: dict, games: dict,
+          values: dict, me: int, value: float, published_posts: dict, tol: float,
+          inputs) -> Optional[Held]:
+    """Unknown ``me`` of section result ``sr`` held at ``value`` and the
+    others solved again around it (:func:`_around_named`), confirmed on the
+    whole ``event``; None where that does not reproduce row ``r``'s post."""
+    got = _around_named(sr, games, values, {u: owners[u].entry.id for u in values}, me, value,
+                        published_posts, tol)
+    if got is None:
+        return None
+    system = sr.system
+    event_values = {**inputs.values,
+                    **{(owners[u].entry.id, system): v for u, v in got.items()}}
+    try:
+        res = rate_published(event, _options(options, event_values, inputs.games), book=book)
+    except InputError:
+        return None
+    posts = printed_posts(res)
+    post = posts.get((r.entry.section, r.entry.system, r.entry.id))
+    if not within(post, r.entry.post, tol):
+        return None
+    lost, gained = moved_posts(rows, posts, tol)
+    moved = {owners[u].entry.id: v for u, v in got.items() if u != me and v != values[u]}
+    return Held(got, event_values, posts, post, lost, gained, moved)
+
+
+def _held_cause(r, uid: str, system: str, how: str, value: float, inferred: float,
+                h: Held) -> Cause:
+    """The ``tradeoff`` cause of row ``r`` reproduced by ``h`` (unknown
+    ``uid`` held at ``value``, ``how`` says which value it is)."""
+    return Cause(
+        "tradeoff",
+        f"reproduced {how} with the other unrated players' initial {system} ratings solved "
+        f"again around it ({len(h.moved)} moved; the post is {h.post:.2f}), which loses "
+        f"{len(h.lost)} other published post{'s' if len(h.lost) != 1 else ''} "
+        f"({named_posts(h.lost)}): no one set of the inputs the page hides reproduces them all",
+        h.post, r.entry.post,
+        variant={"id": uid, "system": system, "initial_rating": value, "inferred": inferred,
+                 "solved_again": h.moved,
+                 "loses": [{"id": x.entry.id, "system": x.entry.system,
+                            "section": x.entry.section} for x in h.lost]})
 
 
 def _take_in(inputs, rows, sr, owners: dict, moved_values: dict, posts_now: dict,
@@ -271,44 +336,20 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                 # the named value held, the others solved again around it
                 event_work += 1
                 held += 1
-                got = _around_named(sr, games, values, {u: owners[u].entry.id for u in values},
-                                    j, named["initial_rating"], published_posts, tol)
-                if got is not None:
-                    moved_values = {**inputs.values,
-                                    **{(owners[u].entry.id, key[1]): v for u, v in got.items()}}
-                    try:
-                        res = rate_published(event, _options(options, moved_values,
-                                                             inputs.games), book=book)
-                    except InputError:
-                        res = None
-                    posts_now = printed_posts(res) if res is not None else {}
-                    value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
-                    if within(value, r.entry.post, tol):
-                        lost, gained = moved_posts(rows, posts_now, tol)
-                        if not lost:
-                            _take_in(inputs, rows, sr, owners, moved_values, posts_now, {j: True})
-                            values.update(got)
-                            base = model.posts(values) or base
-                            count += len(gained)
-                            inputs.count = count
-                            continue
-                        moved = {owners[u].entry.id: v for u, v in got.items()
-                                 if u != j and v != values[u]}
-                        r.causes.append(Cause(
-                            "tradeoff",
-                            f"reproduced initialized {named['how']} with the other unrated "
-                            f"players' initial {key[1]} ratings solved again around it "
-                            f"({len(moved)} moved; the post is {value:.2f}), which loses "
-                            f"{len(lost)} other published post{'s' if len(lost) != 1 else ''} "
-                            f"({named_posts(lost)}): no one set of the inputs the page hides "
-                            "reproduces them all", value, r.entry.post,
-                            variant={"id": r.entry.id, "system": key[1],
-                                     "initial_rating": named["initial_rating"],
-                                     "inferred": inputs.values[(r.entry.id, key[1])],
-                                     "solved_again": moved,
-                                     "loses": [{"id": x2.entry.id, "system": x2.entry.system,
-                                                "section": x2.entry.section} for x2 in lost]}))
-                        # and the search of one value alone below, which may cost less
+                h = _held(event, options, book, rows, r, sr, owners, games, values, j,
+                          named["initial_rating"], published_posts, tol, inputs)
+                if h is not None:
+                    if not h.lost:
+                        _take_in(inputs, rows, sr, owners, h.event_values, h.posts, {j: True})
+                        values.update(h.values)
+                        base = model.posts(values) or base
+                        count += len(h.gained)
+                        inputs.count = count
+                        continue
+                    r.causes.append(_held_cause(
+                        r, r.entry.id, key[1], f"initialized {named['how']}",
+                        named["initial_rating"], inputs.values[(r.entry.id, key[1])], h))
+                    # and the search of one value alone below, which may cost less
             cands = sorted(slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
             # each unknown alone, the least costly first: what it loses is
             # counted on the section, then confirmed on the whole event
@@ -351,6 +392,27 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     inputs.count = count
                     break
                 own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
+                h = None
+                if held < HELD and event_work < EVENT_WORK:
+                    # the value held and the others solved again: it may cost less
+                    event_work += 1
+                    held += 1
+                    h = _held(event, options, book, rows, r, sr, owners, games, values, u, x,
+                              published_posts, tol, inputs)
+                if h is not None and len(h.lost) < len(lost):
+                    if not h.lost:
+                        _take_in(inputs, rows, sr, owners, h.event_values, h.posts,
+                                 {u: u in slopes.get(u, {})})
+                        values.update(h.values)
+                        base = model.posts(values) or base
+                        count += len(h.gained)
+                        inputs.count = count
+                        break
+                    r.causes.append(_held_cause(
+                        r, uid, key[1], f"with {own} initial {key[1]} rating held at {x:.0f} "
+                        f"instead of the {inputs.values[(uid, key[1])]:.0f} inferred as the "
+                        "page's best fit", x, inputs.values[(uid, key[1])], h))
+                    break
                 r.causes.append(Cause(
                     "tradeoff",
                     f"reproduced with {own} initial {key[1]} rating at {x:.0f} instead of the "
@@ -363,4 +425,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                              "loses": [{"id": x2.entry.id, "system": x2.entry.system,
                                         "section": x2.entry.section} for x2 in lost]}))
                 break
+    for r in rows:  # a post reproduced by a variant taken in after its trade-off was named
+        if r.causes and within(r.with_inferred, r.entry.post, tol):
+            r.causes = [c for c in r.causes if c.cause != "tradeoff"]
     return count
