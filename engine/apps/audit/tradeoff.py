@@ -305,6 +305,18 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
         values = {pair_of[r.entry.id]: inputs.values[(r.entry.id, key[1])] for r in mine}
         published_posts = {r.result.pair: r.entry.post for r in here}
         model = SectionModel(sr, games)
+
+        def adopt(section_values: dict, event_values: dict, posts_now: dict, gained: list,
+                  own: dict) -> None:
+            """A variant that loses no post taken into the inputs (the
+            section's ``values`` and ``base`` follow it)."""
+            nonlocal base, count
+            _take_in(inputs, rows, sr, owners, event_values, posts_now, own)
+            values.update(section_values)
+            base = model.posts(values) or base
+            count += len(gained)
+            inputs.count = count
+
         limit = max(4 * len(values) + 50, WORK // max(1, len(sr.section.players)))
         base = model.posts(values)
         if base is None:
@@ -340,11 +352,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                           named["initial_rating"], published_posts, tol, inputs)
                 if h is not None:
                     if not h.lost:
-                        _take_in(inputs, rows, sr, owners, h.event_values, h.posts, {j: True})
-                        values.update(h.values)
-                        base = model.posts(values) or base
-                        count += len(h.gained)
-                        inputs.count = count
+                        adopt(h.values, h.event_values, h.posts, h.gained, {j: True})
                         continue
                     r.causes.append(_held_cause(
                         r, r.entry.id, key[1], f"initialized {named['how']}",
@@ -384,12 +392,7 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                 lost, gained = moved_posts(rows, posts_now, tol)
                 if not lost:
                     # the solve stopped short of it: taken into the inputs
-                    _take_in(inputs, rows, sr, owners, moved_values, posts_now,
-                             {u: u in slopes.get(u, {})})
-                    values[u] = x
-                    base = model.posts(values) or base
-                    count += len(gained)
-                    inputs.count = count
+                    adopt({u: x}, moved_values, posts_now, gained, {u: u in slopes.get(u, {})})
                     break
                 own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
                 h = None
@@ -401,12 +404,8 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                               published_posts, tol, inputs)
                 if h is not None and len(h.lost) < len(lost):
                     if not h.lost:
-                        _take_in(inputs, rows, sr, owners, h.event_values, h.posts,
-                                 {u: u in slopes.get(u, {})})
-                        values.update(h.values)
-                        base = model.posts(values) or base
-                        count += len(h.gained)
-                        inputs.count = count
+                        adopt(h.values, h.event_values, h.posts, h.gained,
+                              {u: u in slopes.get(u, {})})
                         break
                     r.causes.append(_held_cause(
                         r, uid, key[1], f"with {own} initial {key[1]} rating held at {x:.0f} "
