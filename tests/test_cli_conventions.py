@@ -440,3 +440,40 @@ def test_histogram_counts_a_change_as_the_comparison_does(tmp_path):
     plot_differences([0.0, 1e-12, -3e-10, -2.0, 1.5], tmp_path, title="t", tolerance=EPSILON)
     texts = "".join(ET.parse(tmp_path / "differences.svg").getroot().itertext())
     assert "5 results compared: 2 changed (1 lower, 1 higher under B; drawn), 3 unchanged" in texts
+
+
+def test_a_fifo_or_a_device_is_refused_at_once_never_waited_on(tmp_path):
+    """A named pipe with no writer would block a plain ``open`` for ever:
+    every command that reads an input refuses it (and a device, and a
+    directory where a file is meant) in one line with status 2, at once.
+    The commands run in a child process with a deadline, so that a
+    regression fails the test instead of hanging the run."""
+    import os
+    import subprocess
+    import sys
+
+    fifos = []
+    for name in ("event.yaml", "page.html", "report.trf"):
+        path = tmp_path / name
+        os.mkfifo(path)
+        fifos.append(str(path))
+    script = (
+        "import sys\n"
+        "from uschess.cli import main\n"
+        "cases = [['rate', sys.argv[1]], ['audit', sys.argv[1]], ['audit', sys.argv[2]],\n"
+        "         ['import', sys.argv[2], '-o', sys.argv[4]], ['rate', sys.argv[3]],\n"
+        "         ['replay', sys.argv[1], '--db', sys.argv[5]], ['rate', '/dev/zero']]\n"
+        "for argv in cases:\n"
+        "    print(main(argv), flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", script, *fifos, str(tmp_path / "out.yaml"),
+                           str(tmp_path / "store.db")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["2"] * 7, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 7 and "Traceback" not in done.stderr
+    for line, path in zip(lines, [fifos[0], fifos[0], fifos[1], fifos[1], fifos[2],
+                                  fifos[0]]):
+        assert line == (f"uschess: error: {path}: is a FIFO (named pipe), not a regular "
+                        "file: pass the file itself (or - to read standard input)"), line
+    assert lines[6].startswith("uschess: error: /dev/zero: ")
+    assert not (tmp_path / "out.yaml").exists()

@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 import yaml
 
 from uschess.cli import main

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from uschess.apps.audit import audit, format_html, load_published
+from uschess.apps.audit import audit, load_published
 from uschess.cli import main
 from uschess.errors import InputError
 from uschess.io.formats.pages import parse_page, read_page
@@ -359,7 +359,7 @@ def test_section_chaining_is_a_cause():
     from uschess.apps.audit import published_from_dict
     from uschess.formulas import round_half_up
     from uschess.rating.pipeline import rate_event
-    from uschess.io.eventfile import event_from_dict, event_to_dict
+    from uschess.io.eventfile import event_from_dict
 
     def pl(pair, pid, rounds, rating):
         return {"pair": pair, "id": pid, "name": f"P{pid}", "rounds": rounds,

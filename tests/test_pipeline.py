@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from uschess import formulas as F
 from uschess.rating.pipeline import RatingOptions
-from uschess.calendar.rulebook import RuleBook
 
 from helpers import by_pair, d, examples, player, rate
 

@@ -5,7 +5,6 @@ held by floors the file cannot show."""
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import pytest
 

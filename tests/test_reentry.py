@@ -7,7 +7,6 @@ import pytest
 import yaml
 
 from uschess.cli import main
-from uschess.io.eventfile import event_to_dict
 from uschess.rating.pipeline import rate_event
 
 from helpers import event, player

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 import uschess.rules as rule_plugins
 from uschess.calendar.rulebook import RuleBook

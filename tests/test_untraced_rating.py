@@ -12,7 +12,6 @@ import dataclasses
 import datetime as dt
 import random
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -30,7 +30,9 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
 import re
+import stat
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Optional
@@ -114,16 +116,39 @@ def check_text(text: str, source=None) -> None:
                          f"{_position(text, found.start())}", file=source)
 
 
+def open_regular(path):
+    """``path`` opened for reading in binary, refusing anything but a
+    regular file with an :class:`InputError` naming it.  The file is opened
+    without waiting (``O_NONBLOCK``, which does not change how a regular
+    file reads), so that a FIFO with no writer is refused at once instead of
+    blocking the command; a pipe, a device or a socket is refused too (a
+    rating input is a file that can be read again).  ``OSError`` of the open itself is the caller's to word."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a directory" if stat.S_ISDIR(mode) else
+                    "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                    "a socket" if stat.S_ISSOCK(mode) else "not a file")
+            raise InputError(f"is {kind}, not a regular file: pass the file itself "
+                             "(or - to read standard input)", file=path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_limited(path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, refusing a file larger than ``limit`` bytes
     (``what`` it is, with the limit, in the message)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
-                             "refused (no real one comes near)", file=path)
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
+                                 "refused (no real one comes near)", file=path)
             # as many bytes as the file holds (a read of the limit would
             # take a buffer of the limit's size every time), and one more:
             # a file that grew since is read on, up to the limit

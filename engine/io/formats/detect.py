@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from uschess.errors import InputError
+from uschess.io.textdata import open_regular
 from uschess.io.eventfile import load_event
 from uschess.model import Event
 from uschess.io.formats.member_data import member_data_report
@@ -57,7 +58,7 @@ def detect_format(path) -> str:
         return "page"
     if suffix in TRF_SUFFIXES:
         try:
-            with path.open("rb") as fh:
+            with open_regular(path) as fh:
                 head = fh.read(SNIFF_BYTES)
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", file=path)
