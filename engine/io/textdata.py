@@ -28,6 +28,7 @@ YAML is read with the safe loader only (no Python objects).
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import math
 import os
@@ -122,13 +123,16 @@ def open_regular(path):
     without waiting (``O_NONBLOCK``, which does not change how a regular
     file reads), so that a FIFO with no writer is refused at once instead of
     blocking the command; a pipe, a device or a socket is refused too (a
-    rating input is a file that can be read again).  ``OSError`` of the open itself is the caller's to word."""
+    rating input is a file that can be read again); a directory raises
+    ``IsADirectoryError`` as ``open`` does.  ``OSError`` of the open itself
+    is the caller's to word."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # as open() says it: the callers word it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
-            kind = ("a directory" if stat.S_ISDIR(mode) else
-                    "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
                     "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
                     "a socket" if stat.S_ISSOCK(mode) else "not a file")
             raise InputError(f"is {kind}, not a regular file: pass the file itself "
