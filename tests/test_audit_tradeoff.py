@@ -264,6 +264,39 @@ def test_a_tradeoff_value_held_with_the_others_solved_again_costs_less(monkeypat
     assert "solved_again" not in cause.variant and len(cause.variant["loses"]) == 5
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not PACL.is_dir(), reason="the PACL corpus is not beside the checkout")
+def test_a_variant_reproducing_more_posts_than_it_loses_is_taken_in():
+    """``XtblMain_202007114532_7`` (online K-3 2020, 75 posts, eleven
+    initial ratings inferred): MARIA UDALOVA's post (359) is reproduced by
+    BENJAMIN YU's initial rating moved alone from 457 (the page's best fit)
+    to 475; that reproduces MARCEL MONTEREY PREZEAU's (448) too and loses
+    only YU's own (347): two posts for one.  Tried again after every other
+    search, it is taken into the inputs (74 of 75, 73 before), and YU's post
+    gets the trade-off of the value given up, which re-rated through the
+    engine reproduces it and loses exactly the two."""
+    from uschess.apps.audit import load_published
+
+    pub = load_published(PACL / "XtblMain_202007114532_7.html")
+    a = audit(pub, known_on=pub.rated_on)
+    assert a.reproduced_inferred == 74
+    by_id = {r.entry.id: r for r in a.rows}
+    for pid in ("17353952", "16735536"):
+        assert within(by_id[pid].with_inferred, by_id[pid].entry.post, a.tolerance)
+        assert not any(c.cause == "tradeoff" for c in by_id[pid].causes)
+    yu = by_id["16935600"]
+    (cause,) = [c for c in yu.causes if c.cause == "tradeoff"]
+    assert not any(c.cause == "initialization" for c in yu.causes)  # of the value given up
+    v = cause.variant
+    assert v["id"] == "16935600" and "solved_again" not in v
+    assert round(v["initial_rating"]) == 457 and round(v["inferred"]) == 475
+    assert sorted(x["id"] for x in v["loses"]) == ["16735536", "17353952"]
+    assert "the inputs inferred put it at 475" in cause.detail
+    again = _rate_with(a, pub.event, known_on=pub.rated_on)
+    assert count_reproduced(again, pub.entries, a.tolerance) == a.reproduced_inferred
+    _assert_rerated(a, pub, [(yu, cause)])
+
+
 @pytest.mark.slow  # a real section's audit with the trade-off search: seconds
 @pytest.mark.shared_data
 def test_tradeoff_on_a_real_page(monkeypatch):

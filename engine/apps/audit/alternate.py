@@ -25,7 +25,7 @@ nothing more on the PACL corpus, for 9% more CPU).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from uschess.apps.audit.cause import count_reproduced, printed_posts, within
@@ -52,6 +52,10 @@ class Inputs:
     initial: list            # infer.Inferred
     histories: list          # hidden.InferredHistory
     count: int
+    #: trade-offs found that reproduce more posts than they lose, as (audit
+    #: row, the cause's variant): tried again last
+    #: (:func:`~uschess.apps.audit.tradeoff.take_net_gains`)
+    net_gains: list = field(default_factory=list)
 
     def event(self, event: Event) -> Event:
         """``event`` with the histories in place."""

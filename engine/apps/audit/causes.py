@@ -24,7 +24,7 @@ from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_published
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.rescored import rescored_cells, scored_event
-from uschess.apps.audit.tradeoff import tradeoff_causes
+from uschess.apps.audit.tradeoff import take_net_gains, tradeoff_causes
 from uschess.apps.audit.zero_games import zero_games_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
@@ -802,6 +802,10 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
         inferred = inputs.initial + inputs.histories
     if with_inferred is not None and with_inferred < len(rows):
         with_inferred = initial_counts_again(published, rows, options, book, tolerance, inputs)
+        inferred = inputs.initial + inputs.histories
+    gained = take_net_gains(published, rows, options, book, tolerance, inputs)
+    if gained is not None:
+        with_inferred = gained
         inferred = inputs.initial + inputs.histories
     restate_inferred_causes(rows, inferred, tolerance)
     zero = zero_games_causes(published, rows, options, book, tolerance, inputs, _player_event)

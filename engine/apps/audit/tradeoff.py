@@ -48,7 +48,8 @@ from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
 from uschess.apps.audit.cause import Cause, printed_posts, within
-from uschess.apps.audit.infer import _common_values, _options, inferred_record, named_alone
+from uschess.apps.audit.infer import (AROUND, OWN, _common_values, _options, inferred_record,
+                                      named_alone)
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
@@ -357,6 +358,8 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     r.causes.append(_held_cause(
                         r, r.entry.id, key[1], f"initialized {named['how']}",
                         named["initial_rating"], inputs.values[(r.entry.id, key[1])], h))
+                    if len(h.gained) > len(h.lost):
+                        inputs.net_gains.append((r, r.causes[-1].variant))
                     # and the search of one value alone below, which may cost less
             cands = sorted(slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
             # each unknown alone, the least costly first: what it loses is
@@ -411,6 +414,8 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                         r, uid, key[1], f"with {own} initial {key[1]} rating held at {x:.0f} "
                         f"instead of the {inputs.values[(uid, key[1])]:.0f} inferred as the "
                         "page's best fit", x, inputs.values[(uid, key[1])], h))
+                    if len(h.gained) > len(h.lost):
+                        inputs.net_gains.append((r, r.causes[-1].variant))
                     break
                 r.causes.append(Cause(
                     "tradeoff",
@@ -423,8 +428,102 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                              "inferred": inputs.values[(uid, key[1])],
                              "loses": [{"id": x2.entry.id, "system": x2.entry.system,
                                         "section": x2.entry.section} for x2 in lost]}))
+                if len(gained) > len(lost):
+                    inputs.net_gains.append((r, r.causes[-1].variant))
                 break
     for r in rows:  # a post reproduced by a variant taken in after its trade-off was named
         if r.causes and within(r.with_inferred, r.entry.post, tol):
             r.causes = [c for c in r.causes if c.cause != "tradeoff"]
     return count
+
+
+def _given_up_causes(lost: list, gained: list, given_up: dict, taken: dict, system: str,
+                     first: str, names: dict) -> None:
+    """Each post in ``lost`` (its post with the values given up still in
+    its ``with_inferred``) gets the ``tradeoff`` cause of the values given
+    up (``given_up``: id -> value; ``taken``: id -> the value taken in
+    instead; ``first``: the id of the value searched), which reproduce it
+    and lose the posts in ``gained``; its ``initialization`` cause naming
+    the values inferred then is dropped (the trade-off says what they
+    were)."""
+    value = given_up.get(first, taken[first])
+    again = {pid: x for pid, x in given_up.items() if pid != first}
+    who = names.get(first, first)
+    for r in lost:
+        post = r.with_inferred
+        r.causes = [c for c in r.causes if not (c.cause == "initialization" and c.variant is None
+                                                and c.detail.startswith((OWN, AROUND)))]
+        r.causes.append(Cause(
+            "tradeoff",
+            f"reproduced with {who} ({first})'s initial {system} rating at {value:.0f}"
+            + (f" and {len(again)} other unrated players' at the values solved before"
+               if again else "")
+            + f" (the post is {post:.2f}); the inputs inferred put it at {taken[first]:.0f}"
+            + (" with the others solved again around it" if again else "")
+            + f", which reproduces {len(gained)} published post{'s' if len(gained) != 1 else ''} "
+            f"that those values lose ({named_posts(gained)}): no one set of the inputs the "
+            "page hides reproduces them all", post, r.entry.post,
+            variant={"id": first, "system": system, "initial_rating": value,
+                     "inferred": taken[first], **({"solved_again": again} if again else {}),
+                     "loses": [{"id": x.entry.id, "system": x.entry.system,
+                                "section": x.entry.section} for x in gained]}))
+
+
+def take_net_gains(published, rows, options: RatingOptions, book, tol: float,
+                   inputs) -> Optional[int]:
+    """The trade-offs found that reproduce more published posts than they
+    lose (``inputs.net_gains``), tried again after every other search and
+    taken into the inputs where they still do: the page's best fit is the
+    set of inputs that reproduces the most posts, and the one-value search
+    fits posts one at a time.  Taken in last, since taken in when found
+    they would leave the searches after them less to gain (on
+    ``XtblMain_202007043302_3`` a trade-off worth three posts would have
+    kept the initial counts' search from eleven).  Each post a value taken
+    in loses gets the trade-off of the values given up.  Returns how many
+    published ratings are reproduced with the inputs after that, or None
+    where nothing was tried."""
+    pending, inputs.net_gains = inputs.net_gains, []
+    if not pending or inputs.count is None:
+        return None
+    event = inputs.event(published.event)
+    try:
+        plain = rate_published(event, _plain(options), book=book)
+    except InputError:
+        return None
+    by_key = {(sr.section.name, sr.system): sr for sr in plain.sections}
+    names = {r.entry.id: r.entry.name or r.entry.id for r in rows}
+    taken = 0
+    for r, v in pending:
+        if within(r.with_inferred, r.entry.post, tol):
+            continue
+        system = v["system"]
+        key = (r.entry.section, system)
+        changed = {v["id"]: v["initial_rating"], **v.get("solved_again", {})}
+        sr = by_key.get(key)
+        if sr is None or any((pid, system) not in inputs.values for pid in changed):
+            continue
+        moved = {**inputs.values, **{(pid, system): x for pid, x in changed.items()}}
+        try:
+            res = rate_published(event, _options(options, moved, inputs.games), book=book)
+        except InputError:
+            continue
+        posts = printed_posts(res)
+        if not within(posts.get((r.entry.section, r.entry.system, r.entry.id)), r.entry.post,
+                      tol):
+            continue
+        lost, gained = moved_posts(rows, posts, tol)
+        if len(gained) <= len(lost):
+            continue
+        given_up = {pid: inputs.values[(pid, system)] for pid in changed
+                    if inputs.values[(pid, system)] != changed[pid]}
+        _given_up_causes(lost, gained, given_up, changed, system, v["id"], names)
+        owners = {x.result.pair: x for x in rows if (x.entry.section, x.entry.system) == key
+                  and x.result is not None and (x.entry.id, system) in inputs.values}
+        _take_in(inputs, rows, sr, owners, moved, posts, {})
+        inputs.count += len(gained) - len(lost)
+        taken += 1
+    if taken:
+        for x in rows:  # a post reproduced now: its trade-off is settled
+            if x.causes and within(x.with_inferred, x.entry.post, tol):
+                x.causes = [c for c in x.causes if c.cause != "tradeoff"]
+    return inputs.count
