@@ -32,6 +32,12 @@ other posts) is held with the others solved again, and named instead where
 that loses fewer posts (``XtblMain_202006272422_6``: 16861986's post, ten
 posts lost by 17307025's value alone, five with the others solved again).
 
+A trade-off that reproduces more posts than it loses is not taken in when
+found: :func:`take_net_gains` tries it again after every other search of the
+audit, on the inputs as they then are, and takes it in where it still gains
+more than it loses; the posts it loses get the trade-off of the values given
+up.
+
 The cause is ``tradeoff``: "reproduced with X's initial rating at 1240 (the
 page's best fit 1130), which loses Y's post": the page's posts cannot all be
 met by any one set of the inputs the audit infers.  Every search is bounded
