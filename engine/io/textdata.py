@@ -132,10 +132,10 @@ def open_regular(path):
         if stat.S_ISDIR(mode):  # as open() says it: the callers word it
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
-            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
-                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
-                    "a socket" if stat.S_ISSOCK(mode) else "not a file")
-            raise InputError(f"is {kind}, not a regular file: pass the file itself "
+            kind = ("a FIFO (named pipe), " if stat.S_ISFIFO(mode) else
+                    "a device, " if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                    "a socket, " if stat.S_ISSOCK(mode) else "")
+            raise InputError(f"is {kind}not a regular file: pass the file itself "
                              "(or - to read standard input)", file=path)
         return os.fdopen(fd, "rb")
     except BaseException:

@@ -77,6 +77,13 @@ def count_reproduced(result, entries, tol: float) -> int:
     return sum(1 for e in entries if within(posts.get((e.section, e.system, e.id)), e.post, tol))
 
 
+def loses(rows: list) -> list:
+    """Audit rows as a variant's ``loses`` list: the published posts a
+    variant loses, each by id, system and section."""
+    return [{"id": r.entry.id, "system": r.entry.system, "section": r.entry.section}
+            for r in rows]
+
+
 @dataclass
 class Cause:
     """A variant that reproduces a published rating."""

@@ -362,6 +362,14 @@ def named_alone(c: Cause) -> bool:
         and "initial_rating" in c.variant
 
 
+def names_inferred(c: Cause) -> bool:
+    """Whether ``c`` is the ``initialization`` cause naming the initial
+    ratings inferred (:func:`inferred_cause`), which states the values as
+    they were when it was made."""
+    return c.cause == "initialization" and c.variant is None \
+        and c.detail.startswith((OWN, AROUND))
+
+
 def explain_reproduced(rows, inferred: list, tol: float) -> None:
     """A cause for each row that no cause explains but that the inputs
     inferred reproduce: the searches after the first solve (the histories,
@@ -388,8 +396,7 @@ def restate_inferred_causes(rows, inferred: list, tol: float) -> None:
         if r.result is None or not within(r.with_inferred, r.entry.post, tol):
             continue
         for k, c in enumerate(r.causes):
-            if c.cause == "initialization" and c.variant is None \
-                    and c.detail.startswith((OWN, AROUND)):
+            if names_inferred(c):
                 again = inferred_cause(r, inferred, r.with_inferred)
                 if again is not None:
                     r.causes[k] = again

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from uschess.apps.audit.cause import Cause, post_of, printed_posts, within
+from uschess.apps.audit.cause import Cause, loses, post_of, printed_posts, within
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
 
 LABEL = "the dual-rating K exception not applied (K = 800/(N' + m))"
@@ -70,8 +70,7 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
                       f"loses {len(lost)} other published post{'s' if len(lost) != 1 else ''} "
                       f"({named_posts(lost)})", value, e.post,
                       variant={"k_dual": "not applied",
-                               "loses": [{"id": x.entry.id, "system": x.entry.system,
-                                          "section": x.entry.section} for x in lost]})]
+                               "loses": loses(lost)})]
     return [Cause("k_exception", f"{LABEL}: the post is {value:.2f} (K = {row.result.k:.3f} "
                   "with the exception, which the rules apply where the published record shows it)", value,
                   e.post, variant={"k_dual": "not applied"})]

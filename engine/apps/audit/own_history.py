@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from uschess.apps.audit.cause import Cause, printed_posts, within
+from uschess.apps.audit.cause import Cause, loses, printed_posts, within
 from uschess.apps.audit.hidden import InferredHistory, printed_provisional, with_histories
 from uschess.apps.audit.infer import _options
 from uschess.apps.audit.page_chain import rate_published
@@ -120,7 +120,6 @@ def own_histories(published, rows, options: RatingOptions, book, tol: float, inp
                     "them all", value, e.post,
                     variant={"id": e.id, "system": e.system, "history": kind,
                              "games": rec.games,
-                             "loses": [{"id": x.entry.id, "system": x.entry.system,
-                                        "section": x.entry.section} for x in lost]}))
+                             "loses": loses(lost)}))
             break
     return inputs.count

@@ -53,9 +53,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
-from uschess.apps.audit.cause import Cause, printed_posts, within
-from uschess.apps.audit.infer import (AROUND, OWN, _common_values, _options, inferred_record,
-                                      named_alone)
+from uschess.apps.audit.cause import Cause, loses, printed_posts, within
+from uschess.apps.audit.infer import (_common_values, _options, inferred_record, named_alone,
+                                      names_inferred)
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
@@ -83,8 +83,8 @@ GRID = 200.0
 WORK, EVENT_WORK = 200_000, 80
 #: Values held with the others solved again (named initializations first,
 #: then the values of trade-offs found), per audit at most: each is a whole
-#: solve of its section (about 20 s of CPU on the 1,166-player page, 1-3 s on
-#: a section of a hundred players).
+#: solve of its section (a few seconds of CPU on 45 players, 20-30 s on 140,
+#: 30-50 s on the 1,166-player page).
 HELD = 3
 #: A cause names at most this many of the posts a variant loses.
 MAX_NAMED = 3
@@ -112,6 +112,14 @@ def named_posts(lost: list) -> str:
     named = ", ".join(f"{r.entry.name or r.entry.id} ({r.entry.id}, {r.entry.system} "
                       f"{r.entry.post:g})" for r in lost[:MAX_NAMED])
     return named + (f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else "")
+
+
+def _settle(rows, tol: float) -> None:
+    """A post the inputs reproduce now keeps no trade-off cause: a variant
+    taken in after its trade-off was named settled it."""
+    for r in rows:
+        if r.causes and within(r.with_inferred, r.entry.post, tol):
+            r.causes = [c for c in r.causes if c.cause != "tradeoff"]
 
 
 def _search(model: SectionModel, values: dict, pair: int, target: int, post: float,
@@ -244,14 +252,13 @@ def _held_cause(r, uid: str, system: str, how: str, value: float, inferred: floa
         f"({named_posts(h.lost)}): no one set of the inputs the page hides reproduces them all",
         h.post, r.entry.post,
         variant={"id": uid, "system": system, "initial_rating": value, "inferred": inferred,
-                 "solved_again": h.moved,
-                 "loses": [{"id": x.entry.id, "system": x.entry.system,
-                            "section": x.entry.section} for x in h.lost]})
+                 "solved_again": h.moved, "loses": loses(h.lost)})
 
 
 def _take_in(inputs, rows, sr, owners: dict, moved_values: dict, posts_now: dict,
              own: dict) -> None:
-    """Variant values that lose no published post, taken into ``inputs``:
+    """Variant values taken into ``inputs`` (they lose no published post,
+    or fewer than they gain: :func:`take_net_gains`):
     each moved unknown's report made again (``owners``: pair -> the audit row
     of each unknown of section result ``sr``; ``own``: pair -> whether the
     player's own post depends on the value, else as reported before), the
@@ -432,14 +439,11 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
                     "the page hides reproduces them all", value, r.entry.post,
                     variant={"id": uid, "system": key[1], "initial_rating": x,
                              "inferred": inputs.values[(uid, key[1])],
-                             "loses": [{"id": x2.entry.id, "system": x2.entry.system,
-                                        "section": x2.entry.section} for x2 in lost]}))
+                             "loses": loses(lost)}))
                 if len(gained) > len(lost):
                     inputs.net_gains.append((r, r.causes[-1].variant))
                 break
-    for r in rows:  # a post reproduced by a variant taken in after its trade-off was named
-        if r.causes and within(r.with_inferred, r.entry.post, tol):
-            r.causes = [c for c in r.causes if c.cause != "tradeoff"]
+    _settle(rows, tol)
     return count
 
 
@@ -457,8 +461,7 @@ def _given_up_causes(lost: list, gained: list, given_up: dict, taken: dict, syst
     who = names.get(first, first)
     for r in lost:
         post = r.with_inferred
-        r.causes = [c for c in r.causes if not (c.cause == "initialization" and c.variant is None
-                                                and c.detail.startswith((OWN, AROUND)))]
+        r.causes = [c for c in r.causes if not names_inferred(c)]
         r.causes.append(Cause(
             "tradeoff",
             f"reproduced with {who} ({first})'s initial {system} rating at {value:.0f}"
@@ -471,8 +474,7 @@ def _given_up_causes(lost: list, gained: list, given_up: dict, taken: dict, syst
             "page hides reproduces them all", post, r.entry.post,
             variant={"id": first, "system": system, "initial_rating": value,
                      "inferred": taken[first], **({"solved_again": again} if again else {}),
-                     "loses": [{"id": x.entry.id, "system": x.entry.system,
-                                "section": x.entry.section} for x in gained]}))
+                     "loses": loses(gained)}))
 
 
 def take_net_gains(published, rows, options: RatingOptions, book, tol: float,
@@ -529,7 +531,5 @@ def take_net_gains(published, rows, options: RatingOptions, book, tol: float,
         inputs.count += len(gained) - len(lost)
         taken += 1
     if taken:
-        for x in rows:  # a post reproduced now: its trade-off is settled
-            if x.causes and within(x.with_inferred, x.entry.post, tol):
-                x.causes = [c for c in x.causes if c.cause != "tradeoff"]
+        _settle(rows, tol)
     return inputs.count

@@ -32,7 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from uschess.apps.audit.cause import Cause, within
+from uschess.apps.audit.cause import Cause, loses, within
 from uschess.apps.audit.hidden import with_histories
 from uschess.apps.audit.own_history import rated_posts
 from uschess.apps.audit.tradeoff import moved_posts, named_posts
@@ -154,8 +154,7 @@ def zero_games_causes(published, rows, options: RatingOptions, book, tol: float,
                 f"{len(lost)} other published post{'s' if len(lost) != 1 else ''} "
                 f"({named_posts(lost)})", value, r.entry.post,
                 variant={"zero_games": [dataclasses.asdict(p) for p in players],
-                         "loses": [{"id": x.entry.id, "system": x.entry.system,
-                                    "section": x.entry.section} for x in lost]}))
+                         "loses": loses(lost)}))
         return None
     count = sum(1 for r in rows
                 if within(posts.get((r.entry.section, r.entry.system, r.entry.id)), r.entry.post,
