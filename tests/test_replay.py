@@ -134,7 +134,69 @@ def test_same_event_id_twice_in_one_run_is_refused(tmp_path):
     with Store.open(tmp_path / "r.db") as store:
         with pytest.raises(InputError, match="given twice"):
             replay([WFCC, tmp_path / "wfcc15.yaml"], store)
-        assert store.counts()["events"] == 0
+        assert store.discarded  # a new store, nothing written: removed
+    assert not (tmp_path / "r.db").exists()
+
+
+def store_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("r.db"))
+
+
+def test_a_new_store_whose_input_is_refused_is_not_left_behind(tmp_path, capsys):
+    """The one input refused, or one of several (every file is read before
+    anything is written): status 2, one line, and no store file, journal or
+    writer lock left where there was none."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("event: [\n")
+    for inputs in ([bad], [WFCC, bad]):
+        assert main(["replay", *map(str, inputs), "--db", str(tmp_path / "r.db")]) == 2
+        err = capsys.readouterr().err
+        assert "bad.yaml" in err and err.count("\n") == 1 and "Traceback" not in err
+        assert store_files(tmp_path) == []
+
+
+def test_a_new_store_interrupted_while_reading_is_removed(tmp_path, capsys, monkeypatch):
+    import uschess.commands.replay as command
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(command, "load_event_input", interrupted)
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "r.db")]) == 130
+    err = capsys.readouterr().err
+    assert "nothing was applied" in err and "is removed" in err and err.count("\n") == 1
+    assert store_files(tmp_path) == []
+
+
+def test_a_store_that_existed_is_kept_when_an_input_is_refused(tmp_path, capsys):
+    db = tmp_path / "r.db"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("event: [\n")
+    db.touch()  # an empty file given as the store: it existed, so it is not removed
+    assert main(["replay", str(bad), "--db", str(db)]) == 2
+    assert db.exists()
+    db.unlink()
+    assert main(["replay", str(WFCC), "--db", str(db)]) == 0
+    before = snapshot(db)
+    assert main(["replay", str(bad), "--db", str(db)]) == 2
+    assert snapshot(db) == before
+
+
+def test_a_replay_waiting_on_a_new_store_that_is_removed_writes_nothing(tmp_path):
+    """Two replays open the same new file; the first, holding the writer
+    lock, writes nothing and removes it: the second, taking the lock, finds
+    its file gone and is refused instead of writing into a removed file."""
+    db = tmp_path / "r.db"
+    first, second = Store.open(db), Store.open(db)
+    try:
+        with first.writer(wait=0):
+            assert first.discard_if_new()
+        assert store_files(tmp_path) == []
+        with pytest.raises(InputError, match="removed while this program waited"):
+            with second.writer(wait=0):
+                raise AssertionError("the lock was taken on a removed store")
+    finally:
+        second.close()
+    assert store_files(tmp_path) == []
 
 
 def test_streamed_events_must_come_in_order(tmp_path):
@@ -239,6 +301,7 @@ def test_changes_index_is_built_after_the_rows_of_a_new_store(history, tmp_path)
             store.conn.rollback()
             assert "changes_player" not in indexes(tmp_path / "rolled.db")
     assert "changes_player" in indexes(tmp_path / "rolled.db")
+    Store.open(tmp_path / "stopped.db").close()  # not new: kept when the run stops
     with Store.open(tmp_path / "stopped.db") as store:
         with pytest.raises(InputError):
             with store.changes_index_after():

@@ -808,11 +808,17 @@ def replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOp
     committed ``commit_every`` at a time (1: each in its own transaction),
     and those written when the run ends, however it ends: a run killed or
     stopped by an error leaves whole events only, every event up to its last
-    commit, and ``skip_applied`` resumes from there."""
+    commit, and ``skip_applied`` resumes from there.  A SQLite store the
+    run created and wrote no event into is removed when it fails
+    (:meth:`Store.discard_if_new`)."""
     with store.writer(wait=wait, on_wait=lambda m: print(f"uschess: {m}", file=sys.stderr)):
-        with store.changes_index_after(), store.batch(commit_every), _fewer_collections():
-            return _replay(events, store, options, skip_applied=skip_applied, ordered=ordered,
-                           progress=progress, book=book, loader=loader)
+        try:
+            with store.changes_index_after(), store.batch(commit_every), _fewer_collections():
+                return _replay(events, store, options, skip_applied=skip_applied,
+                               ordered=ordered, progress=progress, book=book, loader=loader)
+        except BaseException:
+            store.discard_if_new()  # a run that wrote nothing leaves no new, empty store
+            raise
 
 
 def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingOptions] = None,

@@ -129,6 +129,9 @@ def run(args) -> int:
                              progress=progress, loader=load_report,
                              commit_every=args.commit_every)
         except KeyboardInterrupt:
+            if store.discarded:
+                raise KeyboardInterrupt(f"nothing was applied; {store.name}, created by this "
+                                        "run, is removed") from None
             applied = store.counts()["events"] - before
             raise KeyboardInterrupt(
                 f"{applied} event(s) of this run are applied to {store.name} (whole events "

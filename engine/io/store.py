@@ -29,6 +29,10 @@ refused when it may not wait.  On SQLite it is an exclusive ``flock`` on
 the file ``STORE-writer`` beside the store (created once, left in place;
 the kernel releases it when the process ends, however it ends); on
 PostgreSQL a session advisory lock (released when the connection closes).
+A new SQLite store a failed replay wrote nothing into is removed with its
+lock file (:meth:`Store.discard_if_new`); a lock taken on a lock file
+removed meanwhile is taken again on the one at the path, and a store whose
+file was removed while its program waited for the lock is refused.
 
 Tables (schema version in ``meta``):
 
@@ -492,6 +496,15 @@ def _connect(target: str, create: bool) -> _Connection:
     return _Connection(raw, "sqlite")
 
 
+def _identity(path: str) -> Optional[tuple[int, int]]:
+    """A file's device and inode (None when there is none at ``path``)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def _one_line(err: Exception) -> str:
     """A driver's message on one line (psycopg's may span several)."""
     return " ".join(str(err).split())
@@ -527,6 +540,9 @@ class Store:
         self.target = target
         self._fingerprints: set[str] = set()
         self._batch: Optional[_Batch] = None
+        self.created = False
+        self.discarded = False
+        self._identity: Optional[tuple[int, int]] = None
         #: the changes' index by player is to be built (:meth:`changes_index_after`)
         self._index_pending = False
 
@@ -534,13 +550,19 @@ class Store:
     @classmethod
     def open(cls, target, *, create: bool = True) -> "Store":
         target = str(target)
+        sqlite = not target.startswith(("postgresql://", "postgres://"))
+        existed = not sqlite or os.path.lexists(target)
         conn = _connect(target, create)
         store = cls(conn, target)
+        #: a SQLite file this opening created (see :meth:`discard_if_new`)
+        store.created = not existed
         try:
             store._init_schema(create)
         except Exception:
             conn.close()
             raise
+        #: the SQLite file's identity once opened (see :meth:`writer`)
+        store._identity = _identity(target) if sqlite else None
         return store
 
     def _init_schema(self, create: bool) -> None:
@@ -629,6 +651,31 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def discard_if_new(self) -> bool:
+        """Remove a SQLite store this program created and wrote nothing into
+        (a new replay whose input was refused, or stopped before its first
+        event), so that a failed run leaves no file behind; the connection is
+        closed.  Called holding the writer lock: any other program that
+        opened the same file meanwhile finds it gone when it takes the lock
+        (:meth:`writer`) and writes nothing.  Whether it was removed."""
+        if not self.created or self.conn.kind != "sqlite":
+            return False
+        try:
+            if any(self.counts().values()):
+                return False
+        except self.conn.errors:
+            return False
+        self.close()
+        self.discarded = True
+        # the lock file last: whoever waits on it finds it gone, takes the
+        # new one, then finds the store it opened gone too (:meth:`writer`)
+        for suffix in ("", "-wal", "-shm", "-journal", "-writer"):
+            try:
+                os.unlink(self.target + suffix)
+            except OSError:
+                pass  # left as it is (an empty store is still a valid one)
+        return True
 
     def __enter__(self) -> "Store":
         return self
@@ -826,6 +873,16 @@ class Store:
                                      "(run this one when it has finished)")
                 time.sleep(WRITER_POLL)
                 release = self._try_writer()
+        if self._identity is not None and _identity(self.target) != self._identity:
+            if not os.path.lexists(self.target):  # a lock of no store (see above)
+                try:
+                    os.unlink(self._writer_path())
+                except OSError:
+                    pass
+            release()
+            raise InputError("the store was removed while this program waited for it (a "
+                             "replay into it as a new file wrote nothing and removed it): "
+                             "run this one again", file=self.name)
         try:
             yield self
         finally:
@@ -867,19 +924,26 @@ class Store:
             return lambda: None
 
         path = self._writer_path()
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as err:
-            raise InputError(f"cannot create the writer lock {path}: {err.strerror or err}",
-                             file=self.name)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            except OSError as err:
+                raise InputError(f"cannot create the writer lock {path}: "
+                                 f"{err.strerror or err}", file=self.name)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            except OSError as err:
+                os.close(fd)
+                raise InputError(f"cannot lock {path}: {err.strerror or err}", file=self.name)
+            # the lock holds only while its file is still the one at the path
+            # (a new store's removal removes it too): otherwise take it again
+            st = os.fstat(fd)
+            if _identity(str(path)) == (st.st_dev, st.st_ino):
+                break
             os.close(fd)
-            return None
-        except OSError as err:
-            os.close(fd)
-            raise InputError(f"cannot lock {path}: {err.strerror or err}", file=self.name)
         try:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode("ascii"))
@@ -937,7 +1001,8 @@ class Store:
             yield self
         except BaseException:
             try:
-                self._index_changes()
+                if not self.discarded:
+                    self._index_changes()
             except InputError:
                 pass  # the error under way is the one to tell; the next replay builds it
             raise
