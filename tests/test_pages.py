@@ -428,3 +428,24 @@ def test_inferred_values_are_reported_as_inferred(capsys):
     lines = [ln for ln in out.splitlines() if "inferred:" in ln]
     assert lines and all("inferred from the page" in ln and "which does not show it" in ln
                          for ln in lines)
+
+
+def test_a_player_unrated_on_the_page_and_rated_by_an_earlier_section(tmp_path, capsys):
+    """A section printed twice (a saved page mangled, or two sections of the
+    same players): in the second, players the page prints unrated are rated
+    from their first-section posts through the chain.  The audit's variants
+    edit only the page's own records, never a record the chain gave (it
+    stopped with a KeyError in the history searches)."""
+    text = (PACL / "XtblMain_202011171112_1.html").read_text(encoding="latin-1")
+    start = text.index("Section 1 - UNRATED")
+    copy = tmp_path / "twice.html"
+    copy.write_text(text[:start] + text[start:] + text[start:], encoding="latin-1")
+    assert main(["-q", "audit", str(copy)]) == 0
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err and "of 16 reproduced" in out.out
+    a = audit(load_published(copy))
+    chained = {r.entry.id for r in a.rows
+               if r.entry.section == "UNRATED (1)" and r.result.pre_from is not None}
+    printed_unrated = {p.id for p in a.published.event.sections[1].players
+                       if "OTBR" not in p.ratings}
+    assert chained >= printed_unrated - {None} and printed_unrated

@@ -328,6 +328,16 @@ def _player_event(event: Event, section: str, change) -> Event:
     return dataclasses.replace(event, sections=sections)
 
 
+def _page_record(event: Event, section: str, pair: int, system: str):
+    """Player ``pair``'s own record in ``system`` as the page gives it (None
+    for a player unrated there: a record an earlier section of the event
+    gives them through the chain is not the page's, and no variant edits it)."""
+    for sec in event.sections:
+        if sec.name == section:
+            return sec.player(pair).ratings.get(system)
+    return None
+
+
 def _causes(row: AuditRow, variants: _Variants, book: RuleBook, tol: float) -> list[Cause]:
     e, sr = row.entry, row.section
     out: list[Cause] = []
@@ -551,6 +561,8 @@ def _post_with_games(row: AuditRow, variants: _Variants, n: int) -> Optional[flo
     """The row's post with the player's earlier game count in its system set
     to ``n`` (one variant of the event, shared by the searches of N)."""
     e, pair = row.entry, row.result.pair
+    if _page_record(variants.event, e.section, pair, e.system) is None:
+        return None
 
     def change(s):
         s.player(pair).ratings[e.system].games = n
@@ -704,6 +716,8 @@ def _history_variant(variants: _Variants, section: str, system: str, pair: int,
     key = ("history", section, system, pair, kind)
     if key in variants._cache:  # no copy of the event to build
         return variants._cache[key]
+    if _page_record(variants.event, section, pair, system) is None:
+        return None
 
     def change(s):
         r = s.player(pair).ratings[system]

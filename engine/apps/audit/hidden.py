@@ -87,7 +87,9 @@ class InferredHistory:
 
 def _edited(event: Event, edits: dict) -> Event:
     """``event`` with the records ``edits`` names changed: (section, system,
-    pair) -> (kind, games).  Only the edited players' records are copied."""
+    pair) -> (kind, games).  Only the edited players' records are copied; a
+    player the page prints unrated in the system (rated from an earlier
+    section's post, through the chain) has no record here to edit."""
     if not edits:
         return event
     sections = []
@@ -100,7 +102,9 @@ def _edited(event: Event, edits: dict) -> Event:
                 if changes:
                     ratings = {k: dataclasses.replace(v) for k, v in p.ratings.items()}
                     for system, (kind, games) in changes:
-                        r = ratings[system]
+                        r = ratings.get(system)
+                        if r is None:  # unrated on the page: its record is the chain's
+                            continue
                         if kind == "games":
                             r.games = games
                         elif kind == "wins":
