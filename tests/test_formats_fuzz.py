@@ -241,6 +241,27 @@ def test_event_file_with_constructor_errors_is_refused(tmp_path):
         with pytest.raises(InputError, match="unreadable value") as info:
             load_event_any(path)
         assert info.value.file == str(path)
+        # in the file's words, not Python's
+        assert "Error" not in str(info.value) and "NoneType" not in str(info.value)
+        assert ("(day is out of range for month)" if n == 0 else
+                "(not a valid timestamp)") in str(info.value)
+
+
+@pytest.mark.parametrize("text,words", [
+    ("", "the file must be a mapping, not empty (null)"),
+    ("- 1\n", "the file must be a mapping, not a list"),
+    ("event: {name: X, start: 2024-01-01}\nsections: [~]\n", "section must be a mapping, not empty"),
+    ("event: {name: X, start: 2024-01-01}\nsections: [{name: A, time_control: G/60, "
+     "players: [7]}]\n", "player must be a mapping, not a number (7)"),
+    ("event: {name: X, start: 2024-01-01}\nx: !!set {a, b}\n", "a set at x is not data"),
+])
+def test_a_wrong_kind_of_value_is_named_as_the_file_would(tmp_path, text, words):
+    from uschess.io.formats.detect import load_event_any
+    path = tmp_path / "event.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_event_any(path)
+    assert words in str(info.value) and "Type" not in str(info.value)
 
 
 def test_absurd_dbf_headers_are_refused_quickly():

@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 from uschess.errors import InputError
 from uschess.io.eventfile import parse_date, read_data
+from uschess.io.textdata import kind_of
 from uschess.calendar.rulebook import Period, Reform, RuleBook
 from uschess.calendar.timeline import Timeline
 from uschess.model import SYSTEMS
@@ -44,7 +45,7 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
         raise InputError(f"unknown key(s) {sorted(unknown)}", file=source)
     name = raw.get("name")
     if name is not None and not isinstance(name, (str, int)) or isinstance(name, bool):
-        raise InputError(f"'name' must be text, not {type(name).__name__}", file=source)
+        raise InputError(f"'name' must be text, not {kind_of(name)}", file=source)
     name = str(name or (Path(source).stem if source else "reform"))
     reform = Reform(name)
     for key, known, target in (("parameters", book.timelines, reform.parameters),
@@ -54,7 +55,7 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
             continue
         if not isinstance(given, dict):
             raise InputError(f"'{key}' must map {'parameter names' if key == 'parameters' else 'plugin slots'} "
-                             f"to lists of periods, not a {type(given).__name__}", file=source)
+                             f"to lists of periods, not {kind_of(given)}", file=source)
         for pname, periods in given.items():
             where = f"{key}.{pname}"
             if not isinstance(pname, str) or pname not in known:

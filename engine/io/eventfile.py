@@ -22,7 +22,7 @@ import yaml
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
-from uschess.io.textdata import MAX_DATA_BYTES, check_field, read_data_file
+from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
 
@@ -137,7 +137,7 @@ def parse_rounds(cells: list) -> list[Round]:
 def mapping(value: Any, what: str) -> dict:
     """``value`` if it is a mapping, else a located InputError."""
     if not isinstance(value, dict):
-        raise InputError(f"{what} must be a mapping, not {type(value).__name__}")
+        raise InputError(f"{what} must be a mapping, not {kind_of(value)}")
     return value
 
 
@@ -287,7 +287,7 @@ def _check_player_texts(pid, name, rounds_raw, state, text_checked: bool) -> Non
                 check_field(value, f"'{key}'")
         elif value is not None and (isinstance(value, bool)
                                     or not isinstance(value, (str, int))):
-            raise InputError(f"'{key}' must be text, not {type(value).__name__}")
+            raise InputError(f"'{key}' must be text, not {kind_of(value)}")
         elif isinstance(value, str):
             check_field(value, f"'{key}'")
     if not isinstance(rounds_raw, list):

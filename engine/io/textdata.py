@@ -69,6 +69,45 @@ _JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
 _BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
+def kind_of(value: Any) -> str:
+    """What a value read from a data file is, in the words of the file's
+    language rather than Python's (messages say "must be a mapping, not
+    empty", never "not NoneType")."""
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, _dt.date):
+        return "a date"
+    if isinstance(value, (set, frozenset)):
+        return "a set"
+    if isinstance(value, bytes):
+        return "binary data"
+    return f"a {type(value).__name__}"
+
+
+def _reason(err: Exception, tag: str = "") -> str:
+    """A parser's failure on bad text in the file's words: PyYAML's
+    constructors raise ValueError (a date's, 2024-02-30, says why; an
+    integer's speaks of Python's int()) and AttributeError, KeyError,
+    TypeError (a value its tag cannot make, in Python's terms): but for a
+    date's, the value is named by its tag."""
+    kind = tag.rsplit(":", 1)[-1] if tag else ""
+    if isinstance(err, (ValueError, OverflowError)) and kind in ("", "timestamp"):
+        text = " ".join(str(err).split())[:120]
+        if text:
+            return text  # a date's: "day is out of range for month"
+    return f"not a valid {kind}" if kind else "not a value these files hold"
+
+
 def control_message(char: str, where: str) -> str:
     """The one wording of a control character, wherever it is found."""
     return f"control character U+{ord(char):04X} {where}"
@@ -219,8 +258,8 @@ class _Loader(_BASE_LOADER):
         except Exception as err:  # noqa: BLE001 - PyYAML's constructors raise anything
             # ValueError (2024-02-30), AttributeError (!!timestamp null),
             # KeyError (!!bool abc), OverflowError: the value is unreadable
-            raise _Refused(f"unreadable value: {type(err).__name__}: "
-                           f"{' '.join(str(err).split())[:120]}", node.start_mark)
+            raise _Refused(f"unreadable value ({_reason(err, getattr(node, 'tag', ''))})",
+                           node.start_mark)
 
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
@@ -436,8 +475,7 @@ def parse_data(text: str, *, json_format: bool, source=None) -> Any:
         # 5000-digit integer), AttributeError (!!timestamp null), KeyError
         # (!!bool abc), OverflowError.  None of them is a bug here: the
         # text is malformed.
-        raise InputError(f"malformed {kind}: {type(err).__name__}: "
-                         f"{' '.join(str(err).split())[:120]}", file=source)
+        raise InputError(f"malformed {kind}: {_reason(err)}", file=source)
     if json_format and not escapes:
         # JSON makes text keys and plain values only; numbers were checked
         # as they were converted and the strings with the text: the nesting
@@ -494,7 +532,7 @@ def check_values(data: Any, source=None, *, strings: bool = True) -> None:
         elif isinstance(value, (_dt.date, bytes)):
             continue
         else:  # the safe loader makes nothing else; sets (!!set) and the like
-            raise InputError(f"a {type(value).__name__} {_where(trail)} is not data these files "
+            raise InputError(f"{kind_of(value)} {_where(trail)} is not data these files "
                              "hold", file=source)
 
 
