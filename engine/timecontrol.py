@@ -10,6 +10,7 @@ less), ``G/45 +10``, the bare ``60+5`` or ``90 d30``, and FIDE's wording
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -32,9 +33,12 @@ class TimeControl:
         return self.mm + self.ss
 
 
-_VERBAL_MIN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:MIN(?:UTES?|S)?\b|')")
-_VERBAL_SEC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:SEC(?:ONDS?|S)?\b|\")")
-_VERBAL_HOUR = re.compile(r"(\d+(?:\.\d+)?)\s*(?:H(?:OURS?|RS?)?\b)")
+# a number starts only where no digit precedes: a match found inside a run of
+# digits is found from its start too, and searching from every digit of a long
+# run (a mangled page's time control) took time quadratic in its length
+_VERBAL_MIN = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:MIN(?:UTES?|S)?\b|')")
+_VERBAL_SEC = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:SEC(?:ONDS?|S)?\b|\")")
+_VERBAL_HOUR = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*(?:H(?:OURS?|RS?)?\b)")
 
 
 def _verbal(raw: str, s: str) -> TimeControl | None:
@@ -48,6 +52,21 @@ def _verbal(raw: str, s: str) -> TimeControl | None:
 
 
 def parse_time_control(text: str) -> TimeControl:
+    """The time control written in ``text`` (sec. 8's forms and FIDE-style
+    wording); an InputError for text it cannot read, or whose times are no
+    finite number of minutes (``G/`` and 400 digits)."""
+    tc = _parse_time_control(text)
+    if not math.isfinite(tc.mm + tc.ss):
+        raise InputError(f"time control {_shown(tc.text)}: the time is not a finite number "
+                         "of minutes")
+    return tc
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _parse_time_control(text: str) -> TimeControl:
     raw = str(text).strip()
     s = raw.upper()
     verbal = _verbal(raw, s)
@@ -88,9 +107,9 @@ def parse_time_control(text: str) -> TimeControl:
             value = float(extra.group(1))
             ss = value if ss is None else max(ss, value)
         else:
-            raise InputError(f"time control {raw!r}: cannot read {tok!r} "
+            raise InputError(f"time control {_shown(raw)}: cannot read {_shown(tok)} "
                              "(write it like G/60;d5, G/3+2 or 40/90, SD/30;d5)")
         i += 1
     if periods == 0:
-        raise InputError(f"time control {raw!r} has no main time (write it like G/60;d5)")
+        raise InputError(f"time control {_shown(raw)} has no main time (write it like G/60;d5)")
     return TimeControl(raw, mm, ss or 0.0)

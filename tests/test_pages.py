@@ -449,3 +449,22 @@ def test_a_player_unrated_on_the_page_and_rated_by_an_earlier_section(tmp_path, 
     printed_unrated = {p.id for p in a.published.event.sections[1].players
                        if "OTBR" not in p.ratings}
     assert chained >= printed_unrated - {None} and printed_unrated
+
+
+def test_a_page_with_a_very_long_line_is_read_in_linear_time(tmp_path):
+    """A line of 200,000 digits before the crosstable (a mangled save): the
+    section header's search ('N Rounds, M Players; ...') started at every
+    digit and went quadratic (minutes); it starts only where a number does.
+    Run with a deadline, so that a regression fails instead of hanging."""
+    import subprocess
+    import sys
+    text = (PACL / "XtblMain_202105149912_1.html").read_text(encoding="latin-1")
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("<pre>"))
+    lines.insert(at + 1, "9" * 200_000)
+    page = tmp_path / "long.html"
+    page.write_text("\n".join(lines), encoding="latin-1")
+    out = tmp_path / "event.yaml"
+    done = subprocess.run([sys.executable, "-m", "uschess", "-q", "import", str(page),
+                           "-o", str(out)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and out.exists(), done.stderr

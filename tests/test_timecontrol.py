@@ -22,3 +22,26 @@ def test_parse(text, mm, ss):
 def test_refused(text):
     with pytest.raises(InputError):
         parse_time_control(text)
+
+
+def test_times_of_no_finite_length_are_refused_and_shown_short():
+    for text in ("9" * 400, "G/" + "9" * 400, "40/" + "9" * 400 + ", SD/30"):
+        with pytest.raises(InputError, match="not a finite number of minutes") as info:
+            parse_time_control(text)
+        assert len(str(info.value)) < 120  # the text is shown cut, not whole
+    assert parse_time_control("G/" + "9" * 300).mm == float("9" * 300)  # large, finite: read
+
+
+def test_a_long_run_of_digits_is_read_in_linear_time():
+    """The wording's patterns (``90 min``, ``30 sec``) were searched from every
+    digit of a run: a mangled page's 200,000-digit time control took most of
+    an hour.  Run with a deadline, so that a regression fails, not hangs."""
+    import subprocess
+    import sys
+    code = ("from uschess.timecontrol import parse_time_control as p\n"
+            "from uschess.errors import InputError\n"
+            "for t in ('9' * 200000, '9 ' * 100000 + 'x', '1' * 200000 + ' MIN'):\n"
+            "    try:\n        p(t)\n    except InputError:\n        pass\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -71,7 +71,7 @@ _EXPORT_TITLE = re.compile(r"^(.*?)(?: \(([0-9]+)\))?, " + _DATE + r"(?:\.\." + 
 _DATES = re.compile(r"Section Date\(s\)\s*" + _DATE + r"(?:\s+thru\s+" + _DATE + r")?")
 _PROCESSED = re.compile(r"Received:\s*" + _DATE + r"|Entered:\s*" + _DATE + r"|Re-Rated:\s*"
                         + _DATE + r"|Rated:\s*" + _DATE)
-_STATS = re.compile(r"([0-9]+)\s+Rounds?,\s*([0-9]+)\s+Players?;\s*K Factor:\s*([A-Z]*)\s+"
+_STATS = re.compile(r"(?<![0-9])([0-9]+)\s+Rounds?,\s*([0-9]+)\s+Players?;\s*K Factor:\s*([A-Z]*)\s+"
                     r"Rating Sys:\s*([A-Z]+)(\s*\(FIDE Rated\))?\s+Tnmt Type:\s*([A-Z]*)")
 _TC = re.compile(r"Time Control:\s*(.*?)\s*$")
 _TITLE = re.compile(r"Cross Table for (.*?) \(Event ([0-9]+)\)")
@@ -495,7 +495,7 @@ def _read_td(text: str, source: Optional[str]) -> Page:
                     sec.rounds, sec.player_count = int(m.group(1)), int(m.group(2))
                     sec.tnmt_type = {"Swiss": "S", "Round Robin": "R"}.get(m.group(3) or "")
             elif sec is not None and key == "Rating Stats" and sep:
-                m = re.match(r"^(.*?)\s+Ratings?\s+(Full|Half)\s+K", value, re.IGNORECASE)
+                m = re.match(r"^(.*?)(?<!\s)\s+Ratings?\s+(Full|Half)\s+K", value, re.IGNORECASE)
                 if not m or m.group(1).lower() not in TD_RATING_STATS:
                     raise InputError(f"rating stats {value!r} are not like 'Regular Ratings Full K'",
                                      record=number)
