@@ -70,6 +70,21 @@ def test_import_without_players_keeps_what_the_report_says(tmp_path):
     assert all(p.ratings == {} for s in event.sections for p in s.players)
 
 
+def test_import_writes_no_event_file_the_rater_would_refuse(tmp_path, capsys):
+    """A time control the rater cannot read (a report's 'G/3X;d5') is
+    refused at the import, naming the source and the section, not written
+    for ``rate`` to refuse later."""
+    text = CLUB_YAML.read_text()
+    assert "time_control: G/" in text
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("time_control: G/", "time_control: G/3X", 1))
+    out = tmp_path / "out.json"
+    assert cli("import", bad, "-o", out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.yaml" in err and "section '" in err
+    assert "cannot read 'G/3X" in err and not out.exists()
+
+
 def test_import_refuses_to_overwrite_without_force(tmp_path, capsys):
     out = tmp_path / "club.yaml"
     out.write_text("keep me")

@@ -23,6 +23,7 @@ from uschess.io.formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
 from uschess.io.formats.trf import write_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf
 from uschess.rating.pipeline import rate_event
+from uschess.timecontrol import parse_time_control
 from uschess.commands.common import (STDIO, Console, add_force_option, add_member_data_options,
                                      add_rules_options, load_event_input, one_stdout, output_dir,
                                      output_file, print_json, rating_options)
@@ -205,6 +206,11 @@ def run_import(args) -> int:
     loaded = load_event_input(args.source, args, console, rates=False)
     console.member_data(loaded.member_data)
     event = loaded.event
+    for section in event.sections:  # an event file written is one that rates
+        try:
+            parse_time_control(str(section.time_control))
+        except InputError as err:
+            raise err.located(section=section.name, file=args.source)
     data = event_to_dict(event)
     text = _event_text(data, args, out)
     players = sum(len(s.players) for s in event.sections)
