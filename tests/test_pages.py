@@ -443,6 +443,13 @@ def test_a_player_unrated_on_the_page_and_rated_by_an_earlier_section(tmp_path, 
     assert main(["-q", "audit", str(copy)]) == 0
     out = capsys.readouterr()
     assert "Traceback" not in out.err and "of 16 reproduced" in out.out
+    # printed three times, the third is told apart from the second as well
+    thrice = tmp_path / "thrice.html"
+    thrice.write_text(text[:start] + text[start:] * 3, encoding="latin-1")
+    out_file = tmp_path / "thrice.yaml"
+    assert main(["-q", "import", str(thrice), "-o", str(out_file)]) == 0
+    names = [s.name for s in load_published(out_file).event.sections]
+    assert names == ["UNRATED", "UNRATED (1)", "UNRATED (1, 2)"]
     a = audit(load_published(copy))
     chained = {r.entry.id for r in a.rows
                if r.entry.section == "UNRATED (1)" and r.result.pre_from is not None}

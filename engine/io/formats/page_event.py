@@ -300,9 +300,11 @@ def event_from_page(page: Page, opts: Optional[PageOptions] = None):
             section, pubs, fact = section_from_page(sec, page, opts, notes)
         except InputError as err:
             raise err.located(file=page.source, section=sec.name, record=sec.line)
-        if section.name in names:
-            section.name = f"{section.name} ({sec.number})"
-            fact.name = section.name
+        if section.name in names:  # two sections of one name: told apart by number
+            unique, k = f"{section.name} ({sec.number})", 2
+            while unique in names:  # and a number printed twice, by its place too
+                unique, k = f"{section.name} ({sec.number}, {k})", k + 1
+            section.name = fact.name = unique
         names.add(section.name)
         sections.append(section)
         published.extend((section.name, p, s) for p, s in pubs)
