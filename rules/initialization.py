@@ -151,7 +151,8 @@ class Blended(_Converting):
     """000 sec. 2: the weighted average of the other five US Chess ratings,
     FIDE and CFC (Canadian residents), each weighted W_k = G_k S_k; R0 rounded
     to an integer; N = ceil(min(10, sum W_k)).  No source: the age-based
-    rating with N = 0 (not rounded: project reading 6)."""
+    rating with N = 0 (not rounded: project reading 6); sources that all
+    weigh W_k = 0 count as none (project reading 14)."""
 
     slot = "initialize"
     name = "blended"
@@ -192,6 +193,15 @@ class Blended(_Converting):
             rows.append({"source": name, "X": x, "date": when.isoformat(), "G": g, "D": d,
                          "P": pk, "Z": z, "S": s, "W": g * s})
         total_w = sum(r["W"] for r in rows)
+        if total_w == 0:
+            # every source is worth no games (credited with none, or so stale
+            # that S_k is 0): no information, as if none existed (project
+            # reading 14)
+            got = hook.uschess_age_rating(player=player, on=end, p=p)
+            weightless = f"{', '.join(r['source'] for r in rows)} weigh nothing (W = 0)"
+            if got is None:
+                return Initial(p.unrated_default, 0, f"no other information: last resort; {weightless}", rows)
+            return Initial(got[0], 0, f"age-based: {got[1]}; {weightless}", rows)
         r0 = sum(r["W"] * r["X"] for r in rows) / total_w
         n = math.ceil(min(b["n_cap"], total_w))
         return Initial(float(round_half_up(r0)), n,

@@ -102,3 +102,22 @@ def test_blended_game_factor_capped_by_games_and_needs_dates():
     assert got.sources[0]["G"] == 7
     with pytest.raises(InputError, match="no date"):
         init(mk(ratings={"OTBR": SystemRecord(1500, 7)}), "OTBQ", on="2025-03-01")
+
+
+def test_blended_sources_that_all_weigh_nothing_count_as_none():
+    """Project reading 14: a rating credited with no games has G_k = 0 (000
+    sec. 2, step 1), so W_k = 0; when every source weighs nothing there is no
+    weighted average, and the player is initialized as one with no other
+    rating: age-based (or the last resort) with N = 0."""
+    on = "2025-03-01"
+    none = init(mk(birth_date=dt.date(1990, 1, 1)), "OTBQ", on=on)
+    empty = mk(birth_date=dt.date(1990, 1, 1), ratings={"OTBR": SystemRecord(1600, 0, date=dt.date(2025, 1, 1))})
+    got = init(empty, "OTBQ", on=on)
+    assert (got.rating, got.games) == (none.rating, 0)
+    assert got.sources[0]["W"] == 0 and "OTBR weigh nothing" in got.how
+    adult = init(mk(adult=True, ratings={"OTBR": SystemRecord(1600, 0, date=dt.date(2025, 1, 1))}), "OTBQ", on=on)
+    assert adult.games == 0 and adult.rating == init(mk(adult=True), "OTBQ", on=on).rating
+    # one source with games still decides alone
+    mixed = mk(birth_date=dt.date(1990, 1, 1), ratings={"OTBR": SystemRecord(1600, 0, date=dt.date(2025, 1, 1)),
+                                                         "OLQ": SystemRecord(1700, 20, date=dt.date(2025, 1, 1))})
+    assert init(mixed, "OTBQ", on=on).rating == 1700
