@@ -191,6 +191,31 @@ class Section:
         raise KeyError(pair)
 
 
+@dataclass(frozen=True)
+class PublishedPost:
+    """One post-event rating a published page printed (an event file's
+    ``published:`` entry): the player's member id, the system, the post and
+    what the page printed beside it (the pre-event rating, None with
+    ``pre_given`` for one printed unrated; the section)."""
+
+    id: str
+    system: str
+    post: float
+    pre: Optional[float] = None
+    section: Optional[str] = None
+    pre_given: bool = False
+
+    def as_dict(self) -> dict:
+        """The event-file form: ``pre`` when given (null: printed unrated),
+        ``section`` when known."""
+        out: dict = {"id": self.id, "system": self.system, "post": self.post}
+        if self.pre_given or self.pre is not None:
+            out["pre"] = self.pre
+        if self.section is not None:
+            out["section"] = self.section
+        return out
+
+
 @dataclass
 class Event:
     name: str
@@ -200,6 +225,6 @@ class Event:
     online: bool = False
     id: Optional[str] = None
     source: Optional[str] = None
-    #: what a published page printed, for an event imported from one:
-    #: (player id, system, published post) rows, kept by a replay in the store
-    published: list = field(default_factory=list)
+    #: what a published page printed, for an event imported from one; kept
+    #: by a replay in the store and by an import of the event file
+    published: list[PublishedPost] = field(default_factory=list)

@@ -308,6 +308,14 @@ def test_import_page_then_rate_replay_and_audit_the_store(tmp_path, capsys):
     jsonschema.validate(json.loads(json.dumps(data, default=str)), schema)
     code, text, _ = run(capsys, "audit", out)
     assert code == 0 and "30 of 34 reproduced" in text
+    # importing the event file again keeps what the page printed, null pre-event ratings too
+    again = tmp_path / "again.json"
+    code, _, err = run(capsys, "import", out, "-o", again)
+    assert code == 0, err
+    assert json.loads(again.read_text())["published"] == json.loads(json.dumps(data["published"]))
+    assert any(e["pre"] is None for e in data["published"])
+    code, text, _ = run(capsys, "audit", again)
+    assert code == 0 and "30 of 34 reproduced" in text
     code, text, _ = run(capsys, "rate", out)
     assert code == 0 and "OPEN" in text
     db = tmp_path / "r.db"

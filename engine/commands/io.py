@@ -11,6 +11,7 @@ output (see :mod:`uschess.commands.common`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from uschess.io.exports import FORMATS, crosstable
 from uschess.io.formats.detect import EVENT_SUFFIXES, TRF_SUFFIXES
 from uschess.io.formats.trf import write_trf
 from uschess.io.formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_dbf
+from uschess.model import PublishedPost
 from uschess.rating.pipeline import rate_event
 from uschess.timecontrol import parse_time_control
 from uschess.commands.common import (STDIO, Console, add_force_option, add_member_data_options,
@@ -177,10 +179,9 @@ def _import_page(args, out, console) -> int:
     adult = {pid.strip() for item in args.adult for pid in item.split(",") if pid.strip()}
     pub = load_published(args.source, start=args.start, time_control=args.time_control,
                          adult=adult, section=args.section)
-    data = event_to_dict(pub.event)
-    data["published"] = [
-        {"id": e.id, "system": e.system, "post": e.post, "pre": e.pre, "section": e.section}
-        for e in pub.entries]
+    event = dataclasses.replace(pub.event, published=[
+        PublishedPost(e.id, e.system, e.post, e.pre, e.section, pre_given=True) for e in pub.entries])
+    data = event_to_dict(event)
     for note in pub.notes:
         console.note(note)
     out.write(_event_text(data, args, out), console,

@@ -24,7 +24,8 @@ from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
 from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
-                           ForeignRating, MatchChange, Player, Round, Section, SystemRecord)
+                           ForeignRating, MatchChange, Player, PublishedPost, Round, Section,
+                           SystemRecord)
 
 ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE | re.ASCII)
 #: The one bound on ratings, read and written alike: no rating, converted
@@ -454,10 +455,10 @@ def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool =
 PUBLISHED_KEYS = {"id", "system", "post", "pre", "section"}
 
 
-def parse_published(raw: Any) -> list[tuple[str, str, float]]:
+def parse_published(raw: Any) -> list[PublishedPost]:
     """The ``published:`` list an event imported from a page carries: each
-    entry's (player id, system, published post); ``pre`` and ``section`` are
-    what the page printed beside it (the audit reads them)."""
+    entry's player id, system and published post; ``pre`` and ``section``
+    are what the page printed beside it (the audit reads them)."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -476,8 +477,13 @@ def parse_published(raw: Any) -> list[tuple[str, str, float]]:
         if system not in SYSTEMS:
             raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
         post = _number(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
-        _number(entry, "pre", what, lo=0, hi=MAX_RATING)
-        out.append((str(pid), system, float(post)))
+        pre = _number(entry, "pre", what, lo=0, hi=MAX_RATING)
+        section = entry.get("section")
+        if section is not None and (not isinstance(section, (str, int)) or isinstance(section, bool)):
+            raise InputError(f"{what}: 'section' must be a section's name, not {kind_of(section)}")
+        out.append(PublishedPost(str(pid), system, float(post),
+                                 None if pre is None else float(pre),
+                                 None if section is None else str(section), "pre" in entry))
     return out
 
 
@@ -607,7 +613,10 @@ def event_to_dict(event: Event) -> dict:
             sec["systems"] = list(s.systems)
         sec["players"] = [player_to_dict(p) for p in s.players]
         sections.append(sec)
-    return {"event": head, "sections": sections}
+    out = {"event": head, "sections": sections}
+    if event.published:
+        out["published"] = [p.as_dict() for p in event.published]
+    return out
 
 
 def write_event(event: Event, path: str | Path) -> None:

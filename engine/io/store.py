@@ -356,7 +356,7 @@ class EventWrite:
     ratings: dict = field(default_factory=dict)     # (player_id, system) -> SystemRecord
     players: list = field(default_factory=list)     # PlayerInfo to insert or update
     rulesets: dict = field(default_factory=dict)    # fingerprint -> rules as dict
-    published: list = field(default_factory=list)   # (player_id, system, post) a page printed
+    published: list = field(default_factory=list)   # PublishedPost rows a page printed
 
 
 @dataclass
@@ -1137,8 +1137,8 @@ class Store:
                 raise self.damaged(f"event {write.id}",
                                    "the store holds changes of it but no events row")
             raise
-        c.executemany(_UPSERT_PUBLISHED, [(write.id, pid, system, float(post))
-                                          for pid, system, post in write.published])
+        c.executemany(_UPSERT_PUBLISHED, [(write.id, p.id, p.system, float(p.post))
+                                          for p in write.published])
         c.executemany(_UPSERT_RATING, record_rows(write.ratings, write.id))
         if during is not None:
             during()
