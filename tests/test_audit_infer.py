@@ -23,6 +23,7 @@ from uschess.cli import main
 from uschess.formulas import round_half_up
 from uschess.io.eventfile import event_from_dict, event_to_dict
 from uschess.rating.pipeline import RatingOptions, rate_event
+from uschess.rating.section import rate_section
 
 from helpers import SHARED_DATA
 
@@ -364,3 +365,27 @@ def test_inferred_values_are_never_merged_by_the_rule_books_cache():
     book.forget_reforms()
     assert book.rules(on, reform=a.reform) is not ra
     assert book.rules(on) is plain
+
+
+@pytest.mark.parametrize("ages,other,start", [(True, None, "2015-05-02"), (False, "OTBQ", "2021-03-06")])
+def test_the_models_remembered_special_ratings_change_no_post(monkeypatch, ages, other, start):
+    """A section model remembers the special formula's answers by their
+    inputs (a search rates one section again and again with a few values
+    moved): every post it gives is, float for float, the pipeline's with
+    those initial ratings, also after the memory is full and starts again."""
+    raw = _swiss(8, 12, 5, 7, start, ages=ages, other=other)
+    sr = rate_event(event_from_dict(_hidden(raw), source="p"), RatingOptions(trace=False)).sections[0]
+    games = {pr.pair: 0 if ages else 4 for pr in sr.players if pr.initial is not None}
+    monkeypatch.setattr(S, "SPECIAL_MEMO", 40)  # starts again many times below
+    model = SectionModel(sr, games)
+    rng = random.Random(5)
+    base = {pair: float(rng.randrange(300, 1800)) for pair in games}
+    for _ in range(25):
+        values = dict(base)
+        for pair in rng.sample(sorted(games), 2):
+            values[pair] += rng.choice((-50.0, 1.0, 25.0))
+        got = model.posts(values)
+        plain = dataclasses.replace(sr.rules, call=S._Call(sr.rules.call, sr.system, values, games))
+        want = rate_section(sr.section, sr.system, plain, sr.time_control, trace=False)
+        assert got == {pr.pair: (pr.post if pr.m else pr.pre) for pr in want.players}
+    assert 0 < len(model._special._seen) <= 40

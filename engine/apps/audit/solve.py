@@ -175,13 +175,53 @@ class Unknown:
             self.value = self.start
 
 
+#: Special ratings a section model keeps (:class:`_SpecialMemo`) before it
+#: starts again: about 25 MB at most.
+SPECIAL_MEMO = 1 << 16
+
+
+class _SpecialMemo:
+    """The rules' special formula (sec. 4.1) remembered by its inputs.
+
+    A search rates one section again and again with one or a few initial
+    ratings moved; most players' special-formula inputs (R0', N', the
+    opponents' ratings, the score) are then the same as in an earlier
+    rating, and the answer is too: the formula is a function of them and of
+    the rules, which a section model keeps.  Untraced calls only; at most
+    :data:`SPECIAL_MEMO` answers are kept."""
+
+    def __init__(self, special):
+        self._special, self._seen = special, {}
+
+    def __call__(self, r0, n_eff, opponents, score, wins, losses, all_wins, all_losses, n, p,
+                 trace):
+        if trace is not None:
+            return self._special(r0=r0, n_eff=n_eff, opponents=opponents, score=score, wins=wins,
+                                 losses=losses, all_wins=all_wins, all_losses=all_losses, n=n,
+                                 p=p, trace=trace)
+        key = (r0, n_eff, tuple(opponents), score, wins, losses, all_wins, all_losses, n, id(p))
+        seen = self._seen
+        value = seen.get(key)
+        if value is None:
+            if len(seen) >= SPECIAL_MEMO:
+                seen.clear()
+            value = seen[key] = self._special(r0=r0, n_eff=n_eff, opponents=opponents,
+                                              score=score, wins=wins, losses=losses,
+                                              all_wins=all_wins, all_losses=all_losses, n=n, p=p,
+                                              trace=None)
+        return value
+
+
 class _Call:
     """The rules' hooks, with step 1 answered from given values for the
-    pairs listed (the others go to the rules)."""
+    pairs listed (the others go to the rules) and the special formula from
+    ``special`` where given (:class:`_SpecialMemo`)."""
 
-    def __init__(self, call, system: str, values: dict, games: dict):
+    def __init__(self, call, system: str, values: dict, games: dict, special=None):
         self._call, self._system = call, system
         self._values, self._games = values, games
+        if special is not None:
+            self.uschess_special_rating = special
 
     def __getattr__(self, name):
         return getattr(self._call, name)
@@ -205,6 +245,8 @@ class SectionModel:
         self.rated, self.games = rated, dict(games)
         self.fixed = dict(fixed or {})
         self.evaluations = 0
+        # the rules (and so their p) are the rated section's throughout
+        self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
 
     def posts(self, values: dict) -> Optional[dict]:
         """pair -> the rating a crosstable prints after the event (the post
@@ -215,7 +257,7 @@ class SectionModel:
         if self.fixed:
             values = {**values, **self.fixed}
         rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
-                                                         self.games))
+                                                         self.games, self._special))
         self.evaluations += 1
         try:
             res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False)
