@@ -45,11 +45,13 @@ def declared_systems_warnings(section: Section, rules, tc: TimeControl) -> list[
 
 
 def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: bool = True,
-                 pre_from: Optional[dict] = None) -> SectionResult:
+                 pre_from: Optional[dict] = None, played: Optional[dict] = None) -> SectionResult:
     """Steps 1-5 of sec. 1 for one section in one system, then the finish
     step.  ``pre_from``: where a pair's pre-event record came from, if not
-    the event file."""
-    st = five_steps(section, system, rules, tc, trace=trace)
+    the event file; ``played``: the players' games read once
+    (:func:`uschess.rating.steps.played_games`) for a section rated again
+    and again."""
+    st = five_steps(section, system, rules, tc, trace=trace, played=played)
     pre_from = pre_from or {}
     step = FinishStep(system, st, rules, section.end, trace=trace)
     entrants = st.entrants

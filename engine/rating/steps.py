@@ -148,19 +148,18 @@ class _ReadCalls:
         return fn
 
 
-class Entrant:
-    """What steps 1-5 know of one player in one system: the games (opponent
-    pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings; rating a
-    section without a trace, eligibility is asked only where the bonus term
-    would be positive, and is None where it was not); after the last step,
-    what the standard formula gave there (E and the bonus)."""
+class Played:
+    """A player's rated games in a unit (sec. 1: games against an opponent
+    with a result W, D or L; forfeits and byes are not rated): the opponents'
+    pairs in round order, the score, m, wins and losses, and a getter of the
+    opponents' ratings in one call (None for fewer than two opponents: a
+    single opponent's getter would give the rating, not a sequence).  They
+    depend on the rounds alone, so one section rated again and again (an
+    audit's searches) reads them once (:func:`played_games`)."""
 
-    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
-                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
-                 "expected", "bonus", "opp_get")
+    __slots__ = ("opps", "score", "m", "wins", "losses", "opp_get")
 
-    def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True):
+    def __init__(self, pl: Player):
         opps, score, wins, losses = [], 0.0, 0, 0
         codes = GAME_CODES
         for r in pl.rounds:
@@ -174,13 +173,34 @@ class Entrant:
                         wins += 1
                     elif s == 0.0:
                         losses += 1
-        self.pl, self.rec = pl, rec
         m = len(opps)
-        self.opps, self.score, self.m = opps, score, m
-        # the opponents' ratings in one call (steps 4 and 5); a single
-        # opponent's getter would give the rating, not a sequence of one
+        self.opps, self.score, self.m, self.wins, self.losses = opps, score, m, wins, losses
         self.opp_get = itemgetter(*opps) if m > 1 else None
-        self.wins, self.losses = wins, losses
+
+
+def played_games(section: Section) -> dict:
+    """pair -> :class:`Played`, for every player of ``section``."""
+    return {pl.pair: Played(pl) for pl in section.players}
+
+
+class Entrant:
+    """What steps 1-5 know of one player in one system: the games (opponent
+    pairs and scores), R0, N, N', the formula, and for the standard formula K
+    and bonus eligibility (neither depends on the opponents' ratings; rating a
+    section without a trace, eligibility is asked only where the bonus term
+    would be positive, and is None where it was not); after the last step,
+    what the standard formula gave there (E and the bonus)."""
+
+    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
+                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
+                 "expected", "bonus", "opp_get")
+
+    def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True,
+                 played: Optional[Played] = None):
+        g = Played(pl) if played is None else played
+        self.pl, self.rec = pl, rec
+        self.opps, self.score, self.m, self.wins, self.losses = g.opps, g.score, g.m, g.wins, g.losses
+        self.opp_get = g.opp_get  # the opponents' ratings in one call (steps 4 and 5)
         if rec is None:
             self.all_wins = self.all_losses = False
         else:
@@ -216,7 +236,8 @@ class Steps:
 
 def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
                kind: SectionKind = STANDARD, trace: bool = True,
-               records: Optional[dict] = None, held: frozenset = frozenset()) -> Steps:
+               records: Optional[dict] = None, held: frozenset = frozenset(),
+               played: Optional[dict] = None) -> Steps:
     """Steps 1-5 of sec. 1 for ``section`` in ``system``.  ``records``: each player's pre-event record by pair (default: the
     player's own ``ratings[system]``).  ``held``: pairs (each with a rating)
     whose rating the unit does not move (a match player held at the pre-event
@@ -225,10 +246,16 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     floor100 = rules.p.absolute_floor
     nstar = rules.p.nstar
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
-    if records is None:  # each player's own record
-        entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), trace) for pl in section.players}
+    if played is None:
+        if records is None:  # each player's own record
+            entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), trace)
+                        for pl in section.players}
+        else:
+            entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace)
+                        for pl in section.players}
     else:
-        entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace) for pl in section.players}
+        get = (lambda pl: pl.ratings.get(system)) if records is None else (lambda pl: records.get(pl.pair))
+        entrants = {pl.pair: Entrant(pl, get(pl), trace, played[pl.pair]) for pl in section.players}
     playing = {pair: e for pair, e in entrants.items() if e.m}
     # every player who appears as an opponent plays a rated game (validated pairings)
 

@@ -81,6 +81,7 @@ from typing import Callable, Optional
 from uschess.errors import InputError
 from uschess.rating.results import SectionResult
 from uschess.rating.section import rate_section
+from uschess.rating.steps import played_games
 from uschess.rules.base import Initial
 
 #: The move of an initial rating used to measure the posts' sensitivity to it.
@@ -245,8 +246,9 @@ class SectionModel:
         self.rated, self.games = rated, dict(games)
         self.fixed = dict(fixed or {})
         self.evaluations = 0
-        # the rules (and so their p) are the rated section's throughout
+        # the rules (and so their p) and the games are the rated section's throughout
         self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
+        self._played = played_games(rated.section)
 
     def posts(self, values: dict) -> Optional[dict]:
         """pair -> the rating a crosstable prints after the event (the post
@@ -260,7 +262,8 @@ class SectionModel:
                                                          self.games, self._special))
         self.evaluations += 1
         try:
-            res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False)
+            res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False,
+                               played=self._played)
         except InputError:
             return None
         return {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
