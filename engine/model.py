@@ -196,7 +196,7 @@ class PublishedPost:
     """One post-event rating a published page printed (an event file's
     ``published:`` entry): the player's member id, the system, the post and
     what the page printed beside it (the pre-event rating, None with
-    ``pre_given`` for one printed unrated; the section)."""
+    ``pre_given`` for one printed unrated; the section; the name)."""
 
     id: str
     system: str
@@ -204,6 +204,7 @@ class PublishedPost:
     pre: Optional[float] = None
     section: Optional[str] = None
     pre_given: bool = False
+    name: Optional[str] = None
 
     def as_dict(self) -> dict:
         """The event-file form: ``pre`` when given (null: printed unrated),
@@ -213,6 +214,8 @@ class PublishedPost:
             out["pre"] = self.pre
         if self.section is not None:
             out["section"] = self.section
+        if self.name is not None:
+            out["name"] = self.name
         return out
 
 

@@ -503,3 +503,26 @@ def test_variants_keep_only_the_printed_posts():
                                             post=first.post)
     assert count_reproduced(kept, [e], 0.5) == count_reproduced(full, [e], 0.5) == 1
     assert PrintedPosts.of(None) is None
+
+
+def test_a_published_list_has_one_reader(tmp_path, capsys):
+    """An entry of a ``published:`` list is read by one reader whether the
+    file is audited or rated (an imported page is both): the same entries
+    are refused with the same words, and an entry's printed name is kept."""
+    good = json.loads((AUDIT / "wfcc15-2024-b14.json").read_text(encoding="utf-8"))
+    for change, words in ((lambda e: e.update(post="high"), "'post' must be a number"),
+                          (lambda e: e.update(system="FIDE"), "unknown rating system 'FIDE'"),
+                          (lambda e: e.update(colour="W"), "unknown field(s) ['colour']"),
+                          (lambda e: e.update(section=["OPEN"]), "'section' must be text, not a list")):
+        raw = json.loads(json.dumps(good))
+        change(raw["published"][0])
+        path = _write(tmp_path, "bad.json", raw)
+        for command in ("audit", "rate"):
+            assert main([command, str(path)]) == 2, (command, words)
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and words in err and "published entry 1" in err, (command, err)
+    raw = json.loads(json.dumps(good))
+    raw["published"][0]["name"] = "AS PRINTED"
+    pub = published_from_dict(raw, "named.json")
+    assert pub.entries[0].name == "AS PRINTED"
+    assert event_to_dict(pub.event)["published"][0]["name"] == "AS PRINTED"

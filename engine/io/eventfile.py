@@ -452,13 +452,15 @@ def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool =
         raise err.located(file=source)
 
 
-PUBLISHED_KEYS = {"id", "system", "post", "pre", "section"}
+PUBLISHED_KEYS = {"id", "system", "post", "pre", "section", "name"}
 
 
 def parse_published(raw: Any) -> list[PublishedPost]:
-    """The ``published:`` list an event imported from a page carries: each
-    entry's player id, system and published post; ``pre`` and ``section``
-    are what the page printed beside it (the audit reads them)."""
+    """The ``published:`` list an event imported from a page (or a
+    published-results file, :func:`uschess.apps.audit.published_from_dict`)
+    carries: each entry's player id, system and published post; ``pre``,
+    ``section`` and ``name`` are what the page printed beside it (the audit
+    reads them).  The one reader of such a list's entries."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -478,12 +480,14 @@ def parse_published(raw: Any) -> list[PublishedPost]:
             raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
         post = _number(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
         pre = _number(entry, "pre", what, lo=0, hi=MAX_RATING)
-        section = entry.get("section")
-        if section is not None and (not isinstance(section, (str, int)) or isinstance(section, bool)):
-            raise InputError(f"{what}: 'section' must be a section's name, not {kind_of(section)}")
+        section, name = entry.get("section"), entry.get("name")
+        for key, value in (("section", section), ("name", name)):
+            if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
+                raise InputError(f"{what}: '{key}' must be text, not {kind_of(value)}")
         out.append(PublishedPost(str(pid), system, float(post),
                                  None if pre is None else float(pre),
-                                 None if section is None else str(section), "pre" in entry))
+                                 None if section is None else str(section), "pre" in entry,
+                                 None if name is None else str(name)))
     return out
 
 

@@ -4,7 +4,6 @@ table, or a published-results file (JSON/YAML), as :class:`PublishedResults`."""
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Optional
 
 from uschess.apps.audit.cause import EPS
 from uschess.errors import InputError
-from uschess.io.eventfile import MAX_RATING, event_from_dict, parse_date
+from uschess.io.eventfile import event_from_dict, parse_date
 from uschess.io.textdata import MAX_DATA_BYTES, parse_data, read_page_text
 from uschess.model import SYSTEM_LABELS, SYSTEMS, Event
 
@@ -23,9 +22,6 @@ MSA_LABELS = {SYSTEM_LABELS[s]: s for s in ("OTBR", "OTBQ", "OTBB")}
 
 
 _MSA_LABEL = re.compile(r"\|\s*[0-9]+\s*/\s*([A-Z]{1,3})\s*:", re.ASCII)
-
-
-PUBLISHED_KEYS = {"id", "system", "post", "pre", "section", "name"}
 
 
 @dataclass
@@ -128,16 +124,6 @@ class PublishedResults:
         return max(dates) if dates else None
 
 
-def _number(value, what: str, *, allow_none=False) -> Optional[float]:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{what} must be a number, not {value!r}")
-    if not 0 <= value <= MAX_RATING:
-        raise InputError(f"{what} = {value!r} is impossible (allowed 0..{MAX_RATING:g})")
-    return float(value)
-
-
 def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
     """Read the published-results structure (see the module text); every
     problem is an :class:`InputError` naming the file and the entry."""
@@ -148,38 +134,25 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
     if unknown:
         raise InputError(f"unknown key(s) {sorted(map(str, unknown))} (allowed: event, sections, published)",
                          file=source)
-    event = event_from_dict({k: raw[k] for k in ("event", "sections") if k in raw}, source=source)
     items = raw.get("published")
     if not isinstance(items, list) or not items:
         raise InputError("'published' must be a non-empty list of {id, system, post}", file=source)
+    # the entries' fields are read with the event (one reader of a published: list)
+    event = event_from_dict(raw, source=source)
     where_id: dict[str, list] = {}
     for sec in event.sections:
         for pl in sec.players:
             where_id.setdefault(pl.id, []).append((sec, pl))
     entries, seen = [], {}
-    for i, item in enumerate(items, start=1):
+    for i, item in enumerate(event.published, start=1):
         what = f"published entry {i}"
         try:
-            if not isinstance(item, dict):
-                raise InputError("must be a mapping {id, system, post}")
-            bad = set(item) - PUBLISHED_KEYS
-            if bad:
-                raise InputError(f"unknown key(s) {sorted(bad)} (allowed: {', '.join(sorted(PUBLISHED_KEYS))})")
-            for key in ("id", "system", "post"):
-                if item.get(key) is None:
-                    raise InputError(f"missing '{key}'")
-            pid = str(item["id"])
-            system = item["system"]
-            if system not in SYSTEMS:
-                raise InputError(f"system {system!r} is not one of {', '.join(SYSTEMS)}")
-            post = _number(item["post"], "'post'")
-            pre = _number(item.get("pre"), "'pre'", allow_none=True)
+            pid, system, post, pre, section = item.id, item.system, item.post, item.pre, item.section
             places = where_id.get(pid)
             if not places:
                 raise InputError(f"id {pid} plays in no section of the event")
-            section = item.get("section")
             if section is not None:
-                places = [(s, p) for s, p in places if s.name == str(section)]
+                places = [(s, p) for s, p in places if s.name == section]
                 if not places:
                     raise InputError(f"id {pid} does not play in section {section!r}")
             elif len(places) > 1:
@@ -192,7 +165,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                                  f"published entry {seen[key]}")
             seen[key] = i
             rec = pl.ratings.get(system)
-            if "pre" in item:
+            if item.pre_given:
                 if pre is None and rec is not None:
                     raise InputError(f"published as unrated in {system} but the section gives a "
                                      f"pre-event rating of {rec.rating:g}")
@@ -203,7 +176,7 @@ def published_from_dict(raw, source: Optional[str] = None) -> PublishedResults:
                     raise InputError(f"published pre-event rating {pre:g} but the section gives "
                                      f"{rec.rating:g} (they must agree to within 0.5)")
             entries.append(PublishedEntry(pid, system, post, pre, sec.name,
-                                          str(item.get("name") or pl.name), pl.pair))
+                                          item.name or pl.name, pl.pair))
         except InputError as err:
             raise err.located(file=source, field=what)
     return PublishedResults(event, entries, source, "json",
