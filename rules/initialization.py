@@ -175,10 +175,7 @@ class Blended(_Converting):
         if player.cfc is not None and (player.cfc.canadian or not b["cfc_canadian_only"]):
             sources.append(("CFC", self.cfc_us(player.cfc.rating, p), b["cfc_factor"], player.cfc.date))
         if not sources:
-            got = hook.uschess_age_rating(player=player, on=end, p=p)
-            if got is None:
-                return Initial(p.unrated_default, 0, "no other information: last resort")
-            return Initial(got[0], 0, f"age-based: {got[1]}")
+            return self._without_sources(player, end, p, hook)
         rows = []
         for name, x, g, when in sources:
             if when is None:
@@ -193,16 +190,21 @@ class Blended(_Converting):
             rows.append({"source": name, "X": x, "date": when.isoformat(), "G": g, "D": d,
                          "P": pk, "Z": z, "S": s, "W": g * s})
         total_w = sum(r["W"] for r in rows)
-        if total_w == 0:
-            # every source is worth no games (credited with none, or so stale
-            # that S_k is 0): no information, as if none existed (project
-            # reading 14)
-            got = hook.uschess_age_rating(player=player, on=end, p=p)
-            weightless = f"{', '.join(r['source'] for r in rows)} weigh nothing (W = 0)"
-            if got is None:
-                return Initial(p.unrated_default, 0, f"no other information: last resort; {weightless}", rows)
-            return Initial(got[0], 0, f"age-based: {got[1]}; {weightless}", rows)
+        if total_w == 0:  # every source worth no games: as if none existed (project reading 14)
+            return self._without_sources(player, end, p, hook, rows)
         r0 = sum(r["W"] * r["X"] for r in rows) / total_w
         n = math.ceil(min(b["n_cap"], total_w))
         return Initial(float(round_half_up(r0)), n,
                        f"blended from {', '.join(r['source'] for r in rows)}", rows)
+
+    @staticmethod
+    def _without_sources(player, end, p, hook, rows: list = ()) -> Initial:
+        """No rating to average: the age-based rating with N = 0, or the last
+        resort where there is none; ``rows``: sources that all weigh W_k = 0
+        (named in the text, kept in the trace)."""
+        weightless = f"; {', '.join(r['source'] for r in rows)} weigh nothing (W = 0)" if rows else ""
+        got = hook.uschess_age_rating(player=player, on=end, p=p)
+        if got is None:
+            return Initial(p.unrated_default, 0, f"no other information: last resort{weightless}",
+                           list(rows))
+        return Initial(got[0], 0, f"age-based: {got[1]}{weightless}", list(rows))

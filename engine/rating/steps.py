@@ -246,16 +246,13 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     floor100 = rules.p.absolute_floor
     nstar = rules.p.nstar
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
-    if played is None:
-        if records is None:  # each player's own record
-            entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), trace)
-                        for pl in section.players}
-        else:
-            entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace)
-                        for pl in section.players}
+    games = (played or {}).get  # None: each Entrant reads its player's games
+    if records is None:  # each player's own record
+        entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), trace, games(pl.pair))
+                    for pl in section.players}
     else:
-        get = (lambda pl: pl.ratings.get(system)) if records is None else (lambda pl: records.get(pl.pair))
-        entrants = {pl.pair: Entrant(pl, get(pl), trace, played[pl.pair]) for pl in section.players}
+        entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace, games(pl.pair))
+                    for pl in section.players}
     playing = {pair: e for pair, e in entrants.items() if e.m}
     # every player who appears as an opponent plays a rated game (validated pairings)
 
