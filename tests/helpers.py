@@ -114,3 +114,17 @@ def examples(full: int) -> int:
     ``full`` under ``ci``, its share under ``dev`` (see ``conftest.py``)."""
     from hypothesis import settings
     return max(1, full * settings.default.max_examples // 100)
+
+
+def count_calls(monkeypatch, owner, name: str) -> list:
+    """``owner.name`` replaced (for the test) by a wrapper that notes each
+    call; returns the list it appends to (its length: the calls made)."""
+    calls: list = []
+    real = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls

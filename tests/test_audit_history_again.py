@@ -11,7 +11,7 @@ from uschess.apps.audit.cause import post_of, within
 from uschess.apps.audit.hidden import InferredHistory
 from uschess.apps.audit.solve import AGAIN
 
-from helpers import SHARED_DATA, event, msa_text_page, player
+from helpers import SHARED_DATA, count_calls, event, msa_text_page, player
 
 PACL = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
 
@@ -163,14 +163,7 @@ def test_the_search_stays_in_its_budget(tmp_path, monkeypatch):
     assert len(calls) == 1
     assert calls == [AGAIN]  # a solve again, from values that fitted: a tenth of the work
 
-    rated = []
-    real_rate = history_again.rated_posts
-
-    def counting_rate(*args, **kw):
-        rated.append(1)
-        return real_rate(*args, **kw)
-
-    monkeypatch.setattr(history_again, "rated_posts", counting_rate)
+    rated = count_calls(monkeypatch, history_again, "rated_posts")
     monkeypatch.setattr(history_again, "MAX_RATINGS", 2)
     pub = load_published(PACL / "XtblMain_202103284332_1.html", section="1")
     audit(pub, known_on=pub.rated_on)  # no unknown: ratings of the event, no solve

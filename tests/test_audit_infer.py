@@ -12,9 +12,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import math
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from uschess.apps.audit import audit, published_from_dict
 from uschess.apps.audit import solve as S
@@ -25,7 +28,7 @@ from uschess.io.eventfile import event_from_dict, event_to_dict
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.rating.section import rate_section
 
-from helpers import SHARED_DATA
+from helpers import SHARED_DATA, count_calls, examples
 
 
 def _swiss(n_rated: int, n_new: int, rounds: int, seed: int, start: str, *, ages=True,
@@ -389,3 +392,87 @@ def test_the_models_remembered_special_ratings_change_no_post(monkeypatch, ages,
         want = rate_section(sr.section, sr.system, plain, sr.time_control, trace=False)
         assert got == {pr.pair: (pr.post if pr.m else pr.pre) for pr in want.players}
     assert 0 < len(model._special._seen) <= 40
+
+
+# --- the sensitivities measured in groups (solve.forward_slopes) ------------
+
+def _sparse_model(start: str, seed: int):
+    """A section of 20 rated and 30 unrated players over two rounds (few
+    opponents each: unknowns far apart in the game graph), as a page shows
+    it, with its model, the unknowns' values and the posts at them."""
+    raw = _hidden(_swiss(20, 30, 2, seed, start))
+    sr = rate_event(event_from_dict(raw, source="page.yaml"), RatingOptions(trace=False)).sections[0]
+    values = {pr.pair: pr.initial.rating for pr in sr.players
+              if pr.initial is not None and pr.m}
+    model = SectionModel(sr, {pair: 0 for pair in values})
+    return model, values, model.posts(values)
+
+
+def _alone(model, values: dict, base: dict, step: float, high: float) -> dict:
+    """The sensitivities by definition: each unknown moved alone."""
+    out = {}
+    for u in sorted(values):
+        x = values[u]
+        h = step if x + step <= high else -step
+        moved = model.posts({**values, u: x + h}, count=False)
+        out[u] = {} if moved is None else {
+            j: (v - base[j]) / h for j, v in moved.items()
+            if v is not None and base.get(j) is not None and abs((v - base[j]) / h) >= S.MIN_SLOPE}
+    return out
+
+
+@settings(max_examples=examples(40), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(day=st.dates(min_value=dt.date(2001, 1, 1), max_value=dt.date(2025, 12, 31)),
+       seed=st.integers(0, 10_000), step=st.sampled_from([S.PROBE, S.DIFF, S.DIFF_WHOLE]))
+def test_sensitivities_measured_in_groups_are_those_of_each_unknown_alone(monkeypatch, day,
+                                                                         seed, step):
+    """Unknowns more than 2 x HOPS games apart moved together in one rating
+    give, post by post, the slopes each gives moved alone, bit for bit, in
+    every era's rules; each still counts as one rating of the budget, and
+    fewer ratings are made."""
+    model, values, base = _sparse_model(day.isoformat(), seed)
+    high = model.rated.rules.p.special_cap
+    want = _alone(model, values, base, step, high)
+    calls = count_calls(monkeypatch, S, "rate_section")
+    before = model.evaluations
+    got = S.forward_slopes(model, values, sorted(values), base, step, -math.inf, high)
+    assert got == want
+    assert list(got) == sorted(values)
+    assert model.evaluations - before == len(values)
+    assert model.separable
+    assert len(calls) < len(values)
+
+
+def test_a_budget_stops_grouped_measurement_where_it_stopped_alone():
+    """``stop`` is asked before each unknown as each was measured alone:
+    the same unknowns are measured, the same ratings charged."""
+    model, values, base = _sparse_model("2019-06-01", 7)
+    high = model.rated.rules.p.special_cap
+    want = _alone(model, values, base, S.PROBE, high)
+    limit = model.evaluations + 9
+    got = S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf, high,
+                           stop=lambda: model.evaluations >= limit)
+    assert got == {u: want[u] for u in sorted(values)[:9]}
+    assert model.evaluations == limit
+
+
+@pytest.mark.parametrize("hops", [1, 2])
+def test_a_post_moving_beyond_the_reach_sends_the_model_back_to_one_unknown_at_a_time(
+        monkeypatch, hops):
+    """Were the rules to carry an initial rating further than HOPS games
+    (here the reach is cut to one or two games, which steps 4 and 5
+    exceed: three is needed), a grouped rating moves posts outside its
+    members' reaches: seen, each member is measured alone, and so is every
+    later measurement."""
+    monkeypatch.setattr(S, "HOPS", hops)
+    model, values, base = _sparse_model("2021-03-06", 11)
+    high = model.rated.rules.p.special_cap
+    want = _alone(model, values, base, S.PROBE, high)
+    got = S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf, high)
+    assert got == want
+    assert not model.separable
+    calls = count_calls(monkeypatch, S, "rate_section")
+    assert S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf,
+                            high) == want
+    assert len(calls) == len(values)

@@ -121,9 +121,9 @@ def test_tradeoff_search_is_bounded_and_deterministic(tmp_path, monkeypatch):
     counted = []
 
     class Counting(T.SectionModel):
-        def posts(self, values):
+        def posts(self, values, count=True):
             counted.append(1)
-            return super().posts(values)
+            return super().posts(values, count)
 
     first = audit(published_from_dict(data, "page.json"))
     monkeypatch.setattr(T, "SectionModel", Counting)

@@ -25,9 +25,11 @@ So the solver works on the published posts of the whole section:
    first: Levenberg-Marquardt on the whole vector of initial ratings, the
    residuals the published minus the computed posts of every published
    player of the section and system, robust (Huber weights, iteratively
-   reweighted).  The Jacobian is measured by forward differences (one
-   rating of the section per unknown, the value moved by :data:`DIFF`, or
-   :data:`DIFF_WHOLE` where the rules store whole ratings), kept up to date
+   reweighted).  The Jacobian is measured by forward differences (the
+   value moved by :data:`DIFF`, or :data:`DIFF_WHOLE` where the rules store
+   whole ratings; one rating of the section per unknown, or per group of
+   unknowns too far apart in the game graph to move a common post:
+   :func:`forward_slopes`), kept up to date
    by sparse Broyden (Schubert) updates for a few accepted steps, then
    measured again; each step solves the damped normal equations
    (J^T W J + lambda diag) d = -J^T W r by Cholesky in pure Python and is
@@ -176,6 +178,13 @@ class Unknown:
             self.value = self.start
 
 
+#: How far an initial rating reaches in a section, in rated games: step 3
+#: reads the initial ratings of a player's opponents, step 4 the step-3 (or
+#: step-1) ratings of theirs, step 5 the step-4 results of theirs, and the
+#: finish step a player's own step 5 alone (sec. 1, steps 3-5; sec. 5).  A
+#: post beyond it does not move with that initial rating.
+HOPS = 3
+
 #: Special ratings a section model keeps (:class:`_SpecialMemo`) before it
 #: starts again: about 33 MB when full with five to nine opponents a player
 #: (measured with tracemalloc), more in longer sections.
@@ -250,18 +259,48 @@ class SectionModel:
         # the rules (and so their p) and the games are the rated section's throughout
         self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
         self._played = played_games(rated.section)
+        self._reach: dict = {}
+        self._met: Optional[dict] = None  # pair -> the pairs met in rated games
+        #: False once a grouped measurement moved a post beyond its members'
+        #: reach (:func:`forward_slopes`): each unknown is then measured alone
+        self.separable = True
 
-    def posts(self, values: dict) -> Optional[dict]:
+    def reach(self, pair: int) -> frozenset:
+        """The pairs whose posts the initial rating of ``pair`` can move:
+        those within :data:`HOPS` rated games of it (its own included), a
+        game counted whichever side lists it."""
+        got = self._reach.get(pair)
+        if got is None:
+            met = self._met
+            if met is None:
+                met = self._met = {q: set(g.opps) for q, g in self._played.items()}
+                for q, g in self._played.items():
+                    for o in g.opps:
+                        met.setdefault(o, set()).add(q)
+            seen, front = {pair}, [pair]
+            for _ in range(HOPS):
+                nxt = []
+                for q in front:
+                    for o in met.get(q, ()):
+                        if o not in seen:
+                            seen.add(o)
+                            nxt.append(o)
+                front = nxt
+            got = self._reach[pair] = frozenset(seen)
+        return got
+
+    def posts(self, values: dict, count: bool = True) -> Optional[dict]:
         """pair -> the rating a crosstable prints after the event (the post
         when the player played a rated game), with initial ratings
         ``values`` (pair -> rating, ``fixed`` over them); None when the
-        section cannot be rated."""
+        section cannot be rated.  ``count``: the rating counts in
+        ``evaluations`` (a caller that charged it already says False)."""
         sr = self.rated
         if self.fixed:
             values = {**values, **self.fixed}
         rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
                                                          self.games, self._special))
-        self.evaluations += 1
+        self.evaluations += count
         try:
             res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False,
                                played=self._played)
@@ -307,25 +346,81 @@ def forward_slopes(model: SectionModel, values: dict, pairs, base: dict, step: f
     the posts at them), by forward differences: the value moved by ``step``
     up, or down where up would leave ``low``..``high`` and down would not;
     slopes below ``min_slope`` dropped.  ``stop`` (asked before each pair)
-    ends the measurement early, as a budget does."""
-    out = {}
+    ends the measurement early, as a budget does.
+
+    Unknowns whose reaches (:meth:`SectionModel.reach`) do not overlap are
+    moved together in one rating of the section (Curtis, Powell and Reid's
+    grouping of a sparse Jacobian's columns): a post within one member's
+    reach moves as it would with that member moved alone, bit for bit, and
+    every other post stays as in ``base``, which is checked (else each
+    member is measured alone, and the model's ``separable`` turns False).
+    Each unknown counts as one rating in ``model.evaluations`` all the same,
+    so the budgets, and the answers, are those of measuring each alone."""
+    todo = []
     for u in pairs:
         if stop is not None and stop():
             break
+        todo.append(u)
+        model.evaluations += 1
+    moves = {}
+    for u in todo:
         x = values[u]
-        h = step if x + step <= high or x - step < low else -step
-        moved = model.posts({**values, u: x + h})
-        col = {}
-        if moved is not None:
-            for pair, v in moved.items():
-                b = base.get(pair)
-                if v is None or b is None:
-                    continue
-                slope = (v - b) / h
-                if abs(slope) >= min_slope:
-                    col[pair] = slope
-        out[u] = col
-    return out
+        moves[u] = step if x + step <= high or x - step < low else -step
+    out = {}
+    for group in _groups(model, todo):
+        moved = model.posts({**values, **{u: values[u] + moves[u] for u in group}}, count=False)
+        if len(group) > 1:
+            near = frozenset().union(*(model.reach(u) for u in group))
+            if moved is None or any(v != base.get(j) for j, v in moved.items()
+                                    if j not in near):
+                if moved is not None:
+                    model.separable = False
+                for u in group:
+                    alone = model.posts({**values, u: values[u] + moves[u]}, count=False)
+                    out[u] = _column(alone, base, moves[u], min_slope)
+                continue
+        for u in group:
+            out[u] = _column(moved, base, moves[u], min_slope,
+                             model.reach(u) if len(group) > 1 else None)
+    return {u: out[u] for u in todo}
+
+
+def _groups(model: SectionModel, pairs: list) -> list:
+    """``pairs`` in groups of unknowns whose reaches do not overlap (each
+    into the first group it fits, in order), or one group each once the
+    model is known not to be separable."""
+    if not model.separable:
+        return [[u] for u in pairs]
+    groups: list = []  # [members, the pairs their reaches cover]
+    for u in pairs:
+        r = model.reach(u)
+        for g in groups:
+            if g[1].isdisjoint(r):
+                g[0].append(u)
+                g[1] |= r
+                break
+        else:
+            groups.append([[u], set(r)])
+    return [g[0] for g in groups]
+
+
+def _column(moved: Optional[dict], base: dict, h: float, min_slope: float,
+            within: Optional[frozenset] = None) -> dict:
+    """{pair: (moved - base) / h} over the posts of ``moved`` (those in
+    ``within`` only, where given), slopes below ``min_slope`` dropped; {}
+    when the section could not be rated."""
+    col = {}
+    if moved is not None:
+        for pair, v in moved.items():
+            if within is not None and pair not in within:
+                continue
+            b = base.get(pair)
+            if v is None or b is None:
+                continue
+            slope = (v - b) / h
+            if abs(slope) >= min_slope:
+                col[pair] = slope
+    return col
 
 
 def _sensitivities(model: SectionModel, unknowns: list[Unknown], base: dict, low: float,
