@@ -186,8 +186,9 @@ class Unknown:
 HOPS = 3
 
 #: Special ratings a section model keeps (:class:`_SpecialMemo`) before it
-#: starts again: about 33 MB when full with five to nine opponents a player
-#: (measured with tracemalloc), more in longer sections.
+#: starts again: 20-26 MB when full with six to nine games a player
+#: (320-400 bytes an answer, measured with tracemalloc on three PACL pages),
+#: more in longer sections.
 SPECIAL_MEMO = 1 << 16
 
 
@@ -260,7 +261,11 @@ class SectionModel:
         self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
         self._played = played_games(rated.section)
         self._reach: dict = {}
-        self._met: Optional[dict] = None  # pair -> the pairs met in rated games
+        # pair -> the pairs met in rated games, a game counted whichever side lists it
+        self._met = {q: set(g.opps) for q, g in self._played.items()}
+        for q, g in self._played.items():
+            for o in g.opps:
+                self._met.setdefault(o, set()).add(q)
         #: False once a grouped measurement moved a post beyond its members'
         #: reach (:func:`forward_slopes`): each unknown is then measured alone
         self.separable = True
@@ -271,21 +276,10 @@ class SectionModel:
         game counted whichever side lists it."""
         got = self._reach.get(pair)
         if got is None:
-            met = self._met
-            if met is None:
-                met = self._met = {q: set(g.opps) for q, g in self._played.items()}
-                for q, g in self._played.items():
-                    for o in g.opps:
-                        met.setdefault(o, set()).add(q)
-            seen, front = {pair}, [pair]
+            seen, front = {pair}, {pair}
             for _ in range(HOPS):
-                nxt = []
-                for q in front:
-                    for o in met.get(q, ()):
-                        if o not in seen:
-                            seen.add(o)
-                            nxt.append(o)
-                front = nxt
+                front = {o for q in front for o in self._met.get(q, ())} - seen
+                seen |= front
             got = self._reach[pair] = frozenset(seen)
         return got
 
@@ -369,19 +363,19 @@ def forward_slopes(model: SectionModel, values: dict, pairs, base: dict, step: f
     out = {}
     for group in _groups(model, todo):
         moved = model.posts({**values, **{u: values[u] + moves[u] for u in group}}, count=False)
-        if len(group) > 1:
-            near = frozenset().union(*(model.reach(u) for u in group))
-            if moved is None or any(v != base.get(j) for j, v in moved.items()
-                                    if j not in near):
-                if moved is not None:
-                    model.separable = False
-                for u in group:
-                    alone = model.posts({**values, u: values[u] + moves[u]}, count=False)
-                    out[u] = _column(alone, base, moves[u], min_slope)
-                continue
+        if len(group) == 1:
+            out[group[0]] = _column(moved, base, moves[group[0]], min_slope)
+            continue
+        near = frozenset().union(*map(model.reach, group))
+        if moved is not None and all(v == base.get(j) for j, v in moved.items() if j not in near):
+            for u in group:
+                out[u] = _column(moved, base, moves[u], min_slope, model.reach(u))
+            continue
+        if moved is not None:  # a post beyond their reach moved: measure one at a time
+            model.separable = False
         for u in group:
-            out[u] = _column(moved, base, moves[u], min_slope,
-                             model.reach(u) if len(group) > 1 else None)
+            alone = model.posts({**values, u: values[u] + moves[u]}, count=False)
+            out[u] = _column(alone, base, moves[u], min_slope)
     return {u: out[u] for u in todo}
 
 
