@@ -80,3 +80,52 @@ def test_rate_of_one_event_is_what_the_chains_give(histories):
         rated = rate_event(event)
         assert {(s.section.name, s.system, p.id): p.post for s in rated.sections for p in s.players
                 if p.m} == {(r.section, r.system, r.id): r.a.post for r in cmp.rows}
+
+
+class _OneAtATime:
+    """A chain's base that answers one system at a time (``record`` only)."""
+
+    def __init__(self, records: dict):
+        self.held = records  # (player id, system) -> record
+
+    def record(self, player_id, system):
+        return self.held.get((player_id, system))
+
+    def match_history(self, player_id, system):
+        return None
+
+
+class _AllAtOnce(_OneAtATime):
+    """The same base, also answering every system of a player at once."""
+
+    def records(self, player_id):
+        return {s: r for (pid, s), r in self.held.items() if pid == player_id} or None
+
+
+@pytest.mark.parametrize("base_kind", [_OneAtATime, _AllAtOnce])
+def test_a_base_gives_what_the_chain_would_have_kept(histories, base_kind):
+    """The second half of a history rated on a base holding the records
+    after the first half gives the posts one chain over the whole history
+    gives, whether the base answers one system at a time or every system of
+    a player at once (the chain then asks only the systems a player has,
+    in its own records or the base's)."""
+    from uschess.rating.chain import Chain
+
+    events = [load_item(str(f)) for f in histories["generated"]]
+    events = [e for e in events if hasattr(e, "sections")]
+    half = len(events) // 2
+    options = RatingOptions(trace=False)
+    whole, first = Chain(), Chain()
+    for e in events[:half]:
+        whole.rate_event(e, options)
+        first.rate_event(e, options)
+    on_base = Chain(base_kind(dict(first.records)))
+    later = {}
+    for e in events[half:]:
+        got = whole.rate_event(e, options)
+        again = on_base.rate_event(e, options)
+        for a, b in zip(got.sections, again.sections):
+            for pa, pb in zip(a.players, b.players):
+                later[(e.id, a.section.name, a.system, pa.id)] = (pa.pre, pa.post, pb.pre, pb.post)
+    assert later and any(pre_a is not None for pre_a, *_ in later.values())
+    assert all(pa == pb and qa == qb for pa, qa, pb, qb in later.values())

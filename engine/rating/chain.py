@@ -197,15 +197,16 @@ class Chain:
         systems_of = self.systems_of
         for pl in section.players:
             pid = pl.id
-            if base is None:  # only the chain's own records count
-                held = systems_of.get(pid)
-                if held is None:
+            held = systems_of.get(pid)
+            stored = all_of(pid) if all_of is not None else None
+            if base is None or all_of is not None:  # the systems with a record are known
+                if held is None and not stored:
                     players.append(pl)
                     continue
-                systems = [s for s in SYSTEMS if s in held]
-            else:
+                systems = [s for s in SYSTEMS
+                           if (held is not None and s in held) or (stored and s in stored)]
+            else:  # a base that answers one system at a time: ask it of each
                 systems = SYSTEMS
-            stored = all_of(pid) if all_of is not None else None
             ratings = None
             for system in systems:
                 key = (pid, system)
