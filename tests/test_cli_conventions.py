@@ -477,3 +477,27 @@ def test_a_fifo_or_a_device_is_refused_at_once_never_waited_on(tmp_path):
                         "file: pass the file itself (or - to read standard input)"), line
     assert lines[6].startswith("uschess: error: /dev/zero: ")
     assert not (tmp_path / "out.yaml").exists()
+
+
+def test_rating_an_event_file_loads_no_other_reader():
+    """``uschess rate`` of an event file imports neither the DBF, TRF and
+    member-data readers nor the FIDE update's modules (each loads when a
+    file or an update of its kind comes); a TRF read in the same process
+    loads its reader then."""
+    import subprocess
+    import sys
+
+    lazy = ["uschess.io.formats.uscf_dbf", "uschess.io.formats.trf", "uschess.io.formats.players",
+            "uschess.io.formats.dbase", "uschess.io.fide_file", "uschess.rating.fide_update"]
+    event = Path(__file__).resolve().parents[1] / "fixtures" / "events" / "wfcc15.yaml"
+    code = ("import sys, contextlib, io\nfrom uschess.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert main(['rate', {str(event)!r}]) == 0\n"
+            f"print(*[m for m in {lazy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []
+    trf = Path(__file__).resolve().parents[1] / "fixtures" / "trf" / "trf16-budapest.trf"
+    code = ("import sys\nfrom uschess.io.formats.detect import load_event_any\n"
+            f"load_event_any({str(trf)!r})\nprint('uschess.io.formats.trf' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from uschess.formulas import round_half_up
 from uschess.model import SYSTEM_LABELS
-from uschess.rating.fide_update import FideUpdateResult
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
+if TYPE_CHECKING:  # only annotated here: the FIDE update's modules load when one is rated
+    from uschess.rating.fide_update import FideUpdateResult
 
 
 def rating_label(value: Optional[float], games: int, established_games: int) -> str:

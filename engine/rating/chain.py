@@ -22,18 +22,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
-from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM, FideUpdate
 from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord, copy_with
-from uschess.rating.fide_update import FideUpdateResult, rate_fide_update
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, MatchPlayerResult, SectionResult
 from uschess.rating.section import declared_systems_warnings, rate_section, systems_for
 from uschess.timecontrol import TimeControl, parse_time_control
+
+if TYPE_CHECKING:  # read when an update is rated (a command rating events alone never asks)
+    from uschess.io.fide_file import FideUpdate
+    from uschess.rating.fide_update import FideUpdateResult
 
 
 @lru_cache(maxsize=256)
@@ -237,6 +239,9 @@ class Chain:
                          book=None) -> FideUpdateResult:
         """Rate an update from a foreign FIDE event (sec. 6) from the chain's
         OTBR record of the player (the update's own when the chain has none)."""
+        from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM
+        from uschess.rating.fide_update import rate_fide_update
+
         options = options or RatingOptions()
         rec, _ = self.record(update.player_id, FIDE_SYSTEM)
         if rec is not None:

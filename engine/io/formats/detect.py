@@ -26,10 +26,6 @@ from uschess.errors import InputError
 from uschess.io.textdata import open_regular
 from uschess.io.eventfile import load_event
 from uschess.model import Event
-from uschess.io.formats.member_data import member_data_report
-from uschess.io.formats.players import load_players, merge_players
-from uschess.io.formats.trf import looks_like_trf, read_trf
-from uschess.io.formats.uscf_dbf import FILE_NAMES, read_uscf_dbf
 
 EVENT_SUFFIXES = (".yaml", ".yml", ".json")
 TRF_SUFFIXES = (".trf", ".txt")
@@ -50,8 +46,10 @@ def detect_format(path) -> str:
     if is_dir:
         return "dbf"
     suffix = path.suffix.lower()
-    if suffix == ".dbf" and any(path.name.upper().endswith(n) for n in FILE_NAMES.values()):
-        return "dbf"
+    if suffix == ".dbf":
+        from uschess.io.formats.uscf_dbf import FILE_NAMES  # the other readers: when needed
+        if any(path.name.upper().endswith(n) for n in FILE_NAMES.values()):
+            return "dbf"
     if suffix in EVENT_SUFFIXES:
         return "event"
     if suffix in (".html", ".htm"):
@@ -63,6 +61,7 @@ def detect_format(path) -> str:
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", file=path)
         text = head.decode("utf-8", errors="replace")
+        from uschess.io.formats.trf import looks_like_trf
         if looks_like_trf(text):
             return "trf"
         from uschess.io.formats.pages import looks_like_page
@@ -84,17 +83,22 @@ def load_event_any(path, players_file=None, *, member_data: Optional[list] = Non
     kind = detect_format(path)
     shown: dict = {}
     if kind == "dbf":
+        from uschess.io.formats.uscf_dbf import read_uscf_dbf
         event = read_uscf_dbf(path if path.is_dir() else path.parent, shown=shown)
     elif kind == "trf":
+        from uschess.io.formats.trf import read_trf
         event = read_trf(path)
     elif kind == "page":
         event = _page_event(path)
     else:
         event = load_event(path)
-    members = load_players(players_file) if players_file is not None else None
-    if members is not None:
+    members = None
+    if players_file is not None:
+        from uschess.io.formats.players import load_players, merge_players
+        members = load_players(players_file)
         event = merge_players(event, members)
     if member_data is not None and kind in ("dbf", "trf"):
+        from uschess.io.formats.member_data import member_data_report
         member_data.append(member_data_report(event, kind, members, players_file=players_file,
                                               shown=shown))
     return event
