@@ -104,6 +104,14 @@ def python() -> str:
     return sys.executable
 
 
+def formulas_line() -> str:
+    """Which formulas the engine's runs use (``uschess --version`` says the
+    same): the compiled kernel, where built and not turned off, or pure Python."""
+    from uschess.formulas import KERNEL_STATUS
+
+    return f"engine's formulas: {KERNEL_STATUS}"
+
+
 def uschess() -> list:
     """The installed ``uschess`` command beside this interpreter (else
     ``python -m uschess``)."""

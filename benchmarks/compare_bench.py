@@ -48,6 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true", help="print where compare spends its time")
     ap.add_argument("--top", type=int, default=20, help="profile lines to show (20)")
     args = ap.parse_args(argv)
+    print(C.formulas_line())
 
     players = args.players or max(200, int(args.events * 2.2))
     with tempfile.TemporaryDirectory() as tmp:

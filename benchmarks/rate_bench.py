@@ -250,6 +250,7 @@ def main(argv=None) -> int:
                     help="whole process: no cached bytecode (every module compiled at every start, "
                          "as with PYTHONDONTWRITEBYTECODE); default: cached as after pip install")
     args = ap.parse_args(argv)
+    print(C.formulas_line())
 
     print(f"in process, tracing off, rules loaded; CPU time, median of {args.repeat} "
           "interleaved runs; posts checked equal to 1e-12")

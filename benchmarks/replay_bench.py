@@ -288,6 +288,7 @@ def main(argv=None) -> int:
                          "other table layouts (the rows' SQL alone)")
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     args = ap.parse_args(argv)
+    print(C.formulas_line())
 
     tmp = tempfile.TemporaryDirectory()
     work = Path(args.keep or tmp.name)

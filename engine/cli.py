@@ -52,10 +52,13 @@ def _leaf_parsers(parser: argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """--version, reading the installed version only when asked."""
+    """--version, reading the installed version only when asked, with the
+    formulas that run (the compiled kernel or the pure-Python reference)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog} {uschess.__version__}")
+        from uschess.formulas import KERNEL_STATUS
+
+        print(f"{parser.prog} {uschess.__version__} (formulas: {KERNEL_STATUS})")
         parser.exit()
 
 

@@ -8,9 +8,11 @@ Names follow the documents (N', R0', PWe, We, K, B, m').
 from __future__ import annotations
 
 import math
+import os
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Sequence
+from pathlib import Path
+from typing import Callable, Optional, Sequence
 
 
 def n_star(r0: float, a: float, b: float, center: float, flat_above: float,
@@ -270,3 +272,56 @@ _ASCENDING: tuple = (None, False)
 def round_half_up(x: float) -> int:
     """Conventional rounding (sec. 7: "conventional rounding rules")."""
     return int(math.floor(x + 0.5))
+
+
+@dataclass(frozen=True)
+class FormulaSet:
+    """The special and the standard formula the rating steps call, and what
+    they are (``origin``: "pure Python", or "compiled kernel")."""
+
+    special_rating: Callable
+    standard_rating: Callable
+    origin: str
+
+
+#: The reference: the two formulas as written in this file.
+PURE = FormulaSet(special_rating, standard_rating, "pure Python")
+
+
+def older_than_sources(built: Path, sources: list) -> bool:
+    """Whether one of ``sources`` was changed after ``built`` was."""
+    try:
+        when = built.stat().st_mtime
+        return any(s.stat().st_mtime > when for s in sources)
+    except OSError:
+        return False
+
+
+def _compiled() -> tuple[Optional[FormulaSet], str]:
+    """The compiled kernel's formulas (``formulas_kernel.pyx``, built with
+    ``USCHESS_KERNEL=1`` at install) and a word on it; None, and why, where
+    it is not built, turned off (``USCHESS_PURE=1``) or older than its
+    sources (a source tree where this file or the kernel's changed since
+    the build: the reference serves until it is built again)."""
+    if os.environ.get("USCHESS_PURE") == "1":
+        return None, "pure Python, USCHESS_PURE=1 is set"
+    try:
+        from uschess import formulas_kernel as kernel
+    except ImportError:
+        return None, "pure Python, no compiled kernel built"
+    built = Path(kernel.__file__)
+    pyx = built.with_name("formulas_kernel.pyx")  # beside it in a source tree only
+    if pyx.exists() and older_than_sources(built, [Path(__file__), pyx]):
+        return None, ("pure Python, the compiled kernel being older than its sources "
+                      "(USCHESS_KERNEL=1 pip install -e . builds it again)")
+    return FormulaSet(kernel.special_rating, kernel.standard_rating, "compiled kernel"), \
+        "compiled kernel"
+
+
+_KERNEL, KERNEL_STATUS = _compiled()
+#: The formulas the steps call: the compiled kernel's where it is built and
+#: current (the same results, bit for bit; ``tests/test_formulas_kernel.py``),
+#: else the reference's.  ``KERNEL_STATUS`` says which, and why.
+ACTIVE = _KERNEL or PURE
+special_rating = ACTIVE.special_rating
+standard_rating = ACTIVE.standard_rating
