@@ -3,6 +3,11 @@
 Every constant is an argument: the values come from the dated parameter
 bundles in ``rulesets/`` (see :mod:`uschess.calendar.timeline`), never from this file.
 Names follow the documents (N', R0', PWe, We, K, B, m').
+
+The special and the standard formula may also run compiled
+(``formulas_kernel.pyx``, built on request): this file is their reference,
+and ``special_rating`` and ``standard_rating`` are bound at the end of it to
+whichever runs (``ACTIVE``; ``KERNEL_STATUS`` says which, and why).
 """
 
 from __future__ import annotations
