@@ -281,16 +281,15 @@ def round_half_up(x: float) -> int:
 
 @dataclass(frozen=True)
 class FormulaSet:
-    """The special and the standard formula the rating steps call, and what
-    they are (``origin``: "pure Python", or "compiled kernel")."""
+    """The special and the standard formula the rating steps call (which
+    ones: ``KERNEL_STATUS``)."""
 
     special_rating: Callable
     standard_rating: Callable
-    origin: str
 
 
 #: The reference: the two formulas as written in this file.
-PURE = FormulaSet(special_rating, standard_rating, "pure Python")
+PURE = FormulaSet(special_rating, standard_rating)
 
 
 def older_than_sources(built: Path, sources: list) -> bool:
@@ -319,8 +318,7 @@ def _compiled() -> tuple[Optional[FormulaSet], str]:
     if pyx.exists() and older_than_sources(built, [Path(__file__), pyx]):
         return None, ("pure Python, the compiled kernel being older than its sources "
                       "(USCHESS_KERNEL=1 pip install -e . builds it again)")
-    return FormulaSet(kernel.special_rating, kernel.standard_rating, "compiled kernel"), \
-        "compiled kernel"
+    return FormulaSet(kernel.special_rating, kernel.standard_rating), "compiled kernel"
 
 
 _KERNEL, KERNEL_STATUS = _compiled()
