@@ -17,6 +17,8 @@ turns it off at run time.
 from libc.math cimport INFINITY, fabs, pow, sqrt
 from libc.stdlib cimport free, malloc, qsort
 
+include "standard_formula.pxi"
+
 cdef enum:
     STACK = 64  # opponents held on the stack; a longer list is allocated
 
@@ -208,15 +210,19 @@ def standard_rating(double r0, double k, opponents, double score, bonus_eligible
                     double m_prime_min):
     """:func:`uschess.formulas.standard_rating` (sec. 4.2), compiled:
     (Rs, E, bonus)."""
-    cdef double e = 0.0, gain, bonus = 0.0, over, m_prime
-    for ri in opponents:  # We(R0, Ri)
-        e += 1.0 / (1.0 + pow(10.0, -(r0 - <double>ri) / 400.0))
-    gain = k * (score - e)
-    if bonus_eligible:
-        m_prime = len(opponents)
-        if m_prime_min > m_prime:  # m' = max(m, 4)
-            m_prime = m_prime_min
-        over = gain - b * sqrt(m_prime)
-        if over > 0.0:  # max(0, K(S - E) - B sqrt(m'))
-            bonus = over
-    return r0 + gain + bonus, e, bonus
+    cdef Py_ssize_t m = len(opponents), i
+    cdef double on_stack[STACK]
+    cdef double* opp = on_stack
+    cdef double e, bonus, rs
+    if m > STACK:
+        opp = <double*>malloc(m * sizeof(double))
+        if opp == NULL:
+            raise MemoryError()
+    try:
+        for i in range(m):
+            opp[i] = opponents[i]
+        rs = _standard(r0, k, opp, m, score, bool(bonus_eligible), b, m_prime_min, &e, &bonus)
+    finally:
+        if opp != on_stack:
+            free(opp)
+    return rs, e, bonus
