@@ -105,11 +105,12 @@ def python() -> str:
 
 
 def formulas_line() -> str:
-    """Which formulas the engine's runs use (``uschess --version`` says the
-    same): the compiled kernel, where built and not turned off, or pure Python."""
-    from uschess.formulas import KERNEL_STATUS
+    """Which code the engine's runs rate with (``uschess --version`` says the
+    same): the compiled kernel (the formulas', the sections'), where built and
+    not turned off, or pure Python."""
+    from uschess.rating.section import kernel_status
 
-    return f"engine's formulas: {KERNEL_STATUS}"
+    return f"engine's {kernel_status()}"
 
 
 def uschess() -> list:

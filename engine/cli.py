@@ -53,12 +53,12 @@ def _leaf_parsers(parser: argparse.ArgumentParser):
 
 class _Version(argparse.Action):
     """--version, reading the installed version only when asked, with the
-    formulas that run (the compiled kernel or the pure-Python reference)."""
+    code that rates (the compiled kernel or the pure-Python reference)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from uschess.formulas import KERNEL_STATUS
+        from uschess.rating.section import kernel_status
 
-        print(f"{parser.prog} {uschess.__version__} (formulas: {KERNEL_STATUS})")
+        print(f"{parser.prog} {uschess.__version__} ({kernel_status()})")
         parser.exit()
 
 

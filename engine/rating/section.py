@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Optional
 
+from uschess import formulas
 from uschess.errors import RuleError
 from uschess.model import Section
 from uschess.rating.finish import FinishStep, unrated
@@ -51,6 +54,10 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     the event file; ``played``: the players' games read once
     (:func:`uschess.rating.steps.played_games`) for a section rated again
     and again."""
+    if not trace and LEAN is not None:  # it reads the games itself (``played`` or not)
+        result = LEAN(section, system, rules, tc, pre_from)
+        if result is not None:  # None: a value it declines to compute on
+            return result
     st = five_steps(section, system, rules, tc, trace=trace, played=played)
     pre_from = pre_from or {}
     step = FinishStep(system, st, rules, section.end, trace=trace)
@@ -75,3 +82,43 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
             res.pre_from = pre_from.get(e.pl.pair)
         add(res)
     return SectionResult(section, system, rules, tc, out)
+
+
+def _lean() -> tuple:
+    """The compiled kernel's :func:`rate_section` for a section rated
+    without a trace (``section_kernel.pyx``, built with the formulas' kernel)
+    and a word on it; None, and why, where the formulas' kernel does not run
+    (not built, ``USCHESS_PURE=1``, older than its sources), where
+    ``USCHESS_PURE=sections`` sets this one aside (the formulas' kernel
+    running: what it alone changes can be measured), where it is not built,
+    or where it is older than one of its sources: the reference modules it
+    mirrors count as its sources."""
+    if formulas.ACTIVE is formulas.PURE:
+        return None, "pure Python, as the formulas"
+    if os.environ.get("USCHESS_PURE") == "sections":
+        return None, "pure Python, USCHESS_PURE=sections is set"
+    try:
+        from uschess import section_kernel as kernel
+    except ImportError:
+        return None, "pure Python, no compiled kernel of sections built"
+    built = Path(kernel.__file__)
+    here = Path(__file__).resolve().parent
+    sources = [built.with_name("section_kernel.pyx"), built.with_name("standard_formula.pxi"),
+               here / "section.py", here / "steps.py", here / "finish.py"]
+    if sources[0].exists() and formulas.older_than_sources(built, sources):
+        return None, ("pure Python, the compiled kernel of sections being older than its "
+                      "sources (USCHESS_KERNEL=1 pip install -e . builds it again)")
+    return kernel.rate_section, "compiled kernel"
+
+
+#: The compiled kernel's rating of a section without a trace, where it is
+#: built and current (the same results, field by field and bit for bit:
+#: ``tests/test_section_kernel.py``), else None: the reference below rates.
+#: ``LEAN_STATUS`` says which, and why.
+LEAN, LEAN_STATUS = _lean()
+
+
+def kernel_status() -> str:
+    """Which code rates, in a line (``uschess --version``, the benchmarks):
+    the formulas' and the sections' kernel or the pure-Python reference."""
+    return f"formulas: {formulas.KERNEL_STATUS}; sections: {LEAN_STATUS}"

@@ -1,0 +1,412 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The optional compiled kernel of a section rated without a trace.
+
+:func:`rate_section` is :func:`uschess.rating.section.rate_section` for a
+section of the standard kind rated without a trace (a replay, a comparison,
+an evaluation): steps 1-5 of :func:`uschess.rating.steps.five_steps` and
+the finish step of :meth:`uschess.rating.finish.FinishStep.lean_players`,
+with each player's games, counts and ratings held in C arrays instead of an
+``Entrant`` per player and a dict per step.  Those modules are the
+reference: this one does the same operations in the same order, asks the
+rules' hooks the same questions with the same arguments in the same order
+(the initialization, K, the special formula, bonus eligibility, the personal
+floor and storage stay the plugins' own), and gives the same results, the
+very objects where the reference passes one through (an absolute floor, a
+special rating the plugin returned, N* at its cap).  Where the standard
+formula runs it runs on doubles (``standard_formula.pxi``, shared with
+``formulas_kernel.pyx``).  ``tests/test_section_kernel.py`` checks the two
+give equal results, field by field and bit for bit, across every era.
+
+It declines (returns None, and the reference rates the section) where one
+of the values it computes on is not a plain number: a rule pack or reform
+giving N*, the absolute floor or the bonus's values as something else.
+Built only on request with the formulas' kernel (``USCHESS_KERNEL=1 pip
+install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
+"""
+
+from libc.math cimport pow, sqrt
+from libc.stdlib cimport free, malloc
+
+include "standard_formula.pxi"
+
+from uschess.errors import InputError, RuleError
+from uschess.io.eventfile import MAX_RATING
+from uschess.model import GAME_CODES
+from uschess.rating.finish import (lowered_floor_for, record_after, settle_record,
+                                   unknown_history_warnings, unrated)
+from uschess.rating.results import PlayerResult, SectionResult
+from uschess.rating.steps import opponent_counts, rated_systems
+from uschess.rules.base import EventCounts, Floor, prepared
+
+cdef frozenset _NOTHING = frozenset()
+
+
+cdef inline bint _plain(x):
+    """A plain number: a float or an int (not a bool), as the doubles here
+    take it without changing a result."""
+    return type(x) is float or type(x) is int
+
+
+cdef class _Arrays:
+    """The C arrays of one section's players, freed with it."""
+
+    cdef int* m
+    cdef int* wins
+    cdef int* losses
+    cdef int* start         # each player's first opponent in ``opp``
+    cdef int* opp           # the opponents' indexes, player after player
+    cdef double* score
+    cdef double* r0
+    cdef double* k
+    cdef double* prev       # the ratings the opponents are met at
+    cdef double* cur
+    cdef char* special
+    cdef char* eligible     # -1 not asked yet, 0 no, 1 yes
+    cdef Py_ssize_t n
+
+    def __cinit__(self, Py_ssize_t n, Py_ssize_t games):
+        self.n = n
+        self.m = <int*>malloc((n + 1) * sizeof(int))
+        self.wins = <int*>malloc((n + 1) * sizeof(int))
+        self.losses = <int*>malloc((n + 1) * sizeof(int))
+        self.start = <int*>malloc((n + 1) * sizeof(int))
+        self.opp = <int*>malloc((games + 1) * sizeof(int))
+        self.score = <double*>malloc((n + 1) * sizeof(double))
+        self.r0 = <double*>malloc((n + 1) * sizeof(double))
+        self.k = <double*>malloc((n + 1) * sizeof(double))
+        self.prev = <double*>malloc((n + 1) * sizeof(double))
+        self.cur = <double*>malloc((n + 1) * sizeof(double))
+        self.special = <char*>malloc(n + 1)
+        self.eligible = <char*>malloc(n + 1)
+        if (self.m == NULL or self.wins == NULL or self.losses == NULL or self.start == NULL
+                or self.opp == NULL or self.score == NULL or self.r0 == NULL or self.k == NULL
+                or self.prev == NULL or self.cur == NULL or self.special == NULL
+                or self.eligible == NULL):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.m)
+        free(self.wins)
+        free(self.losses)
+        free(self.start)
+        free(self.opp)
+        free(self.score)
+        free(self.r0)
+        free(self.k)
+        free(self.prev)
+        free(self.cur)
+        free(self.special)
+        free(self.eligible)
+
+
+cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list alls,
+                list expected, list bonuses, list prev, p, call, floor100, double floor_d,
+                list bonus_values):
+    """Step 4 or 5 (``steps._step``): every player's rating at least the
+    absolute floor, the opponents at ``prev`` (objects; ``a.prev`` their
+    doubles); the doubles of the results into ``a.cur``.  ``bonus_values``:
+    [B, m'_min] as objects and doubles, read at the first player of the
+    standard formula (as the reference reads them)."""
+    cdef Py_ssize_t i, j, m, s
+    cdef double value_d, e_d, bonus_d
+    cdef double on_stack[64]
+    cdef double* opp
+    cdef list out = [None] * a.n
+    special = call.uschess_special_rating
+    for i in range(a.n):
+        m = a.m[i]
+        if m == 0:
+            continue
+        s = a.start[i]
+        if a.special[i]:
+            if m > 1:
+                opps = tuple([prev[a.opp[s + j]] for j in range(m)])
+            else:
+                opps = [prev[a.opp[s]]]
+            all_w, all_l = alls[i]
+            value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
+                            wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
+                            all_losses=all_l, n=ns[i], p=p, trace=None)
+            if floor100 > value:
+                out[i] = floor100
+                a.cur[i] = floor_d
+            else:
+                out[i] = value
+                a.cur[i] = value
+            continue
+        if not bonus_values:
+            b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
+            if not (_plain(b) and _plain(m_prime_min)):
+                raise _Decline()
+            bonus_values.extend((<double>b, <double>m_prime_min))
+        if m > 64:
+            opp = <double*>malloc(m * sizeof(double))
+            if opp == NULL:
+                raise MemoryError()
+        else:
+            opp = on_stack
+        try:
+            for j in range(m):
+                opp[j] = a.prev[a.opp[s + j]]
+            value_d = _standard(a.r0[i], a.k[i], opp, m, a.score[i], a.eligible[i] != 0,
+                                bonus_values[0], bonus_values[1], &e_d, &bonus_d)
+            if bonus_d and a.eligible[i] == -1:  # is the player eligible for what it gives?
+                a.eligible[i] = 1 if call.uschess_bonus_eligible(
+                    m=m, opponent_counts=opponent_counts(_opponent_pairs(a, players, i)),
+                    p=p) else 0
+                if not a.eligible[i]:
+                    value_d = _standard(a.r0[i], a.k[i], opp, m, a.score[i], False,
+                                        bonus_values[0], bonus_values[1], &e_d, &bonus_d)
+        finally:
+            if opp != on_stack:
+                free(opp)
+        expected[i] = e_d
+        bonuses[i] = bonus_d
+        if floor_d > value_d:  # max(value, floor)
+            out[i] = floor100
+            a.cur[i] = floor_d
+        else:
+            out[i] = value_d
+            a.cur[i] = value_d
+    return out
+
+
+cdef list _opponent_pairs(_Arrays a, list players, Py_ssize_t i):
+    """The pairs of player ``i``'s opponents in round order (``Played.opps``)."""
+    cdef Py_ssize_t j, s = a.start[i]
+    return [players[a.opp[s + j]].pair for j in range(a.m[i])]
+
+
+class _Decline(Exception):
+    """A value this module does not compute on: the reference rates the section."""
+
+
+def rate_section(section, system, rules, tc, pre_from=None):
+    """:func:`uschess.rating.section.rate_section` of ``section`` in
+    ``system`` without a trace (the standard kind, each player's own
+    records); None where it declines (see the module)."""
+    try:
+        return _rate(section, system, rules, tc, pre_from)
+    except _Decline:
+        return None
+
+
+cdef _rate(section, system, rules, tc, pre_from):
+    cdef list players = section.players
+    cdef Py_ssize_t n = len(players), i, j, games = 0, t
+    cdef double score, s_d, floor_d, a_d, b_d, center_d, flat_d, cap_d, most_d, r0_d
+    cdef int m, wins, losses
+    p, call = rules.p, rules.call
+    floor100 = p.absolute_floor
+    nstar = p.nstar
+    a_o, b_o, center_o, flat_o, cap_o = (nstar["a"], nstar["b"], nstar["center"],
+                                         nstar["flat_above"], nstar["cap"])
+    if not (_plain(floor100) and _plain(a_o) and _plain(b_o) and _plain(center_o)
+            and _plain(flat_o) and _plain(cap_o)):
+        return None
+    floor_d, a_d, b_d, center_d, flat_d, cap_d = floor100, a_o, b_o, center_o, flat_o, cap_o
+
+    # Each player's rated games (steps.Played): opponents, score, m, wins, losses.
+    codes = GAME_CODES
+    index = {}
+    opp_pairs = []
+    for i in range(n):
+        pl = players[i]
+        index[pl.pair] = i
+        for r in pl.rounds:
+            if r.opponent is not None and r.code in codes:
+                games += 1
+    cdef _Arrays a = _Arrays(n, games)
+    cdef list recs = [None] * n
+    cdef list alls = [None] * n
+    t = 0
+    for i in range(n):
+        pl = players[i]
+        a.start[i] = t
+        score, wins, losses, m = 0.0, 0, 0, 0
+        for r in pl.rounds:
+            opp = r.opponent
+            if opp is not None:
+                s = codes.get(r.code)
+                if s is not None:
+                    a.opp[t] = index[opp]
+                    t += 1
+                    m += 1
+                    s_d = s
+                    score += s_d
+                    if s_d == 1.0:
+                        wins += 1
+                    elif s_d == 0.0:
+                        losses += 1
+        a.m[i], a.wins[i], a.losses[i], a.score[i] = m, wins, losses, score
+        rec = pl.ratings.get(system)
+        recs[i] = rec
+        alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
+
+    # Step 1: initial ratings for unrated players who play a rated game.
+    cdef list r0s = [None] * n
+    cdef list ns = [None] * n
+    cdef list inits = [None] * n
+    initial = {}
+    end = section.end
+    for i in range(n):
+        if not a.m[i]:
+            continue
+        rec = recs[i]
+        if rec is not None:
+            r0s[i], ns[i] = rec.rating, rec.games
+        else:
+            pl = players[i]
+            try:
+                init = call.uschess_initial_rating(player=pl, system=system, end=end, p=p,
+                                                   hook=call)
+            except InputError as err:
+                raise err.located(player=pl.label)
+            if init is None:
+                raise RuleError(f"no initialization rule for {system} is in force on "
+                                f"{rules.on.isoformat()}", player=pl.label)
+            initial[pl.pair] = init
+            inits[i] = init
+            r0s[i], ns[i] = init.rating, init.games
+        if not _plain(r0s[i]):
+            raise _Decline()
+        a.r0[i] = r0s[i]
+
+    # Step 2: effective games, the formula, K (bonus eligibility asked only
+    # where the bonus term would be positive, in steps 4 and 5).
+    rated_in = rated_systems(section, system, rules, tc)
+    k_factor = call.uschess_k_factor
+    special_max = half_k = k_of = None
+    cdef list n_effs = [None] * n
+    cdef list ks = [None] * n
+    for i in range(n):
+        if not a.m[i]:
+            continue
+        if special_max is None:
+            special_max = p.special_max_games
+        all_w, all_l = alls[i]
+        special = ns[i] <= special_max or all_w or all_l
+        a.special[i] = 1 if special else 0
+        a.eligible[i] = -1
+        r0_d = a.r0[i]
+        n_float = float(ns[i])
+        if r0_d > flat_d:  # N* (formulas.n_star)
+            most = cap_o
+            most_d = cap_d
+        else:
+            most_d = cap_d / sqrt(a_d + b_d * pow(center_d - r0_d, 2.0))
+            most = most_d
+        n_effs[i] = n_eff = most if most_d < <double>n_float else n_float  # min(N, N*), sec. 3
+        if special:
+            continue
+        pl = players[i]
+        otbr = pl.ratings.get("OTBR")
+        otbr = otbr.rating if otbr is not None else None
+        if half_k is None:
+            half_k = section.half_k or (section.online and bool(p.online_half_k))
+            k_of = prepared(k_factor, system=system, tc=tc, half_k=half_k, systems=rated_in,
+                            p=p)
+        if k_of is not None:
+            k = k_of(r0s[i], n_eff, a.m[i], otbr)
+        else:
+            k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
+                         half_k=half_k, otbr=otbr, systems=rated_in, p=p)
+        if not _plain(k):
+            raise _Decline()
+        ks[i] = k
+        a.k[i] = k
+
+    # Step 3: a first estimate for unrated players with N = 0 (N' = 1).
+    step3 = {}
+    cdef list seed = list(r0s)
+    for i in range(n):
+        a.prev[i] = a.r0[i]
+    for pair, init in initial.items():
+        if init.games == 0:
+            i = index[pair]
+            t = a.start[i]
+            value = call.uschess_special_rating(
+                r0=r0s[i], n_eff=p.step3_n_eff,
+                opponents=[r0s[a.opp[t + j]] for j in range(a.m[i])],
+                score=a.score[i], wins=a.wins[i], losses=a.losses[i], all_wins=False,
+                all_losses=False, n=0, p=p, trace=None)
+            step3[pair] = value = max(value, floor100)
+            seed[i] = value
+            a.prev[i] = value
+
+    # Step 4: opponents at pre-event, step-1 or step-3 ratings; step 5: at
+    # their step-4 results.
+    cdef list expected = [None] * n
+    cdef list bonuses = [None] * n
+    cdef list bonus_values = []
+    cdef list step4 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, seed, p,
+                            call, floor100, floor_d, bonus_values)
+    a.prev, a.cur = a.cur, a.prev
+    cdef list step5 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, step4, p,
+                            call, floor100, floor_d, bonus_values)
+
+    # The finish step (FinishStep.lean_players), every player in the section's order.
+    personal_floor = call.uschess_personal_floor
+    store_rating = call.uschess_store_rating
+    event_games = p.event_rated_games
+    established = p.established_games
+    floor_of = prepared(personal_floor, system=system, p=p)
+    pre_from = pre_from or {}
+    cdef list out = []
+    for i in range(n):
+        pl = players[i]
+        pair = pl.pair
+        rec = recs[i]
+        m = a.m[i]
+        if not m:
+            out.append(unrated(pl, system, rec, pre_from.get(pair)))
+            continue
+        value = step5[i]
+        wins, losses = a.wins[i], a.losses[i]
+        draws = m - wins - losses
+        after = record_after(rec, m, wins, draws, losses, value, end, p,
+                             0 if rec is not None else ns[i])
+        event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
+        if floor_of is not None:
+            fl = None
+            sec5, sec5_reason, could_be, unknown = floor_of(after, event)
+        else:
+            fl = personal_floor(system=system, after=after, event=event, p=p)
+            sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
+        reason = sec5_reason
+        if rec is None:
+            pre = None
+            floor = sec5
+        else:
+            pre = rec.rating
+            if rec.lowered_floor is not None:
+                floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
+                if lowered is not None:
+                    after.lowered_floor, after.lowered_from = lowered, lowered_from
+            else:
+                floor = sec5
+        if value < floor:
+            post, floor_applied = float(floor), True
+        else:
+            post, floor_applied = value, False
+        post = store_rating(pre=pre, value=post, p=p)
+        if post > MAX_RATING:
+            settle_record(after, post, p, pl)
+        after.rating = post
+        if after.games > established:
+            peak = after.peak
+            after.peak = post if peak is None or post > peak else peak
+        if could_be is None or value >= could_be:
+            warnings = []
+        else:
+            warnings = unknown_history_warnings(
+                fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
+        res = PlayerResult(
+            pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, a.score[i], post,
+            after.games, "special" if a.special[i] else "standard", inits[i], n_effs[i],
+            step3.get(pair), step4[i], value, ks[i], bonuses[i], expected[i], floor, reason,
+            floor_applied, after, _NOTHING, warnings)
+        if pre_from:
+            res.pre_from = pre_from.get(pair)
+        out.append(res)
+    return SectionResult(section, system, rules, tc, out)

@@ -1,0 +1,274 @@
+"""The optional compiled kernel of a section rated without a trace
+(``engine/section_kernel.pyx``, built with the formulas' kernel by
+``USCHESS_KERNEL=1 pip install -e .``) against the reference,
+:func:`uschess.rating.section.rate_section` with the kernel set aside
+(``five_steps`` and ``FinishStep.lean_players``): every field of every
+player's result the same, as the same type and bit for bit, the record after
+the event and step 1's initial rating included, under the rules of every era,
+edition and reading, for generated sections with every kind of player and
+for the bundled events and a generated history.  Where the kernel is not
+built the comparisons skip; its switches are checked either way."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import uschess.formulas as F
+from uschess.errors import InputError, RuleError
+from uschess.io.eventfile import event_from_dict, load_event
+from uschess.model import SYSTEMS
+from uschess.rating import section as S
+from uschess.rating.chain import Chain, _time_control
+from uschess.rating.options import RatingOptions
+from uschess.rating.pipeline import rate_event
+
+from helpers import ROOT, examples
+from test_era_properties import BOOK, CONTROLS, RATINGS, dates, records
+
+try:
+    from uschess import section_kernel as KERNEL
+except ImportError:
+    KERNEL = None
+built = pytest.mark.skipif(KERNEL is None, reason="the compiled kernel is not built "
+                           "(USCHESS_KERNEL=1 pip install -e . builds it)")
+
+
+def _differences(a, b, path="", out=None) -> list:
+    """Where ``a`` and ``b`` differ: in type, in a float's bits (the sign of
+    a zero too), in a value; dataclasses, lists, tuples and dicts walked."""
+    out = [] if out is None else out
+    if type(a) is not type(b):
+        out.append((path, a, b))
+    elif isinstance(a, float):
+        if struct.pack("<d", a) != struct.pack("<d", b):
+            out.append((path, a, b))
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _differences(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", out)
+    elif isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            out.append((path, a, b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            _differences(x, y, f"{path}[{i}]", out)
+    elif isinstance(a, dict):
+        if a.keys() != b.keys():
+            out.append((path, a, b))
+        for k in a.keys() & b.keys():
+            _differences(a[k], b[k], f"{path}[{k!r}]", out)
+    elif a != b:
+        out.append((path, a, b))
+    return out
+
+
+def _both(monkeypatch, rate):
+    """``rate()`` with the kernel, then with the reference: (kernel's, reference's)."""
+    assert S.LEAN is not None
+    got = rate()
+    monkeypatch.setattr(S, "LEAN", None)
+    want = rate()
+    monkeypatch.undo()
+    return got, want
+
+
+def _assert_same_results(got, want) -> int:
+    """Every player's result of every section the same; how many were compared."""
+    assert len(got.sections) == len(want.sections)
+    n = 0
+    for g, w in zip(got.sections, want.sections):
+        assert (g.section.name, g.system) == (w.section.name, w.system)
+        assert len(g.players) == len(w.players)
+        for x, y in zip(g.players, w.players):
+            diff = _differences(x, y)
+            assert not diff, (g.section.name, g.system, x.pair, diff[:3])
+            n += 1
+    return n
+
+
+@st.composite
+def players_of(draw, n: int, start: dt.date, games: list):
+    """``n`` players of a section whose rated games are ``games`` (pair,
+    pair, result of the first), with forfeits and byes among their rounds,
+    and every kind of pre-event data: records in any system (counts known or
+    not, a peak, a floor lowered after a match, an OLM floor, a prize floor),
+    FIDE and CFC ratings, a birth date or an adult flag, or nothing."""
+    other = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X"}
+    out = []
+    for i in range(1, n + 1):
+        rounds = []
+        for a, b, r in games:
+            rounds.append(f"{r}{b}" if i == a else f"{other[r]}{a}" if i == b
+                          else draw(st.sampled_from("BHU")))
+        pl = {"pair": i, "id": f"{30000000 + i}", "name": f"Player {i}", "rounds": rounds}
+        ratings = {}
+        for s in draw(st.lists(st.sampled_from(SYSTEMS), unique=True, max_size=3)):
+            rec = draw(records(start))
+            if draw(st.integers(0, 5)) == 0:
+                rec["peak"] = rec["rating"] + draw(st.sampled_from([0.0, 150.0, 250.0]))
+            if draw(st.integers(0, 7)) == 0:
+                rec["olm"] = True
+            if draw(st.integers(0, 7)) == 0:
+                rec["prize_floor"] = draw(st.sampled_from([1600, 2000]))
+            if draw(st.integers(0, 7)) == 0:
+                low = draw(st.sampled_from([1200.0, 1300.0, 1400.0]))
+                rec.update(lowered_floor=low, lowered_from=low + 100.0)
+            ratings[s] = rec
+        pl["ratings"] = ratings
+        if draw(st.booleans()):
+            pl["fide"] = {"rating": float(draw(st.sampled_from(RATINGS))),
+                          "date": (start - dt.timedelta(days=draw(st.integers(0, 4000)))
+                                   ).isoformat()}
+        if draw(st.integers(0, 3)) == 0:
+            pl["cfc"] = {"rating": float(draw(st.sampled_from(RATINGS))),
+                         "date": (start - dt.timedelta(days=draw(st.integers(0, 900)))
+                                  ).isoformat(),
+                         "canadian": draw(st.booleans())}
+        age = draw(st.sampled_from(["adult", "birth", "none"]))
+        if age == "adult":
+            pl["adult"] = True
+        elif age == "birth":
+            years = draw(st.integers(1, 70))
+            pl["birth_date"] = (start - dt.timedelta(days=365 * years + 17)).isoformat()
+        out.append(pl)
+    return out
+
+
+@st.composite
+def sections(draw):
+    """An event of one section on any date of 2001-2025, in any time control,
+    over the board or online, its systems declared or not, of two to seven
+    players meeting in any number of rated games (an opponent met twice, a
+    forfeit, a player with no rated game)."""
+    start = draw(dates)
+    online = draw(st.booleans())
+    n = draw(st.integers(2, 7))
+    pairings = draw(st.lists(st.tuples(st.integers(1, n), st.integers(1, n)), min_size=1,
+                             max_size=12).filter(lambda g: any(a != b for a, b in g)))
+    games = [(a, b, draw(st.sampled_from("WWDLLX"))) for a, b in pairings if a != b]
+    ours = [s for s in SYSTEMS if s.startswith("OL") == online]
+    section = {"name": "S", "time_control": draw(st.sampled_from(CONTROLS)),
+               "players": draw(players_of(n, start, games)),
+               "half_k": draw(st.integers(0, 5)) == 0}
+    if draw(st.integers(0, 3)) == 0:
+        section["systems"] = draw(st.lists(st.sampled_from(ours), min_size=1, max_size=2,
+                                           unique=True))
+    return event_from_dict({"event": {"name": "Generated", "start": start.isoformat(),
+                                      "online": online}, "sections": [section]},
+                           source="generated.yaml")
+
+
+CHOICES = [{}, *({"edition": e} for e in BOOK.editions),
+           *({"readings": {c: r}} for c, conflict in BOOK.conflicts.items()
+             for r in conflict.readings)]
+
+
+@built
+@given(event=sections(), choice=st.sampled_from(CHOICES))
+@settings(max_examples=examples(400), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+def test_generated_sections_of_every_era_give_the_references_results(event, choice):
+    """Steps 1-5 and the finish step: every field of every result, bit for bit."""
+    options = RatingOptions(trace=False, **choice)
+    with pytest.MonkeyPatch.context() as mp:
+        outcomes = []
+        for lean in (S.LEAN, None):
+            mp.setattr(S, "LEAN", lean)
+            try:
+                outcomes.append(rate_event(event, options))
+            except (InputError, RuleError) as err:  # no system on that date; a rule refusing
+                outcomes.append(str(err))
+    got, want = outcomes
+    if isinstance(want, str):
+        assert got == want
+        return
+    _assert_same_results(got, want)
+
+
+@built
+def test_bundled_events_and_a_history_give_the_references_results(monkeypatch, tmp_path):
+    """The bundled events, the mixed replay's and a generated history's events
+    rated through one chain each (each player's later events from the
+    earlier results), with the kernel and with the reference."""
+    from uschess.cli import main
+
+    assert main(["generate", "--players", "200", "--events", "120", "--seed", "5", "-o",
+                 str(tmp_path / "hist")]) == 0
+    files = sorted((ROOT / "fixtures" / "events").glob("[!.]*[!s].yaml"))
+    files += sorted((ROOT / "fixtures" / "replay-mixed").glob("e*.yaml"))
+    files += sorted(p for p in (tmp_path / "hist").iterdir() if p.suffix == ".json")
+    events = [load_event(p) for p in files]
+    options = RatingOptions(trace=False)
+
+    def rate_all():
+        chain = Chain()
+        return [chain.rate_event(ev, options) for ev in events]
+
+    got, want = _both(monkeypatch, rate_all)
+    compared = sum(_assert_same_results(g, w) for g, w in zip(got, want))
+    formulas = {p.formula for r in got for s in r.sections for p in s.players}
+    assert compared > 1000 and {"special", "standard"} <= formulas
+
+
+class _Params:
+    """``p`` with one value replaced."""
+
+    def __init__(self, p, **values):
+        self._p, self._values = p, values
+
+    def __getattr__(self, name):
+        return self._values[name] if name in self._values else getattr(self._p, name)
+
+
+@built
+def test_it_declines_a_value_it_does_not_compute_on():
+    """An absolute floor given as a Decimal (a rule pack could): the kernel
+    returns None and the reference rates the section."""
+    event = load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml")
+    section = event.sections[0]
+    rules = BOOK.rules(section.start)
+    odd = dataclasses.replace(rules, p=_Params(rules.p, absolute_floor=decimal.Decimal(100)))
+    tc = _time_control(str(section.time_control))
+    system = S.systems_for(section, rules, tc)[0]
+    assert KERNEL.rate_section(section, system, rules, tc) is not None
+    assert KERNEL.rate_section(section, system, odd, tc) is None
+    res = S.rate_section(section, system, odd, tc, trace=False)
+    assert res.players and all(p.post is not None for p in res.players if p.m)
+
+
+def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
+    """``USCHESS_PURE=1`` (or no formulas' kernel) turns it off too,
+    ``USCHESS_PURE=sections`` this one alone, and a kernel older than the
+    reference modules it mirrors is not used."""
+    monkeypatch.setattr(F, "ACTIVE", F.PURE)
+    lean, status = S._lean()
+    assert lean is None and status.startswith("pure Python")
+    monkeypatch.undo()
+    monkeypatch.setenv("USCHESS_PURE", "sections")
+    lean, status = S._lean()
+    assert lean is None and "USCHESS_PURE=sections" in status
+    monkeypatch.undo()
+    if KERNEL is not None and F.ACTIVE is not F.PURE:
+        monkeypatch.setattr(F, "older_than_sources", lambda built, sources: True)
+        lean, status = S._lean()
+        assert lean is None and "older than its sources" in status
+        monkeypatch.undo()
+        lean, status = S._lean()
+        assert lean is KERNEL.rate_section and status == "compiled kernel"
+
+
+def test_pure_python_sets_it_aside_in_a_new_process():
+    """What ``--version`` says is what rates: ``USCHESS_PURE=1`` names pure
+    Python for both the formulas and the sections."""
+    env = dict(os.environ, USCHESS_PURE="1")
+    out = subprocess.run([sys.executable, "-m", "uschess", "--version"], capture_output=True,
+                         text=True, env=env, check=True)
+    assert "formulas: pure Python" in out.stdout and "sections: pure Python" in out.stdout
