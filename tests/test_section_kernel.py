@@ -70,13 +70,25 @@ def _differences(a, b, path="", out=None) -> list:
     return out
 
 
-def _both(monkeypatch, rate):
-    """``rate()`` with the kernel, then with the reference: (kernel's, reference's)."""
-    assert S.LEAN is not None
+def _both(monkeypatch, rate, some: bool = True):
+    """``rate()`` with the kernel, then with the reference: (kernel's,
+    reference's); every section the kernel was given it rated (none declined),
+    and with ``some`` it was given one at least."""
+    kernel, given, rated = S.LEAN, [], []
+    assert kernel is not None
+
+    def counted(*args):
+        result = kernel(*args)  # a section refused raises, as the reference would
+        given.append(1)
+        rated.extend([1] if result is not None else [])
+        return result
+
+    monkeypatch.setattr(S, "LEAN", counted)
     got = rate()
     monkeypatch.setattr(S, "LEAN", None)
     want = rate()
     monkeypatch.undo()
+    assert len(rated) == len(given) and (given or not some)
     return got, want
 
 
@@ -178,15 +190,15 @@ CHOICES = [{}, *({"edition": e} for e in BOOK.editions),
 def test_generated_sections_of_every_era_give_the_references_results(event, choice):
     """Steps 1-5 and the finish step: every field of every result, bit for bit."""
     options = RatingOptions(trace=False, **choice)
+
+    def rate():
+        try:
+            return rate_event(event, options)
+        except (InputError, RuleError) as err:  # no system on that date; a rule refusing
+            return str(err)
+
     with pytest.MonkeyPatch.context() as mp:
-        outcomes = []
-        for lean in (S.LEAN, None):
-            mp.setattr(S, "LEAN", lean)
-            try:
-                outcomes.append(rate_event(event, options))
-            except (InputError, RuleError) as err:  # no system on that date; a rule refusing
-                outcomes.append(str(err))
-    got, want = outcomes
+        got, want = _both(mp, rate, some=False)
     if isinstance(want, str):
         assert got == want
         return
