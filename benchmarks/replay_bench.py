@@ -35,7 +35,12 @@ the yardstick's (reading, rating, the rest) beside them, since
 cProfile weighs Python calls more than the C code of the parsers and SQLite;
 ``--store-variants`` the CPU time of the rows' SQL alone (:func:`store_variants`:
 the engine store's rows written again into the store's schema and into
-leaner layouts), to tell what a schema change could save.
+leaner layouts), to tell what a schema change could save; ``--instructions``
+the instructions of one more run of each child, counted by valgrind
+(:func:`common.instructions`): a ratio that does not move with the
+machine's load, where CPU time on this shared machine moves by a tenth or
+more between runs of one benchmark (a change of a few percent is seen in
+the count and lost in the CPU time).
 """
 
 from __future__ import annotations
@@ -287,6 +292,8 @@ def main(argv=None) -> int:
                     help="print the CPU time of writing the engine store's rows again into "
                          "other table layouts (the rows' SQL alone)")
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the instructions of one run of each child (valgrind)")
     args = ap.parse_args(argv)
     print(C.formulas_line())
 
@@ -350,6 +357,25 @@ def main(argv=None) -> int:
     print(f"  {'minimal.py --replay':28} {m:8.2f} {games / m:19,.0f} {max(rss['minimal']):12.0f}")
     print(f"  time engine/minimal: {e / m:.2f}x   (runs: engine {C.spread(got['engine'])} s, "
           f"minimal {C.spread(got['minimal'])} s)")
+    if args.instructions:
+        print("\ninstructions of one run of each child (valgrind's cachegrind; the same "
+              "count whatever the machine's load):")
+        counted = {}
+        for name in ("engine", "minimal"):
+            db = work / f"{name}-counted.db"
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            if name == "engine":
+                cmd = [C.python(), "-m", "uschess", "replay", history, "--db", db, "--quiet"]
+            else:
+                cmd = [C.python(), C.MINIMAL, "--replay", history, "--db", db, "--params",
+                       params, "--commit-every", COMMIT_EVERY]
+            counted[name] = C.instructions(cmd)
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        print(f"  {'uschess replay':28} {counted['engine']:>18,} instructions")
+        print(f"  {'minimal.py --replay':28} {counted['minimal']:>18,} instructions")
+        print(f"  instructions engine/minimal: {counted['engine'] / counted['minimal']:.3f}x")
     if args.profile:
         print("\nthe engine's replay in this process (cProfile, CPU time):")
         print(profile_replay(history, args.top))
