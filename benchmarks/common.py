@@ -86,8 +86,10 @@ def instructions(cmd: list, **kw) -> int:
     (``--cache-sim=no``: the count alone).  Unlike CPU time it does not move
     with the machine's load: on a shared machine whose CPU time per second
     of work moves by a tenth or more from run to run, a ratio of two counts
-    is the same every time.  The child runs some 30 to 50 times slower
-    under valgrind."""
+    is the same every time (to about a tenth of a percent, the hash seed's
+    doing), given the same state: a run that compiles modules and writes
+    their bytecode counts the compiling, the next one does not.  The child
+    runs some 30 to 50 times slower under valgrind."""
     import shutil
 
     if shutil.which("valgrind") is None:

@@ -166,3 +166,21 @@ def test_phases_of_both_replays(tmp_path):
     assert "rating" in lines[2] and "rows' statements" in lines[3]
     engine = replay_bench.phases_of_replay(tmp_path / "h")
     assert "rating (the chain, steps 1-5, finish)" in engine
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("shutil").which("valgrind") is None, reason="valgrind is not installed")
+def test_instructions_are_counted_and_the_same_each_time():
+    """``--instructions``: the count of a child's instructions, the same in
+    two runs of one command in one state of the machine (to a tenth of a
+    percent: the hash seed's randomness moves it by a little; a first run
+    that writes the bytecode cache counts the compiling too, so one runs
+    first), larger for more work."""
+    small = [sys.executable, "-S", "-c", "pass"]
+    more = [sys.executable, "-S", "-c", "sum(range(200000))"]
+    C.instructions(small)
+    a, b, c = C.instructions(small), C.instructions(small), C.instructions(more)
+    assert a > 1_000_000 and abs(a - b) <= a * 1e-3
+    assert c - a > 10 * 200_000
+    with pytest.raises(SystemExit, match="failed under valgrind"):
+        C.instructions([sys.executable, "-S", "-c", "raise SystemExit(3)"])
