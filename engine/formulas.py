@@ -12,6 +12,7 @@ whichever runs (``ACTIVE``; ``KERNEL_STATUS`` says which, and why).
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from bisect import bisect_left, bisect_right
@@ -301,24 +302,36 @@ def older_than_sources(built: Path, sources: list) -> bool:
         return False
 
 
-def _compiled() -> tuple[Optional[FormulaSet], str]:
-    """The compiled kernel's formulas (``formulas_kernel.pyx``, built with
-    ``USCHESS_KERNEL=1`` at install) and a word on it; None, and why, where
-    it is not built, turned off (``USCHESS_PURE=1``) or older than its
-    sources (a source tree where this file or the kernel's changed since
-    the build: the reference serves until it is built again)."""
-    if os.environ.get("USCHESS_PURE") == "1":
-        return None, "pure Python, USCHESS_PURE=1 is set"
+def load_kernel(name: str, mirrors: Sequence[Path] = ()) -> tuple:
+    """The compiled module ``uschess.<name>`` of the optional kernel (built
+    with ``USCHESS_KERNEL=1`` at install) and "compiled kernel"; None, and
+    why, where it is not built or is older than one of its sources: in a
+    source tree, its ``.pyx``, the include file of the standard formula and
+    ``mirrors``, the reference modules it does as they do (changed since
+    the build, the reference serves until it is built again)."""
     try:
-        from uschess import formulas_kernel as kernel
+        kernel = importlib.import_module(f"uschess.{name}")
     except ImportError:
         return None, "pure Python, no compiled kernel built"
     built = Path(kernel.__file__)
-    pyx = built.with_name("formulas_kernel.pyx")  # beside it in a source tree only
-    if pyx.exists() and older_than_sources(built, [Path(__file__), pyx]):
+    pyx = built.with_name(f"{name}.pyx")  # beside it in a source tree only
+    sources = [pyx, built.with_name("standard_formula.pxi"), *mirrors]
+    if pyx.exists() and older_than_sources(built, sources):
         return None, ("pure Python, the compiled kernel being older than its sources "
                       "(USCHESS_KERNEL=1 pip install -e . builds it again)")
-    return FormulaSet(kernel.special_rating, kernel.standard_rating), "compiled kernel"
+    return kernel, "compiled kernel"
+
+
+def _compiled() -> tuple[Optional[FormulaSet], str]:
+    """The compiled kernel's formulas (``formulas_kernel.pyx``) and a word
+    on it; None, and why, where it is turned off (``USCHESS_PURE=1``), not
+    built or older than its sources (:func:`load_kernel`)."""
+    if os.environ.get("USCHESS_PURE") == "1":
+        return None, "pure Python, USCHESS_PURE=1 is set"
+    kernel, status = load_kernel("formulas_kernel", [Path(__file__)])
+    if kernel is None:
+        return None, status
+    return FormulaSet(kernel.special_rating, kernel.standard_rating), status
 
 
 _KERNEL, KERNEL_STATUS = _compiled()

@@ -97,18 +97,10 @@ def _lean() -> tuple:
         return None, "pure Python, as the formulas"
     if os.environ.get("USCHESS_PURE") == "sections":
         return None, "pure Python, USCHESS_PURE=sections is set"
-    try:
-        from uschess import section_kernel as kernel
-    except ImportError:
-        return None, "pure Python, no compiled kernel of sections built"
-    built = Path(kernel.__file__)
     here = Path(__file__).resolve().parent
-    sources = [built.with_name("section_kernel.pyx"), built.with_name("standard_formula.pxi"),
-               here / "section.py", here / "steps.py", here / "finish.py"]
-    if sources[0].exists() and formulas.older_than_sources(built, sources):
-        return None, ("pure Python, the compiled kernel of sections being older than its "
-                      "sources (USCHESS_KERNEL=1 pip install -e . builds it again)")
-    return kernel.rate_section, "compiled kernel"
+    kernel, status = formulas.load_kernel(
+        "section_kernel", [here / "section.py", here / "steps.py", here / "finish.py"])
+    return (kernel.rate_section if kernel is not None else None), status
 
 
 #: The compiled kernel's rating of a section without a trace, where it is
