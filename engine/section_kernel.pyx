@@ -18,8 +18,9 @@ formula runs it runs on doubles (``standard_formula.pxi``, shared with
 give equal results, field by field and bit for bit, across every era.
 
 It declines (returns None, and the reference rates the section) where one
-of the values it computes on is not a plain number: a rule pack or reform
-giving N*, the absolute floor or the bonus's values as something else.
+of the values it computes on is not a plain number (a float or an int): a
+rule pack, a reform or a plugin giving N*'s values, the absolute floor, the
+bonus's values, K or a pre-event or initial rating as something else.
 Built only on request with the formulas' kernel (``USCHESS_KERNEL=1 pip
 install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
 """
