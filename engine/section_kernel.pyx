@@ -244,6 +244,12 @@ cdef _rate(section, system, rules, tc, pre_from):
         recs[i] = rec
         alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
 
+    # An opponent without a rated game of its own (a game listed on one side
+    # only, which the readers refuse): the reference meets it with a KeyError.
+    for t in range(games):
+        if not a.m[a.opp[t]]:
+            return None
+
     # Step 1: initial ratings for unrated players who play a rated game.
     cdef list r0s = [None] * n
     cdef list ns = [None] * n

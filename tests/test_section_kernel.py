@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import uschess.formulas as F
 from uschess.errors import InputError, RuleError
 from uschess.io.eventfile import event_from_dict, load_event
-from uschess.model import SYSTEMS
+from uschess.model import SYSTEMS, Round
 from uschess.rating import section as S
 from uschess.rating.chain import Chain, _time_control
 from uschess.rating.options import RatingOptions
@@ -254,6 +254,14 @@ def test_it_declines_a_value_it_does_not_compute_on():
     assert KERNEL.rate_section(section, system, odd, tc) is None
     res = S.rate_section(section, system, odd, tc, trace=False)
     assert res.players and all(p.post is not None for p in res.players if p.m)
+    # a game listed on one side only (the readers refuse it; a section made
+    # in code need not be read): the kernel declines, the reference raises
+    one_sided = dataclasses.replace(section, players=[
+        dataclasses.replace(section.players[0], rounds=[Round("W", 2)]),
+        dataclasses.replace(section.players[1], rounds=[Round("B", None)])])
+    assert KERNEL.rate_section(one_sided, system, rules, tc) is None
+    with pytest.raises(KeyError):
+        S.rate_section(one_sided, system, rules, tc, trace=False)
 
 
 def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
