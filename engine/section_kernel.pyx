@@ -106,8 +106,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
     """Step 4 or 5 (``steps._step``): every player's rating at least the
     absolute floor, the opponents at ``prev`` (objects; ``a.prev`` their
     doubles); the doubles of the results into ``a.cur``.  ``bonus_values``:
-    [B, m'_min] as objects and doubles, read at the first player of the
-    standard formula (as the reference reads them)."""
+    [B, m'_min] as doubles, read at the first player of the standard
+    formula (as the reference reads them)."""
     cdef Py_ssize_t i, j, m, s
     cdef double value_d, e_d, bonus_d
     cdef double on_stack[64]
@@ -128,6 +128,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
                             wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
                             all_losses=all_l, n=ns[i], p=p, trace=None)
+            if not _plain(value):  # met as an opponent's rating on doubles next
+                raise _Decline()
             if floor100 > value:
                 out[i] = floor100
                 a.cur[i] = floor_d
@@ -337,6 +339,8 @@ cdef _rate(section, system, rules, tc, pre_from):
                 opponents=[r0s[a.opp[t + j]] for j in range(a.m[i])],
                 score=a.score[i], wins=a.wins[i], losses=a.losses[i], all_wins=False,
                 all_losses=False, n=0, p=p, trace=None)
+            if not _plain(value):
+                raise _Decline()
             step3[pair] = value = max(value, floor100)
             seed[i] = value
             a.prev[i] = value

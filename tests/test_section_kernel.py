@@ -240,10 +240,24 @@ class _Params:
         return self._values[name] if name in self._values else getattr(self._p, name)
 
 
+class _SpecialAsDecimal:
+    """The rules' hooks, the special formula's answer given as a Decimal."""
+
+    def __init__(self, call):
+        self._call = call
+
+    def __getattr__(self, name):
+        return getattr(self._call, name)
+
+    def uschess_special_rating(self, **kw):
+        return decimal.Decimal(repr(self._call.uschess_special_rating(**kw)))
+
+
 @built
 def test_it_declines_a_value_it_does_not_compute_on():
     """An absolute floor given as a Decimal (a rule pack could): the kernel
-    returns None and the reference rates the section."""
+    returns None and the reference rates the section; so for a special
+    rating a plugin gives as a Decimal, and for a game listed on one side."""
     event = load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml")
     section = event.sections[0]
     rules = BOOK.rules(section.start)
@@ -254,6 +268,11 @@ def test_it_declines_a_value_it_does_not_compute_on():
     assert KERNEL.rate_section(section, system, odd, tc) is None
     res = S.rate_section(section, system, odd, tc, trace=False)
     assert res.players and all(p.post is not None for p in res.players if p.m)
+    # a special rating given as a Decimal by a plugin: met as an opponent's
+    # rating next, which the kernel computes on as a double
+    assert any(p.formula == "special" for p in res.players)
+    decimals = dataclasses.replace(rules, call=_SpecialAsDecimal(rules.call))
+    assert KERNEL.rate_section(section, system, decimals, tc) is None
     # a game listed on one side only (the readers refuse it; a section made
     # in code need not be read): the kernel declines, the reference raises
     one_sided = dataclasses.replace(section, players=[
