@@ -195,6 +195,14 @@ BROKEN = {
                              line1(5) + 1, "found a player line where the second line"),
     "garbled ID": (lambda t: edit(t, line1(6) + 1, "15055204 /", "15055204 "),
                    line1(6) + 1, "expected 'ID / R"),
+    # thousands of digits, which Python will not convert (past 4,300): refused
+    # by their count, as any impossible pair number is
+    "opponent of 5001 digits": (lambda t: edit(t, line1(12), "W  42", "W " + "4" * 5001),
+                                line1(12), "a pair number of 5001 digits is impossible"),
+    "pair of 5001 digits": (lambda t: edit(t, line1(5), "    5 |", "5" * 5001 + " |"), line1(5),
+                            "a pair number of 5001 digits is impossible"),
+    "cell of 5001 letters": (lambda t: edit(t, line1(12), "W  42", "W" * 5001), line1(12),
+                             "'WWWWWWWWWWWWWWWWWWWWWWWW'... is not W/L/D/X/F/Z"),
 }
 
 
@@ -291,3 +299,15 @@ def test_provisional_limit_matches_the_rule_book():
     values = {e.value for e in book.timelines["established_games"].entries}
     assert values == {MAX_PROVISIONAL}
     assert book.rules(_dt.date(2016, 1, 15)).p.established_games == MAX_PROVISIONAL
+
+
+def test_scored_cells_name_only_a_pair_that_can_be():
+    """A page's N/R cell names an opponent when its number can be a pair
+    (1..99999); thousands of digits are not converted (Python refuses past
+    4,300) and leave the bye the reader read."""
+    from uschess.io.formats.msa import scored_cell
+
+    assert scored_cell("N 12") == ("N", 12) and scored_cell("R7") == ("R", 7)
+    assert scored_cell("N " + "4" * 5001) is None
+    assert scored_cell("N 0") is None and scored_cell("R 100000") is None
+    assert scored_cell("W 3") is None

@@ -138,6 +138,22 @@ class MsaRow:
 
 # ---------------------------------------------------------------- reading
 
+def _pair_number(digits: str, what: str) -> int:
+    """A pair number's ASCII digits as an int, refused with an InputError
+    naming ``what`` when it has more digits than :data:`_MAX_PAIR` (a run of
+    thousands of digits is not converted at all: Python refuses past 4,300)."""
+    significant = digits.lstrip("0")
+    if len(significant) > len(str(_MAX_PAIR)):
+        raise InputError(f"{what}: a pair number of {len(significant)} digits is impossible "
+                         f"(allowed 1..{_MAX_PAIR})")
+    return int(digits)
+
+
+def _shown_cell(text: str) -> str:
+    """A cell's text for a message: its start where it is long."""
+    return repr(text) if len(text) <= 24 else f"{text[:24]!r}..."
+
+
 def parse_cell(cell: str) -> Round:
     """One round cell (``W  39``, ``X``, ``H``) as a :class:`Round`.
 
@@ -145,10 +161,11 @@ def parse_cell(cell: str) -> Round:
     text = cell.strip()
     match = _CELL.match(text)
     if not match or match.group(1) not in _CODES:
-        raise InputError(f"round cell {text!r} is not W/L/D/X/F/Z with an opponent pair "
-                         f"or a B/H/U bye")
+        raise InputError(f"round cell {_shown_cell(text)} is not W/L/D/X/F/Z with an opponent "
+                         "pair or a B/H/U bye")
     code = match.group(1)
-    opp = int(match.group(2)) if match.group(2) is not None else None
+    opp = (_pair_number(match.group(2), f"round cell {_shown_cell(text)}")
+           if match.group(2) is not None else None)
     if code in GAME_CODES and opp is None:
         raise InputError(f"round cell {text!r}: a played game needs the opponent's pair")
     if code in BYE_CODES and opp is not None:
@@ -178,8 +195,8 @@ def _page_cell(cell: str) -> Round:
     match = _CELL.match(text)
     if match and match.group(1) in BYE_CODES and match.group(2) is not None:
         return Round(match.group(1))  # a bye printed with a number: still a bye
-    if match and match.group(2) is not None and int(match.group(2)) == 0 \
-            and match.group(1) in {**BYE_CODES, **FORFEIT_CODES}:
+    if match and match.group(2) is not None and not match.group(2).strip("0") \
+            and match.group(1) in {**BYE_CODES, **FORFEIT_CODES}:  # opponent 0
         return Round(match.group(1))
     if match and match.group(1) in PAGE_CELLS and match.group(2) is not None:
         return Round(PAGE_CELLS[match.group(1)])
@@ -191,9 +208,13 @@ def scored_cell(cell: str) -> Optional[tuple[str, int]]:
     as a bye although it names an opponent (``N 12``, ``R12``); None for any
     other cell."""
     match = _CELL.match(cell.strip())
-    if match and match.group(1) in PAGE_CELLS and match.group(2) is not None \
-            and int(match.group(2)) > 0:
-        return match.group(1), int(match.group(2))
+    if match and match.group(1) in PAGE_CELLS and match.group(2) is not None:
+        try:
+            pair = _pair_number(match.group(2), "round cell")
+        except InputError:  # no pair can have it: the bye the reader read
+            return None
+        if 0 < pair <= _MAX_PAIR:
+            return match.group(1), pair
     return None
 
 
@@ -280,7 +301,10 @@ def _printed(label: str, pre_text: str, post_text: str, line: int, page: bool = 
 def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
               page: bool = False) -> TableRow:
     """The player on lines ``number`` and ``number + 1``."""
-    pair = int(line1.split("|", 1)[0].strip())
+    try:
+        pair = _pair_number(line1.split("|", 1)[0].strip(), "player line")
+    except InputError as err:
+        raise err.located(record=number)
     label = str(pair)
     try:
         cells = _cells(line1, "player line")

@@ -399,7 +399,8 @@ def _assemble(blocks: list[_Block], source, details) -> Event:
         if "142" in block.tags:
             number, value = block.tags["142"]
             if value.strip():
-                if not _DIGITS.match(value.strip()) or int(value) > MAX_ROUNDS:
+                if (not _DIGITS.match(value.strip()) or len(value.strip()) > 9
+                        or int(value) > MAX_ROUNDS):
                     raise InputError(f"number of rounds {value.strip()!r} is not 0..{MAX_ROUNDS}",
                                      file=source, record=number, field="142")
                 declared = int(value)
