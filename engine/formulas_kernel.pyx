@@ -19,9 +19,6 @@ from libc.stdlib cimport free, malloc, qsort
 
 include "standard_formula.pxi"
 
-cdef enum:
-    STACK = 64  # opponents held on the stack; a longer list is allocated
-
 
 cdef int _compare(const void* a, const void* b) noexcept nogil:
     cdef double x = (<const double*>a)[0]

@@ -110,7 +110,7 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
     formula (as the reference reads them)."""
     cdef Py_ssize_t i, j, m, s
     cdef double value_d, e_d, bonus_d
-    cdef double on_stack[64]
+    cdef double on_stack[STACK]
     cdef double* opp
     cdef list out = [None] * a.n
     special = call.uschess_special_rating
@@ -142,7 +142,7 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             if not (_plain(b) and _plain(m_prime_min)):
                 raise _Decline()
             bonus_values.extend((<double>b, <double>m_prime_min))
-        if m > 64:
+        if m > STACK:
             opp = <double*>malloc(m * sizeof(double))
             if opp == NULL:
                 raise MemoryError()
@@ -212,7 +212,6 @@ cdef _rate(section, system, rules, tc, pre_from):
     # Each player's rated games (steps.Played): opponents, score, m, wins, losses.
     codes = GAME_CODES
     index = {}
-    opp_pairs = []
     for i in range(n):
         pl = players[i]
         index[pl.pair] = i

@@ -3,6 +3,9 @@
 # the same operations in the same order as uschess.formulas.standard_rating,
 # the reference, so that every result is its result bit for bit.
 
+cdef enum:
+    STACK = 64  # opponents held on the stack; a longer list is allocated
+
 cdef inline double _standard(double r0, double k, const double* opp, Py_ssize_t m,
                              double score, bint eligible, double b, double m_prime_min,
                              double* expected, double* bonus_out) noexcept nogil:
