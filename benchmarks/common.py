@@ -81,6 +81,24 @@ def run_child(cmd: list, **kw) -> ChildRun:
     return ChildRun(cpu, maxrss_kb / 1024.0, wall, proc.stdout)
 
 
+def child_env(folder: Path, compile_each_run: bool = False) -> dict:
+    """The environment of measured children, as an installed package starts:
+    the compiled rule book cached in a private folder (``USCHESS_CACHE_DIR``,
+    written by the first run) and, unless ``compile_each_run``, the modules'
+    bytecode too (a private ``PYTHONPYCACHEPREFIX``; pip compiles a package's
+    modules when it installs it).  Without it, where ``PYTHONDONTWRITEBYTECODE``
+    is set (as on this machine), a child compiles every module it imports
+    from source at every start, a cost a user's installed command does not
+    have (about 0.2 s of CPU for ``uschess replay``, the engine's share of
+    modules being many times the yardstick's).  Run each command once
+    before timing it, so that both caches are filled."""
+    env = dict(os.environ, USCHESS_CACHE_DIR=str(Path(folder) / "uschess-cache"))
+    if not compile_each_run:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+    return env
+
+
 def instructions(cmd: list, **kw) -> int:
     """The instructions ``cmd`` executes, counted by valgrind's cachegrind
     (``--cache-sim=no``: the count alone).  Unlike CPU time it does not move

@@ -80,17 +80,6 @@ def in_process(shapes, repeat: int, rounds: int) -> list:
     return rows
 
 
-def child_env(tmp: Path, compile_each_run: bool) -> dict:
-    """The environment of the measured children: a private cache of the
-    compiled rule book and, unless ``compile_each_run``, of the modules'
-    bytecode."""
-    env = dict(os.environ, USCHESS_CACHE_DIR=str(tmp / "uschess-cache"))
-    if not compile_each_run:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    return env
-
-
 def whole_process(files, repeat: int, params: Path, env: dict) -> list:
     rows = []
     for path in files:
@@ -268,7 +257,7 @@ def main(argv=None) -> int:
         params = Path(tmp) / "params.json"
         C.write_params(params)
         files = [str(big), str(C.ROOT / "fixtures" / "events" / "wfcc15.yaml")]
-        env = child_env(Path(tmp), args.compile_each_run)
+        env = C.child_env(Path(tmp), args.compile_each_run)
         print(f"\nwhole process, child CPU seconds (user + system), median of "
               f"{args.whole_repeat} interleaved runs; posts checked equal to 1e-12; "
               + ("every module compiled at every start" if args.compile_each_run else

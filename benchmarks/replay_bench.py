@@ -22,6 +22,13 @@ interleaved and repeated, two child processes rate it into a new SQLite file:
   events as the engine's replay commits at once
   (:data:`uschess.apps.replay.COMMIT_EVERY`).
 
+The children start as an installed command does: their modules' bytecode
+and the compiled rule book cached in private folders
+(:func:`common.child_env`), filled by a first run of each on a one-event
+history.  ``--compile-each-run`` measures them as this machine's environment
+(``PYTHONDONTWRITEBYTECODE``) would otherwise start them, every module
+compiled from source at every start.
+
 Printed: player-games (rated games counted once per player per section) per
 CPU-second of each child (its own user + system time, from ``os.wait4``),
 the ratio, and each child's peak RSS; the median of the repetitions.  Before
@@ -294,6 +301,10 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     ap.add_argument("--instructions", action="store_true",
                     help="also count the instructions of one run of each child (valgrind)")
+    ap.add_argument("--compile-each-run", action="store_true",
+                    help="no cached bytecode for the children (every module compiled at every "
+                         "start, as with PYTHONDONTWRITEBYTECODE); default: cached as after "
+                         "pip install")
     args = ap.parse_args(argv)
     print(C.formulas_line())
 
@@ -320,6 +331,20 @@ def main(argv=None) -> int:
 
     from uschess.apps.replay import COMMIT_EVERY
 
+    # the children start as an installed command does (bytecode and rule book
+    # cached), after a first run of each on a one-event history fills the caches
+    env = C.child_env(work, args.compile_each_run)
+    warm = work / "warm"
+    warm.mkdir(exist_ok=True)
+    first = min(history.glob("*.json"))
+    (warm / first.name).write_bytes(first.read_bytes())
+    C.run_child(C.uschess() + ["replay", warm, "--db", work / "warm.db", "--quiet"], env=env)
+    C.run_child([C.python(), C.MINIMAL, "--replay", warm, "--db", work / "warm-minimal.db",
+                 "--params", params], env=env)
+    print("children: " + ("every module compiled at every start" if args.compile_each_run else
+                          "bytecode and the compiled rule book cached (as installed, after a "
+                          "first run)"))
+
     rss: dict = {"engine": [], "minimal": []}
     dbs: dict = {"engine": [], "minimal": []}
     counts: dict = {}
@@ -330,11 +355,11 @@ def main(argv=None) -> int:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
             if name == "engine":
-                r = C.run_child(C.uschess() + ["replay", history, "--db", db, "--json"])
+                r = C.run_child(C.uschess() + ["replay", history, "--db", db, "--json"], env=env)
                 counts[name] = json.loads(r.out)["player_games"]
             else:
                 r = C.run_child([C.python(), C.MINIMAL, "--replay", history, "--db", db,
-                                 "--params", params, "--commit-every", COMMIT_EVERY])
+                                 "--params", params, "--commit-every", COMMIT_EVERY], env=env)
                 counts[name] = int(r.out.split(",")[1].split()[0])
             rss[name].append(r.rss_mb)
             dbs[name].append(db)
@@ -370,7 +395,7 @@ def main(argv=None) -> int:
             else:
                 cmd = [C.python(), C.MINIMAL, "--replay", history, "--db", db, "--params",
                        params, "--commit-every", COMMIT_EVERY]
-            counted[name] = C.instructions(cmd)
+            counted[name] = C.instructions(cmd, env=env)
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
         print(f"  {'uschess replay':28} {counted['engine']:>18,} instructions")
