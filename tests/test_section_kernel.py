@@ -230,6 +230,62 @@ def test_bundled_events_and_a_history_give_the_references_results(monkeypatch, t
     assert compared > 1000 and {"special", "standard"} <= formulas
 
 
+def _pow_not_product(center: float, lo: float, hi: float, count: int) -> list[float]:
+    """``count`` ratings R0 between ``lo`` and ``hi`` with fractions, as a
+    history makes them, for which Python's ``(center - R0) ** 2`` (the C
+    library's pow()) and the product ``(center - R0) * (center - R0)``
+    differ in the last bit (about one in a thousand)."""
+    import random
+
+    rng, out = random.Random(20261129), []
+    while len(out) < count:
+        r0 = rng.uniform(lo, hi)
+        if (center - r0) ** 2 != (center - r0) * (center - r0):
+            out.append(r0)
+    return out
+
+
+def _round_robin(start: dt.date, ratings: list[float]) -> dict:
+    """An event of one round robin among players of these OTBR ratings, each
+    with 60 earlier games (more than N* allows: N' is N*, sec. 3)."""
+    n = len(ratings)
+    rounds: dict[int, list[str]] = {i: [] for i in range(1, n + 1)}
+    order = list(range(1, n + 1))
+    for r in range(n - 1):  # the circle method: the first stays, the rest turn
+        for i in range(n // 2):
+            a, b = order[i], order[n - 1 - i]
+            res = "WDL"[(a + b + r) % 3]
+            rounds[a].append(f"{res}{b}")
+            rounds[b].append(f"{'LDW'['WDL'.index(res)]}{a}")
+        order = [order[0], order[-1], *order[1:-1]]
+    players = [{"pair": i, "id": f"{31000000 + i}", "name": f"Player {i}", "adult": True,
+                "rounds": rounds[i],
+                "ratings": {"OTBR": {"rating": ratings[i - 1], "games": 60}}}
+               for i in range(1, n + 1)]
+    return event_from_dict({"event": {"name": "Round robin", "start": start.isoformat()},
+                            "sections": [{"name": "RR", "time_control": "G/90;d5",
+                                          "players": players}]}, source="rr.yaml")
+
+
+@built
+def test_n_star_through_the_c_librarys_pow_as_python_computes_it(monkeypatch):
+    """N* squares (center - R0) as Python's ``**`` does, through the C
+    library's pow(): a compiler left to itself makes pow(x, 2.0) into x * x,
+    which for about one R0 in a thousand is one bit away (setup.py builds
+    the kernel with ``-fno-builtin-pow``).  Found in a replay of 916,488
+    player-games: R0 = 1358.6146862955525 gave N' = 14.751514842991785
+    against the reference's 14.751514842991787, and a post one bit away.
+    Both N* formulas, from ratings chosen to be such values."""
+    for start, center in ((dt.date(2025, 5, 1), 2569.0), (dt.date(2010, 5, 1), 2200.0)):
+        ratings = _pow_not_product(center, 1000.0, 2100.0, 8)
+        if center == 2569.0:
+            ratings[0] = 1358.6146862955525  # the replay's
+        event = _round_robin(start, ratings)
+        got, want = _both(monkeypatch, lambda: rate_event(event, RatingOptions(trace=False)))
+        assert _assert_same_results(got, want) == 8
+        assert all(p.n_eff < 50.0 for p in want.sections[0].players)  # N' = N*, below 60
+
+
 class _Params:
     """``p`` with one value replaced."""
 
