@@ -110,8 +110,9 @@ def _assert_same_results(got, want) -> int:
 def players_of(draw, n: int, start: dt.date, games: list):
     """``n`` players of a section whose rated games are ``games`` (pair,
     pair, result of the first), with forfeits and byes among their rounds,
-    and every kind of pre-event data: records in any system (counts known or
-    not, a peak, a floor lowered after a match, an OLM floor, a prize floor),
+    and every kind of pre-event data: records in any system (ratings whole
+    or with a fraction, counts known or not, a peak, a floor lowered after a
+    match, an OLM floor, a prize floor),
     FIDE and CFC ratings, a birth date or an adult flag, or nothing."""
     other = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X"}
     out = []
@@ -124,6 +125,8 @@ def players_of(draw, n: int, start: dt.date, games: list):
         ratings = {}
         for s in draw(st.lists(st.sampled_from(SYSTEMS), unique=True, max_size=3)):
             rec = draw(records(start))
+            if draw(st.booleans()):  # a rating with a fraction, as a history makes them
+                rec["rating"] += draw(st.floats(0.0, 1.0, exclude_max=True))
             if draw(st.integers(0, 5)) == 0:
                 rec["peak"] = rec["rating"] + draw(st.sampled_from([0.0, 150.0, 250.0]))
             if draw(st.integers(0, 7)) == 0:
