@@ -99,6 +99,15 @@ def child_env(folder: Path, compile_each_run: bool = False) -> dict:
     return env
 
 
+def add_compile_each_run(ap) -> None:
+    """The ``--compile-each-run`` option of the benchmarks that start
+    children (see :func:`child_env`)."""
+    ap.add_argument("--compile-each-run", action="store_true",
+                    help="no cached bytecode for the children (every module compiled at every "
+                         "start, as with PYTHONDONTWRITEBYTECODE); default: cached as after "
+                         "pip install")
+
+
 def instructions(cmd: list, **kw) -> int:
     """The instructions ``cmd`` executes, counted by valgrind's cachegrind
     (``--cache-sim=no``: the count alone).  Unlike CPU time it does not move

@@ -235,9 +235,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="print where the engine's time goes (imports, rule loading, rating)")
     ap.add_argument("--top", type=int, default=15, help="profile lines to show (15)")
-    ap.add_argument("--compile-each-run", action="store_true",
-                    help="whole process: no cached bytecode (every module compiled at every start, "
-                         "as with PYTHONDONTWRITEBYTECODE); default: cached as after pip install")
+    C.add_compile_each_run(ap)
     args = ap.parse_args(argv)
     print(C.formulas_line())
 

@@ -301,10 +301,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     ap.add_argument("--instructions", action="store_true",
                     help="also count the instructions of one run of each child (valgrind)")
-    ap.add_argument("--compile-each-run", action="store_true",
-                    help="no cached bytecode for the children (every module compiled at every "
-                         "start, as with PYTHONDONTWRITEBYTECODE); default: cached as after "
-                         "pip install")
+    C.add_compile_each_run(ap)
     args = ap.parse_args(argv)
     print(C.formulas_line())
 

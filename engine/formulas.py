@@ -294,28 +294,39 @@ PURE = FormulaSet(special_rating, standard_rating)
 
 
 def older_than_sources(built: Path, sources: list) -> bool:
-    """Whether one of ``sources`` was changed after ``built`` was."""
+    """Whether one of ``sources`` was changed after ``built`` was (a source
+    that is not there does not count; nor does anything when ``built`` is
+    not there)."""
     try:
         when = built.stat().st_mtime
-        return any(s.stat().st_mtime > when for s in sources)
     except OSError:
         return False
+    for source in sources:
+        try:
+            if source.stat().st_mtime > when:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def load_kernel(name: str, mirrors: Sequence[Path] = ()) -> tuple:
     """The compiled module ``uschess.<name>`` of the optional kernel (built
     with ``USCHESS_KERNEL=1`` at install) and "compiled kernel"; None, and
     why, where it is not built or is older than one of its sources: in a
-    source tree, its ``.pyx``, the include file of the standard formula and
-    ``mirrors``, the reference modules it does as they do (changed since
-    the build, the reference serves until it is built again)."""
+    source tree, its ``.pyx``, the include file of the standard formula,
+    ``setup.py`` (the compiler's flags decide results to the last bit: see
+    there) and ``mirrors``, the reference modules it does as they do
+    (changed since the build, the reference serves until it is built
+    again)."""
     try:
         kernel = importlib.import_module(f"uschess.{name}")
     except ImportError:
         return None, "pure Python, no compiled kernel built"
     built = Path(kernel.__file__)
     pyx = built.with_name(f"{name}.pyx")  # beside it in a source tree only
-    sources = [pyx, built.with_name("standard_formula.pxi"), *mirrors]
+    sources = [pyx, built.with_name("standard_formula.pxi"), built.parent.parent / "setup.py",
+               *mirrors]
     if pyx.exists() and older_than_sources(built, sources):
         return None, ("pure Python, the compiled kernel being older than its sources "
                       "(USCHESS_KERNEL=1 pip install -e . builds it again)")

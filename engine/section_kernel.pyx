@@ -298,7 +298,8 @@ cdef _rate(section, system, rules, tc, pre_from):
         a.eligible[i] = -1
         r0_d = a.r0[i]
         n_float = float(ns[i])
-        if r0_d > flat_d:  # N* (formulas.n_star)
+        if r0_d > flat_d:  # N* (formulas.n_star); pow() is the C library's, as ** is
+            # (setup.py turns the compiler's own off: it made pow(x, 2.0) into x * x)
             most = cap_o
             most_d = cap_d
         else:

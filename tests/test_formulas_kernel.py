@@ -185,6 +185,23 @@ def test_a_kernel_older_than_its_sources_is_not_used(tmp_path):
     os.utime(built_file, (3_000_000, 3_000_000))
     assert not F.older_than_sources(built_file, [source])
     assert not F.older_than_sources(tmp_path / "gone.so", [source])
+    # a source that is not there leaves the others to decide
+    os.utime(built_file, (1_000_000, 1_000_000))
+    assert F.older_than_sources(built_file, [tmp_path / "gone.pxi", source])
+
+
+def test_the_build_flags_are_among_a_kernels_sources(monkeypatch):
+    """``setup.py`` counts as a source of each kernel module in a source
+    tree: its compiler flags change results in the last bit (a build
+    without ``-fno-builtin-pow`` squared differently), so a kernel built
+    before they changed is not used."""
+    seen = []
+    monkeypatch.setattr(F, "older_than_sources",
+                        lambda built, sources: seen.append(sources) or False)
+    kernel, _ = F.load_kernel("formulas_kernel", [])
+    if kernel is None or not Path(kernel.__file__).with_name("formulas_kernel.pyx").exists():
+        pytest.skip("the kernel is not built in this source tree")
+    assert ROOT / "setup.py" in [Path(s).resolve() for s in seen[0]]
 
 
 def test_the_steps_call_the_active_formulas():

@@ -483,3 +483,29 @@ def test_a_page_with_a_very_long_line_is_read_in_linear_time(tmp_path):
     done = subprocess.run([sys.executable, "-m", "uschess", "-q", "import", str(page),
                            "-o", str(out)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and out.exists(), done.stderr
+
+
+def test_numbers_of_thousands_of_digits_on_a_page(tmp_path):
+    """A page whose section number or round count has 5,001 digits (Python
+    will not convert past 4,300): no traceback. The section header is then
+    not one, and the page is refused in one line; a stats line that does
+    not read leaves the rounds to the crosstable, which still reads."""
+    import re
+    import subprocess
+    import sys
+    text = (PACL / "XtblMain_202105149912_1.html").read_text(encoding="latin-1")
+    rounds = re.search(r"([0-9]+)\s+Rounds?,", text)
+    section = re.search(r"Section\s+([0-9]+)\s+-", text)
+    runs = {}
+    for name, match in (("rounds", rounds), ("section", section)):
+        page = tmp_path / f"{name}.html"
+        page.write_text(text[:match.start(1)] + "7" * 5001 + text[match.end(1):],
+                        encoding="latin-1")
+        runs[name] = subprocess.run([sys.executable, "-m", "uschess", "-q", "import", str(page),
+                                     "-o", str(tmp_path / f"{name}.yaml")],
+                                    capture_output=True, text=True, timeout=60)
+    assert runs["rounds"].returncode == 0, runs["rounds"].stderr
+    refused = runs["section"]
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "no 'Section N - NAME' header" in refused.stderr

@@ -266,6 +266,7 @@ def with_cell(rank: int, rnd: int, cell: str) -> str:
     (replace_line("022", "### uschess systems=OTBR,FIDE"), "systems=", 2),
     (replace_line("022", "### uschess online=maybe"), "yes or no", 2),
     (replace_line("XXR", "XXR 120"), "number of rounds", 19),
+    (replace_line("XXR", "XXR " + "9" * 5001), "number of rounds", 19),  # not converted
     ("012 Empty\n042 2024/01/01\n", "no player records", None),
     ("", "no player records", None),
 ])
@@ -284,6 +285,11 @@ def test_missing_start_date_falls_back_to_round_dates():
     no_dates = "\n".join(line for line in text.splitlines() if not line.startswith("132"))
     with pytest.raises(InputError, match="no start date"):
         parse_trf(no_dates)
+
+
+def test_rounds_tag_with_leading_zeros():
+    """The rounds tag's digits are counted without leading zeros."""
+    assert parse_trf(replace_line("XXR", "XXR 0000000000005")).sections[0].players
 
 
 def test_too_many_rounds_refused():

@@ -87,12 +87,11 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
 def _lean() -> tuple:
     """The compiled kernel's :func:`rate_section` for a section rated
     without a trace (``section_kernel.pyx``, built with the formulas' kernel)
-    and a word on it; None, and why, where the formulas' kernel does not run
-    (not built, ``USCHESS_PURE=1``, older than its sources), where
-    ``USCHESS_PURE=sections`` sets this one aside (the formulas' kernel
-    running: what it alone changes can be measured), where it is not built,
-    or where it is older than one of its sources: the reference modules it
-    mirrors count as its sources."""
+    and a word on it; None, and why, where the formulas' kernel does not run,
+    where ``USCHESS_PURE=sections`` sets this one aside (so that what it
+    alone changes can be measured), or where :func:`formulas.load_kernel`
+    finds it not built or older than its sources (the reference modules it
+    mirrors among them)."""
     if formulas.ACTIVE is formulas.PURE:
         return None, "pure Python, as the formulas"
     if os.environ.get("USCHESS_PURE") == "sections":

@@ -64,16 +64,19 @@ TD_RATING_STATS = {"regular": "R", "quick": "Q", "dual": "D", "blitz": "B",
                    "online regular": "OR", "online quick": "OQ", "online blitz": "OB"}
 
 _DATE = r"([0-9]{4}-[0-9]{2}-[0-9]{2})"
-# numbers the readers convert are at most nine digits: Python will not convert
-# a run of thousands (past 4,300), and no page has a number that long
-_SECTION = re.compile(r"^\s*Section\s+([0-9]{1,9})\s+-\s+(.*?)\s*$")
+# A number the readers convert (a section's number, its rounds and players,
+# a TD cell's pair): at most nine digits. Python will not convert a run of
+# thousands (past 4,300), and no page has a number that long.
+_NUMBER = r"([0-9]{1,9})"
+_SECTION = re.compile(r"^\s*Section\s+" + _NUMBER + r"\s+-\s+(.*?)\s*$")
 _EXPORT_HEAD = re.compile(r"^Section (.+) - (OTBR|OTBQ|OTBB|OLR|OLQ|OLB) \(([A-Z]{1,2})\), (.+), "
                           + _DATE + r"(?:\.\." + _DATE + r")?\s*$")
 _EXPORT_TITLE = re.compile(r"^(.*?)(?: \(([0-9]+)\))?, " + _DATE + r"(?:\.\." + _DATE + r")?\s*$")
 _DATES = re.compile(r"Section Date\(s\)\s*" + _DATE + r"(?:\s+thru\s+" + _DATE + r")?")
 _PROCESSED = re.compile(r"Received:\s*" + _DATE + r"|Entered:\s*" + _DATE + r"|Re-Rated:\s*"
                         + _DATE + r"|Rated:\s*" + _DATE)
-_STATS = re.compile(r"(?<![0-9])([0-9]{1,9})\s+Rounds?,\s*([0-9]{1,9})\s+Players?;\s*K Factor:\s*([A-Z]*)\s+"
+_STATS = re.compile(r"(?<![0-9])" + _NUMBER + r"\s+Rounds?,\s*" + _NUMBER
+                    + r"\s+Players?;\s*K Factor:\s*([A-Z]*)\s+"
                     r"Rating Sys:\s*([A-Z]+)(\s*\(FIDE Rated\))?\s+Tnmt Type:\s*([A-Z]*)")
 _TC = re.compile(r"Time Control:\s*(.*?)\s*$")
 _TITLE = re.compile(r"Cross Table for (.*?) \(Event ([0-9]+)\)")
@@ -417,7 +420,7 @@ def _read_export(text: str, source: Optional[str]) -> Page:
     return page
 
 
-_TD_CELL = re.compile(r"^([A-Z])-*([0-9]{1,9})$", re.ASCII)
+_TD_CELL = re.compile(r"^([A-Z])-*" + _NUMBER + "$", re.ASCII)
 _TD_RATING = re.compile(r"^([0-9]{1,4})(\*|/([0-9]{1,3}))$", re.ASCII)
 
 
@@ -476,7 +479,7 @@ def _read_td(text: str, source: Optional[str]) -> Page:
                 page.start = _date(m.group(1), "event date", number)
                 page.end = _date(m.group(2), "event end date", number) or page.start
             elif key == "Section" and sep:
-                m = re.match(r"^([0-9]{1,9})\s+(.*)$", value)
+                m = re.match(r"^" + _NUMBER + r"\s+(.*)$", value)
                 if not m:
                     raise InputError(f"section {value!r} is not 'NUMBER NAME'", record=number)
                 sec = PageSection(name=m.group(2).strip(), players=[], number=int(m.group(1)),
@@ -491,8 +494,8 @@ def _read_td(text: str, source: Optional[str]) -> Page:
                 sec.start = _date(m.group(1), "section date", number)
                 sec.end = _date(m.group(2), "section end date", number) or sec.start
             elif sec is not None and key == "Stats" and sep:
-                m = re.match(r"^([0-9]{1,9})\s+Rounds?,\s*([0-9]{1,9})\s+Players?.*?(Swiss|Round Robin)?$",
-                             value)
+                m = re.match(r"^" + _NUMBER + r"\s+Rounds?,\s*" + _NUMBER
+                             + r"\s+Players?.*?(Swiss|Round Robin)?$", value)
                 if m:
                     sec.rounds, sec.player_count = int(m.group(1)), int(m.group(2))
                     sec.tnmt_type = {"Swiss": "S", "Round Robin": "R"}.get(m.group(3) or "")

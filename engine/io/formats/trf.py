@@ -398,12 +398,13 @@ def _assemble(blocks: list[_Block], source, details) -> Event:
         declared = None
         if "142" in block.tags:
             number, value = block.tags["142"]
-            if value.strip():
-                if (not _DIGITS.match(value.strip()) or len(value.strip()) > 9
-                        or int(value) > MAX_ROUNDS):
-                    raise InputError(f"number of rounds {value.strip()!r} is not 0..{MAX_ROUNDS}",
+            digits = value.strip()
+            if digits:  # counted before converted: Python will not convert past 4,300 digits
+                if (not _DIGITS.match(digits) or len(digits.lstrip("0")) > len(str(MAX_ROUNDS))
+                        or int(digits) > MAX_ROUNDS):
+                    raise InputError(f"number of rounds {digits!r} is not 0..{MAX_ROUNDS}",
                                      file=source, record=number, field="142")
-                declared = int(value)
+                declared = int(digits)
         count = max([declared or 0] + [len(p[1]["rounds"]) for p in block.players])
         players = []
         line_of = {}
