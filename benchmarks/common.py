@@ -112,19 +112,23 @@ def instructions(cmd: list, **kw) -> int:
     """The instructions ``cmd`` executes, counted by valgrind's cachegrind
     (``--cache-sim=no``: the count alone).  Unlike CPU time it does not move
     with the machine's load: on a shared machine whose CPU time per second
-    of work moves by a tenth or more from run to run, a ratio of two counts
-    is the same every time (to about a tenth of a percent, the hash seed's
-    doing), given the same state: a run that compiles modules and writes
-    their bytecode counts the compiling, the next one does not.  The child
-    runs some 30 to 50 times slower under valgrind."""
+    of work moves by a tenth or more from run to run, the count is the same
+    every time, given the same state (a run that compiles modules and writes
+    their bytecode counts the compiling, the next one does not).  The child
+    runs with a fixed hash seed (``PYTHONHASHSEED=0`` unless its environment
+    sets one): with a random one, the count of ``python -S -c pass`` moved
+    by up to 0.3% between runs; with the seed fixed it is the same to the
+    instruction.  The child runs some 30 to 50 times slower under valgrind."""
     import shutil
 
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    env = dict(kw.pop("env", None) or os.environ)
+    env.setdefault("PYTHONHASHSEED", "0")
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                                f"--cachegrind-out-file={os.path.join(tmp, 'out')}",
-                               *map(str, cmd)], capture_output=True, text=True, **kw)
+                               *map(str, cmd)], capture_output=True, text=True, env=env, **kw)
     if proc.returncode != 0:
         raise SystemExit(f"{_shown(cmd)} failed under valgrind ({proc.returncode}):\n"
                          f"{proc.stderr.strip()[-2000:]}")

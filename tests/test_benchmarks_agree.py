@@ -172,10 +172,9 @@ def test_phases_of_both_replays(tmp_path):
 @pytest.mark.skipif(__import__("shutil").which("valgrind") is None, reason="valgrind is not installed")
 def test_instructions_are_counted_and_the_same_each_time():
     """``--instructions``: the count of a child's instructions, the same in
-    two runs of one command in one state of the machine (to a tenth of a
-    percent: the hash seed's randomness moves it by a little; a first run
-    that writes the bytecode cache counts the compiling too, so one runs
-    first), larger for more work."""
+    two runs of one command in one state of the machine (its hash seed
+    fixed; a first run that writes the bytecode cache counts the compiling
+    too, so one runs first), larger for more work."""
     small = [sys.executable, "-S", "-c", "pass"]
     more = [sys.executable, "-S", "-c", "sum(range(200000))"]
     C.instructions(small)
