@@ -323,6 +323,52 @@ def test_a_batch_is_committed_once_it_holds_enough_changes(target, monkeypatch):
         assert len(_other_events(target)) == 5
 
 
+def test_a_batch_writes_a_players_rows_once_per_commit(target):
+    """The players' and ratings rows of a batch are held back to its commit
+    (or the next read), one row per key: what the store holds at a commit is
+    what writing every event's rows in turn would leave."""
+    from uschess.io.store import _UPSERT_PLAYER, _UPSERT_RATING
+
+    with Store.open(target) as store:
+        sent = []
+        executemany = store.conn.executemany
+
+        def counted(text, rows):
+            rows = list(rows)
+            if text in (_UPSERT_RATING, _UPSERT_PLAYER):
+                sent.append(("ratings" if text == _UPSERT_RATING else "players", len(rows)))
+            executemany(text, rows)
+        store.conn.executemany = counted
+        with store.batch(10):
+            for i in range(1, 4):
+                store.apply_event(_write(f"E{i}", rating=1500.0 + i, pid="100"))
+            assert sent == []  # held back
+            rec = store.ratings_of("100")["OTBR"]  # a read sees the last of them
+            assert rec.rating == 1503.0 and sent == [("players", 1), ("ratings", 1)]
+            store.apply_event(_write("E4", rating=1504.0, pid="100"))
+            store.apply_event(_write("E5", rating=1200.0, pid="200"))
+            store.apply_event(_write("E6", rating=1505.0, pid="100"))
+        assert sent[2:] == [("players", 2), ("ratings", 2)]
+        assert _other_events(target) == [f"E{i}" for i in range(1, 7)]
+        with Store.open(target, create=False) as other:  # committed, as seen from outside
+            assert other.ratings_of("100")["OTBR"].rating == 1505.0
+            assert other.ratings_of("200")["OTBR"].rating == 1200.0
+            assert [r[0] for r in other.dump("ratings")] == ["100", "200"]
+            assert [r[13] for r in other.dump("ratings")] == ["E6", "E5"]  # last_event
+        # a batch rolled back forgets its held rows: nothing of E7 is written later
+        before = {t: store.dump(t) for t in ("players", "ratings", "events", "changes")}
+        with pytest.raises(InputError, match="E1 is already applied"):
+            with store.batch(10):
+                store.apply_event(_write("E7", rating=1900.0, pid="300"))
+                store.apply_event(_write("E8", rating=1901.0, pid="100"))
+                store.apply_event(_write("E1", pid="301"))
+        assert {t: store.dump(t) for t in before} == before
+        store.apply_event(_write("E7", rating=1700.0, pid="302"))
+        assert store.ratings_of("300") == {} and store.player("300") is None
+        assert store.ratings_of("100")["OTBR"].rating == 1505.0
+        assert store.counts()["ratings"] == 3 and store.counts()["players"] == 3
+
+
 def test_upsert_replaces_the_state(target):
     with Store.open(target) as store:
         store.apply_event(_write("E1", rating=1500.0))
