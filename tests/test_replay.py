@@ -245,7 +245,7 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
     pytest.param("after:64", 32, 64, marks=pytest.mark.slow),
     pytest.param("after:70", 32, 64, marks=pytest.mark.slow),
     pytest.param("during:65", 5, 60, marks=pytest.mark.slow),
-    ("after:119", None, 0)])                         # the default: 128 events to a commit
+    ("after:119", None, 0)])                         # the default: 1,024 events to a commit
 def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every, kept):
     """Killed inside an event's writes (during:N) or right after an event is
     written (after:N): the store holds the events up to the last commit,
@@ -255,7 +255,7 @@ def test_killed_replay_resumes_to_the_same_store(history, tmp_path, when, every,
     commit = [] if every is None else ["--commit-every", every]
     run = cli("replay", base / "events", "--db", db, *commit, kill_at=when)
     assert run.returncode == -signal.SIGKILL
-    assert COMMIT_EVERY == 128
+    assert COMMIT_EVERY == 1024
     with Store.open(db, create=False) as store, Store.open(full, create=False) as whole:
         assert store.counts()["events"] == kept
         assert [e["id"] for e in store.events()] == [e["id"] for e in whole.events()[:kept]]

@@ -193,8 +193,9 @@ _INSERT_CHANGE = (f"INSERT INTO changes ({', '.join(CHANGE_COLUMNS)}) "
 
 #: The most changes a batch of events (:meth:`Store.batch`) holds before it
 #: is committed, however few its events: a transaction's rows stay in the
-#: page cache and the journal until its commit.
-BATCH_CHANGES = 20_000
+#: page cache and the journal until its commit, and its players' and ratings
+#: rows in memory (:meth:`_Connection.upsert_later`; a few MB at this size).
+BATCH_CHANGES = 50_000
 
 #: A SQLite store's page cache, in KiB (``PRAGMA cache_size``).
 CACHE_KIB = 16_000
