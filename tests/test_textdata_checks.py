@@ -78,6 +78,18 @@ def test_json_nesting_is_counted_without_the_strings(depth):
         assert _json_too_deep(text) == (plain_depth(json.loads(text)) > MAX_DEPTH)
 
 
+@pytest.mark.parametrize("depth", [1, MAX_DEPTH, MAX_DEPTH + 1])
+def test_the_shortest_texts_of_a_depth(depth):
+    """The shortest text of each depth (no room to spare for the length
+    check that skips short texts): brackets alone, and braces and brackets."""
+    outer = ['{"":' if i % 2 else "[" for i in range(depth - 1)]
+    mixed = "".join(outer) + "{}" + "".join("}" if o.startswith("{") else "]"
+                                            for o in reversed(outer))
+    for text in ("[" * depth + "]" * depth, mixed):
+        assert plain_depth(json.loads(text)) == depth
+        assert _json_too_deep(text) == (depth > MAX_DEPTH)
+
+
 def test_a_deep_file_is_refused_with_its_path(tmp_path):
     text = '{"event": ' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + ', "name": "é"}'
     with pytest.raises(InputError, match=r"nested over 32 deep at event\[0\]"):

@@ -34,7 +34,6 @@ import math
 import os
 import re
 import stat
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Optional
 
@@ -65,8 +64,9 @@ _ALLOWED_ASCII = bytes(c for c in range(128) if c in (9, 10, 13) or 32 <= c < 12
 #: then without its strings (escape-free: the text holds no backslash), are
 #: its brackets.
 _NOT_BRACKETS_OR_QUOTES = bytes(c for c in range(256) if chr(c) not in '[]{}"')
+#: braces made brackets: only the nesting counts
+_BRACES_AS_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
-_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 def kind_of(value: Any) -> str:
@@ -361,18 +361,25 @@ def _json_pairs(pairs):
 
 
 def _json_too_deep(text: str) -> bool:
-    """Whether an escape-free JSON ``text`` nests more than MAX_DEPTH
-    brackets anywhere (its strings removed, the brackets left are counted
-    in C); only then are its values walked to find where."""
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+    """Whether an escape-free JSON ``text``, read without error, nests more
+    than MAX_DEPTH brackets anywhere; only then are its values walked to
+    find where.  Its strings removed, the brackets left are balanced, and
+    each removal of every empty pair ``[]`` (in C) takes one level off the
+    deepest nesting: the text nests more than MAX_DEPTH deep if brackets
+    are left after MAX_DEPTH removals."""
+    if len(text) <= 2 * MAX_DEPTH + 1:  # too short to hold MAX_DEPTH + 1 pairs
         return False
     # empty strings go first (and two strings with nothing but text between
     # them become one: what is between is no bracket)
     brackets = text.encode("utf-8", "surrogatepass").translate(
-        None, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
+        _BRACES_AS_BRACKETS, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
     if b'"' in brackets:
         brackets = _JSON_PLAIN_STRING_RE.sub(b"", brackets)
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
 
 
 def _duplicate_position(text: str) -> Optional[str]:
