@@ -1,12 +1,13 @@
-"""The optional compiled kernel: the two formulas (engine/formulas_kernel.pyx)
-and a section rated without a trace (engine/section_kernel.pyx).
+"""The optional compiled kernel: the two formulas (engine/formulas_kernel.pyx),
+a section rated without a trace (engine/section_kernel.pyx) and the players
+of an event file's sections as the reader reads them (engine/reader_kernel.pyx).
 
 Everything else about the package is in pyproject.toml.  The kernel is built
 only when asked, ``USCHESS_KERNEL=1 pip install -e .`` (or ``.``): Cython is
 then fetched as a build requirement and a C compiler compiles it.  Without
 the variable nothing is compiled and the install is pure Python, as it is
 where no compiler is; a compile that fails leaves that install too (the
-extension is optional), and ``uschess --version`` says which formulas run.
+extension is optional), and ``uschess --version`` says which code runs.
 """
 
 import os
@@ -24,7 +25,7 @@ WANTED = os.environ.get("USCHESS_KERNEL") == "1"
 KERNEL = [Extension(f"uschess.{name}", [f"engine/{name}.pyx"],
                     extra_compile_args=["-O2", "-ffp-contract=off", "-fno-builtin-pow"],
                     optional=True)
-          for name in ("formulas_kernel", "section_kernel")]
+          for name in ("formulas_kernel", "section_kernel", "reader_kernel")]
 
 # setuptools compiles a .pyx through Cython when Cython is installed, which
 # asking for it as a build requirement makes sure of

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
@@ -315,11 +316,14 @@ def parse_section(raw: Any, event: dict) -> Section:
         if systems is not None:
             if not isinstance(systems, list) or not all(s in SYSTEMS for s in systems):
                 raise InputError(f"'systems' must list systems from {', '.join(SYSTEMS)}")
+        text_checked = event.get("text_checked", False)
+        players = READER.players(players_raw, text_checked) if READER is not None else None
+        if players is None:  # the reference reads them (and says what is wrong)
+            players = [parse_player(p, text_checked=text_checked) for p in players_raw]
         section = Section(
             name=name,
             time_control=str(raw["time_control"]),
-            players=[parse_player(p, text_checked=event.get("text_checked", False))
-                     for p in players_raw],
+            players=players,
             start=start,
             end=end,
             online=flag(raw, "online", "section", default=event["online"]),
@@ -379,6 +383,8 @@ def check_birth_dates(section: Section) -> None:
 def validate_section(section: Section) -> None:
     """Cross-checks between players: unique pairs and ids, equal round counts,
     opponents that exist and results that agree from both sides."""
+    if READER is not None and READER.valid(section.players):
+        return  # the compiled kernel found nothing to refuse
     by_pair: dict[int, Player] = {}
     ids: dict[str, Player] = {}
     for p in section.players:
@@ -630,3 +636,27 @@ def write_event(event: Event, path: str | Path) -> None:
     text = (json.dumps(data, indent=2) + "\n" if path.suffix.lower() == ".json"
             else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     write_text_atomic(path, text)
+
+
+def _reader() -> tuple:
+    """The compiled kernel of the reader's players (``reader_kernel.pyx``,
+    built with the formulas' kernel) and a word on it; None, and why, where
+    the formulas' kernel does not run, where ``USCHESS_PURE=reader`` sets
+    this one aside, or where :func:`uschess.formulas.load_kernel` finds it
+    not built or older than its sources (this module and the model's
+    classes it builds among them)."""
+    from uschess import formulas  # noqa: PLC0415 - the kernel imports this module's helpers
+
+    if formulas.ACTIVE is formulas.PURE:
+        return None, "pure Python, as the formulas"
+    if os.environ.get("USCHESS_PURE") == "reader":
+        return None, "pure Python, USCHESS_PURE=reader is set"
+    here = Path(__file__).resolve()
+    return formulas.load_kernel("reader_kernel", [here, here.parent.parent / "model.py"])
+
+
+#: The compiled kernel of a section's players (:func:`parse_section`,
+#: :func:`validate_section`) where it is built and current (the same
+#: events: ``tests/test_reader_kernel.py``), else None: the reference reads.
+#: Loaded last, once the helpers the kernel asks are defined.
+READER, READER_STATUS = _reader()

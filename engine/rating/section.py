@@ -110,6 +110,9 @@ LEAN, LEAN_STATUS = _lean()
 
 
 def kernel_status() -> str:
-    """Which code rates, in a line (``uschess --version``, the benchmarks):
-    the formulas' and the sections' kernel or the pure-Python reference."""
-    return f"formulas: {formulas.KERNEL_STATUS}; sections: {LEAN_STATUS}"
+    """Which code runs, in a line (``uschess --version``, the benchmarks):
+    the formulas', the sections' and the reader's kernel or the pure-Python
+    reference."""
+    from uschess.io.eventfile import READER_STATUS  # noqa: PLC0415
+
+    return f"formulas: {formulas.KERNEL_STATUS}; sections: {LEAN_STATUS}; reader: {READER_STATUS}"
