@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from helpers import STORE_TABLES as TABLES
 from helpers import store_snapshot as snapshot
+from helpers import count_calls
 
 from uschess.cli import main
 from uschess.errors import InputError
@@ -155,16 +156,40 @@ def test_a_new_store_whose_input_is_refused_is_not_left_behind(tmp_path, capsys)
         assert store_files(tmp_path) == []
 
 
-def test_a_new_store_interrupted_while_reading_is_removed(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_new_store_interrupted_while_reading_is_removed(tmp_path, capsys, monkeypatch, verbose):
+    """Interrupted in the replay's own reading of an event file, or (with
+    ``-v``, which has the command's reader say what it read) in the
+    command's."""
+    import uschess.apps.replay as R
     import uschess.commands.replay as command
 
     def interrupted(*args, **kw):
         raise KeyboardInterrupt
+    monkeypatch.setattr(R, "event_from_dict", interrupted)
     monkeypatch.setattr(command, "load_event_input", interrupted)
-    assert main(["replay", str(WFCC), "--db", str(tmp_path / "r.db")]) == 130
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "r.db"),
+                 *(["-v"] if verbose else [])]) == 130
     err = capsys.readouterr().err
     assert "nothing was applied" in err and "is removed" in err and err.count("\n") == 1
     assert store_files(tmp_path) == []
+
+
+def test_an_event_file_is_read_once_unless_the_command_has_more_to_do(tmp_path, monkeypatch):
+    """``uschess replay`` of event files reads each once, as the replay
+    reads them, unless a players file is merged into them or ``-v`` has
+    each reading said: then the command's reader reads them, after the
+    replay's glance at the header."""
+    import uschess.apps.replay as R
+    import uschess.commands.replay as command
+
+    glances = count_calls(monkeypatch, R, "_peek")
+    commands = count_calls(monkeypatch, command, "load_event_input")
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "a.db")]) == 0
+    assert (len(glances), len(commands)) == (0, 0)
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "b.db"), "-v"]) == 0
+    assert (len(glances), len(commands)) == (1, 1)
+    assert snapshot(tmp_path / "a.db") == snapshot(tmp_path / "b.db")
 
 
 def test_a_store_that_existed_is_kept_when_an_input_is_refused(tmp_path, capsys):

@@ -233,12 +233,14 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
     and peeked at: a mapping with ``kind: fide-update`` is a FIDE update
     (:func:`~uschess.rating.fide_update.fide_update_from_dict`), one with another
     ``kind`` an error, anything else an event file (read from the same data,
-    or by ``loader`` when one is given).  Other paths (TRF files, DBF report
+    or by ``loader`` when one is given and reads event files: see
+    :func:`_reads_event_files`).  Other paths (TRF files, DBF report
     directories) go to ``loader``, by default the reader of every format."""
     p = Path(path)
     if _is_data_file(p):
         data = None
-        if loader is not None and loader is not load_event:
+        own = not _reads_event_files(loader)
+        if not own:
             data = _peek(p)  # the loader reads the file itself: a glance will do
         if data is None or (isinstance(data, Mapping) and "kind" in data):
             data = read_data(p)  # read and checked
@@ -247,9 +249,20 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
         if isinstance(data, Mapping) and "kind" in data:
             raise InputError(f"'kind' is {data['kind']!r}: a replay takes event files (no "
                              "'kind') and FIDE updates ('kind: fide-update')", file=path)
-        if loader is None or loader is load_event:
+        if own:
             return event_from_dict(data, source=str(path), text_checked=True)
     return (loader or _any_format)(str(path))
+
+
+def _reads_event_files(loader) -> bool:
+    """Whether ``loader`` reads YAML/JSON event files itself: not when it
+    is None or :func:`~uschess.io.eventfile.load_event`, or says it reads
+    them as that does (its attribute ``reads_event_files`` false: a
+    command's reader that merges nothing into an event file and says nothing
+    of it).  Otherwise the replay reads such a file twice: a glance at its
+    header first, then the loader's reading."""
+    return not (loader is None or loader is load_event
+                or not getattr(loader, "reads_event_files", True))
 
 
 def _is_data_file(path: Path) -> bool:
@@ -258,7 +271,7 @@ def _is_data_file(path: Path) -> bool:
 
 def load_event_file(path, loader) -> Event:
     """The event of a YAML/JSON file already known to be an event file."""
-    if loader is None or loader is load_event:
+    if not _reads_event_files(loader):
         return load_event(path)
     return loader(str(path))
 

@@ -122,6 +122,9 @@ def run(args) -> int:
                 reports[event_id(loaded.event)] = loaded.member_data
             return loaded.event
 
+        # an event file with no players file to merge and nothing to say of it
+        # is read as the replay reads it, once (see apps.replay._reads_event_files)
+        load_report.reads_event_files = bool(getattr(args, "players", None)) or console.verbose
         # the list of paths lives only as long as the ordering pass reads it
         paths, files = read(files), None
         try:
