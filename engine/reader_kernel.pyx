@@ -22,13 +22,14 @@ pip install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
 """
 
 from uschess.errors import InputError
-from uschess.io.eventfile import (_CELLS, PLAYER_KEYS, parse_date, parse_foreign, parse_record,
-                                  parse_round)
+from uschess.io.eventfile import (_CELLS, _DATES, PLAYER_KEYS, parse_date, parse_foreign,
+                                  parse_record, parse_round)
 from uschess.model import FORFEIT_CODES, MIRROR, SYSTEMS, Player
 
 cdef frozenset _KEYS = frozenset(PLAYER_KEYS)
 cdef frozenset _SYSTEMS = frozenset(SYSTEMS)
-cdef dict _CELL_CACHE = _CELLS     # the reference's cache itself (emptied in place when full)
+cdef dict _CELL_CACHE = _CELLS     # the reference's caches themselves (emptied in place when full)
+cdef dict _DATE_CACHE = _DATES
 cdef dict _MIRROR = dict(MIRROR)
 cdef frozenset _FORFEITS = frozenset(FORFEIT_CODES)
 
@@ -88,8 +89,10 @@ cdef object _player(object raw):
     birth = d.get("birth_date")
     fide = d.get("fide")
     cfc = d.get("cfc")
+    birth_date = _DATE_CACHE.get(birth) if type(birth) is str else None
     try:
-        birth_date = parse_date(birth, "birth_date") if birth else None
+        if birth_date is None and birth:  # a date not read before, or not text
+            birth_date = parse_date(birth, "birth_date")
         fide_rating = parse_foreign(fide, "fide") if fide else None
         cfc_rating = parse_foreign(cfc, "cfc") if cfc else None
     except InputError:

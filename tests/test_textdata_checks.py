@@ -184,16 +184,25 @@ def test_a_file_read_whole_even_when_it_grew_after_its_size_was_taken(tmp_path, 
     import os
     from pathlib import Path
 
+    import uschess.io.textdata as T
     from uschess.io.textdata import read_limited
     path = tmp_path / "f.json"
     path.write_bytes(b"x" * 5000)
-    real_stat = Path.stat
+    real_fstat = os.fstat
 
-    def stale(self, *a, **kw):  # the size before the file grew
-        st = real_stat(self, *a, **kw)
+    def stale(fd):  # the size before the file grew
+        st = real_fstat(fd)
         return os.stat_result((*st[:6], 10, *st[7:]))
-    monkeypatch.setattr(Path, "stat", stale)
+    monkeypatch.setattr(T.os, "fstat", stale)
     assert read_limited(path, 6000, "file") == b"x" * 5000
     assert read_limited(path, 5000, "file") == b"x" * 5000
     with pytest.raises(InputError, match="over 4,999 bytes"):
         read_limited(path, 4999, "file")
+    monkeypatch.undo()
+    # reads that return less than asked (as one a signal interrupts): read on
+    real_read = os.read
+    monkeypatch.setattr(T.os, "read", lambda fd, n: real_read(fd, min(n, 7)))
+    assert read_limited(path, 6000, "file") == b"x" * 5000
+    with pytest.raises(InputError, match="over 4,999 bytes"):
+        read_limited(path, 4999, "file")
+    assert Path(path).read_bytes() == b"x" * 5000

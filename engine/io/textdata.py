@@ -165,9 +165,21 @@ def open_regular(path):
     rating input is a file that can be read again); a directory raises
     ``IsADirectoryError`` as ``open`` does.  ``OSError`` of the open itself
     is the caller's to word."""
+    fd, _ = _open_regular_fd(path)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_regular_fd(path) -> tuple[int, os.stat_result]:
+    """The descriptor of ``path`` opened as :func:`open_regular` opens it,
+    and its ``fstat``."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        mode = st.st_mode
         if stat.S_ISDIR(mode):  # as open() says it: the callers word it
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
@@ -176,7 +188,7 @@ def open_regular(path):
                     "a socket, " if stat.S_ISSOCK(mode) else "")
             raise InputError(f"is {kind}not a regular file: pass the file itself "
                              "(or - to read standard input)", file=path)
-        return os.fdopen(fd, "rb")
+        return fd, st
     except BaseException:
         os.close(fd)
         raise
@@ -184,20 +196,24 @@ def open_regular(path):
 
 def read_limited(path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, refusing a file larger than ``limit`` bytes
-    (``what`` it is, with the limit, in the message)."""
+    (``what`` it is, with the limit, in the message).  Read through the
+    descriptor, without a buffered file object (a replay reads thousands)."""
     path = Path(path)
     try:
-        with open_regular(path) as fh:
-            size = os.fstat(fh.fileno()).st_size
+        fd, st = _open_regular_fd(path)
+        try:
+            size = st.st_size
             if size > limit:
                 raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
                                  "refused (no real one comes near)", file=path)
             # as many bytes as the file holds (a read of the limit would
             # take a buffer of the limit's size every time), and one more:
             # a file that grew since is read on, up to the limit
-            data = fh.read(size + 1)
+            data = _read_fd(fd, size + 1)
             if len(data) > size:
-                data += fh.read(limit + 1 - len(data))
+                data += _read_fd(fd, limit + 1 - len(data))
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise InputError("no such file", file=path)
     except IsADirectoryError:
@@ -207,6 +223,23 @@ def read_limited(path, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
                          file=path)
+    return data
+
+
+def _read_fd(fd: int, n: int) -> bytes:
+    """Up to ``n`` bytes from ``fd``: fewer only at the end of the file (a
+    read may return less than asked, as one interrupted by a signal can)."""
+    data = os.read(fd, n)
+    if 0 < len(data) < n:
+        parts = [data]
+        got = len(data)
+        while got < n:
+            more = os.read(fd, n - got)
+            if not more:
+                break
+            parts.append(more)
+            got += len(more)
+        data = b"".join(parts)
     return data
 
 
