@@ -39,27 +39,22 @@ settings.load_profile(_profile)
 
 
 def _compile_once(config):
-    """Where ``PYTHONDONTWRITEBYTECODE`` is set, every command a test starts
-    (``python -m uschess ...``: kill and resume, ``serve``, the rule packs)
-    would compile the whole package from source again, and every run would
-    compile the tests and rewrite their asserts again.  The bytecode goes to
-    a folder of pytest's own cache instead (``PYTHONPYCACHEPREFIX``:
-    ``.pytest_cache/d/uschess-pycache``, about 40 MB), so nothing is written
-    beside the sources and each module is compiled once, not once per run
-    (a bytecode file is checked against its source's time and size, as in
-    ``__pycache__``).  Once the folder is filled, a run takes a sixth to a fifth
-    less CPU time.  Without pytest's cache (``-p no:cacheprovider``) the
-    folder is the run's own, removed at the end."""
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the machine this
+    project is developed on), every command a test starts (``python -m
+    uschess ...``: kill and resume, ``serve``, the rule packs) would compile
+    the whole package from source again, and every run would compile the
+    tests and rewrite their asserts again.  The run writes bytecode where
+    Python writes it by default instead, for itself and for the commands it
+    starts: the project's modules and the tests in ``__pycache__`` folders
+    beside them (ignored by git), each compiled once, not once per run; the
+    standard library and the installed packages keep the bytecode they were
+    installed with.  (A bytecode folder of its own, ``PYTHONPYCACHEPREFIX``,
+    would hold every module the run imports, the standard library's and the
+    installed packages' too, all compiled again into it on a first run:
+    about 20 s of CPU.)"""
     if not sys.dont_write_bytecode:
         return
-    cache = getattr(config, "cache", None)
-    if cache is not None:
-        folder = str(cache.mkdir("uschess-pycache"))
-    else:
-        folder = config._uschess_pycache = tempfile.mkdtemp(prefix="uschess-pycache-")
-    sys.pycache_prefix = folder
     sys.dont_write_bytecode = False
-    os.environ["PYTHONPYCACHEPREFIX"] = folder
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
@@ -74,7 +69,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
-    for name in ("_uschess_cache", "_uschess_pycache"):
+    for name in ("_uschess_cache",):
         folder = getattr(config, name, None)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
