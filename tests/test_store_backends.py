@@ -369,6 +369,41 @@ def test_a_batch_writes_a_players_rows_once_per_commit(target):
         assert store.counts()["ratings"] == 3 and store.counts()["players"] == 3
 
 
+def test_held_rows_that_fail_to_write_leave_whole_events_only(target):
+    """A batch's held players' and ratings rows written before a read, or at
+    its commit, and failing (a full disk, a refused value): the open
+    transaction is rolled back, events and all, and the read says so in one
+    line naming the store; the events committed before stay."""
+    from uschess.io.store import _UPSERT_RATING
+
+    with Store.open(target) as store:
+        store.apply_event(_write("E1", pid="100"))
+        executemany = store.conn.executemany
+
+        def failing(text, rows):
+            if text == _UPSERT_RATING:
+                raise store.conn.write_errors[0]("disk full")
+            executemany(text, rows)
+        store.conn.executemany = failing
+        with pytest.raises(InputError) as err:
+            with store.batch(10):
+                store.apply_event(_write("E2", pid="200"))
+                store.apply_event(_write("E3", pid="300"))
+                store.ratings_of("200")  # a read: the held rows go first, and fail
+        said = str(err.value)
+        assert "disk full" in said and "not applied" in said and store.name in said
+        assert "\n" not in said
+        with pytest.raises(InputError, match="cannot write the last 1 event"):
+            with store.batch(10):
+                store.apply_event(_write("E4", pid="400"))  # fails at the commit
+        store.conn.executemany = executemany
+        assert _other_events(target) == ["E1"]
+        assert [r[0] for r in store.dump("ratings")] == ["100"]
+        assert [r[0] for r in store.dump("players")] == ["100"]
+        store.apply_event(_write("E2", pid="200"))  # the connection is usable
+        assert _other_events(target) == ["E1", "E2"]
+
+
 def test_upsert_replaces_the_state(target):
     with Store.open(target) as store:
         store.apply_event(_write("E1", rating=1500.0))

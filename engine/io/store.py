@@ -405,6 +405,8 @@ class _Connection:
         #: upserts held back until the transaction's next read or its commit
         #: (:meth:`upsert_later`): statement -> key -> the key's last row
         self._later: dict[str, dict] = {}
+        #: the store as messages name it (set by :class:`Store`)
+        self.name = "the store"
 
     def sql(self, text: str) -> str:
         return text.replace("?", "%s") if self.kind == "postgresql" else text
@@ -441,13 +443,25 @@ class _Connection:
             held[row[:key]] = row
 
     def _write_held(self) -> None:
+        """Run the upserts held back; if one fails, the whole transaction
+        is rolled back (its events would otherwise be committed without
+        their players' and ratings rows)."""
         later, self._later = self._later, {}
-        for text, held in later.items():
-            self.executemany(text, held.values())
+        try:
+            for text, held in later.items():
+                self.executemany(text, held.values())
+        except BaseException:
+            self.rollback()
+            raise
 
     def fetchall(self, text: str, params=()) -> list:
-        if self._later:
-            self._write_held()
+        if self._later:  # a read inside a batch: its rows first
+            try:
+                self._write_held()
+            except self.write_errors as err:
+                raise InputError(f"cannot write the open transaction's players and ratings: "
+                                 f"{_one_line(err)}; its events are not applied",
+                                 file=self.name) from None
         return self.execute(text, params).fetchall()
 
     def begin(self, *, write: bool = False) -> None:
@@ -464,11 +478,7 @@ class _Connection:
         """Write the upserts held back (:meth:`upsert_later`) and commit; if
         they fail, the transaction is rolled back."""
         if self._later:
-            try:
-                self._write_held()
-            except BaseException:
-                self.rollback()
-                raise
+            self._write_held()
         self.cur.execute("COMMIT")
 
     def rollback(self) -> None:
@@ -574,6 +584,7 @@ class Store:
     def __init__(self, conn: _Connection, target: str):
         self.conn = conn
         self.target = target
+        conn.name = self.name
         self._fingerprints: set[str] = set()
         self._batch: Optional[_Batch] = None
         self.created = False
