@@ -333,6 +333,20 @@ def load_kernel(name: str, mirrors: Sequence[Path] = ()) -> tuple:
     return kernel, "compiled kernel"
 
 
+def companion_kernel(name: str, switch: str, mirrors: Sequence[Path]) -> tuple:
+    """A kernel module that runs only with the formulas' (the sections',
+    the reader's), and a word on it: None, and why, where the formulas'
+    kernel does not run, where ``USCHESS_PURE=<switch>`` sets this one aside
+    (so that what it alone changes can be measured), or where
+    :func:`load_kernel` finds it not built or older than its sources
+    (``mirrors`` among them)."""
+    if ACTIVE is PURE:
+        return None, "pure Python, as the formulas"
+    if os.environ.get("USCHESS_PURE") == switch:
+        return None, f"pure Python, USCHESS_PURE={switch} is set"
+    return load_kernel(name, mirrors)
+
+
 def _compiled() -> tuple[Optional[FormulaSet], str]:
     """The compiled kernel's formulas (``formulas_kernel.pyx``) and a word
     on it; None, and why, where it is turned off (``USCHESS_PURE=1``), not

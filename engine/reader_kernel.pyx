@@ -18,12 +18,13 @@ checks that the two give equal events, and the same verdicts.
 
 Imported by :mod:`uschess.io.eventfile` once that module's functions are
 defined (its last lines); built with the formulas' kernel (``USCHESS_KERNEL=1
-pip install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
+pip install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off with
+the rest of the kernel, ``USCHESS_PURE=reader`` alone.
 """
 
 from uschess.errors import InputError
-from uschess.io.eventfile import (_CELLS, _DATES, PLAYER_KEYS, parse_date, parse_foreign,
-                                  parse_record, parse_round)
+from uschess.io.eventfile import (_CELLS, _DATES, MAX_PAIR, PLAYER_KEYS, parse_date,
+                                  parse_foreign, parse_record, parse_round)
 from uschess.model import FORFEIT_CODES, MIRROR, SYSTEMS, Player
 
 cdef frozenset _KEYS = frozenset(PLAYER_KEYS)
@@ -53,7 +54,7 @@ cdef object _player(object raw):
         return None
     cdef dict d = <dict>raw
     pair = d.get("pair")
-    if type(pair) is not int or not 1 <= pair <= 100000:
+    if type(pair) is not int or not 1 <= pair <= MAX_PAIR:
         return None
     if not _KEYS.issuperset(d):
         return None

@@ -239,8 +239,8 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
     p = Path(path)
     if _is_data_file(p):
         data = None
-        own = not _reads_event_files(loader)
-        if not own:
+        loader_reads = _reads_event_files(loader)
+        if loader_reads:
             data = _peek(p)  # the loader reads the file itself: a glance will do
         if data is None or (isinstance(data, Mapping) and "kind" in data):
             data = read_data(p)  # read and checked
@@ -249,7 +249,7 @@ def load_item(path, loader: Optional[Callable[[str], Event]] = None) -> Item:
         if isinstance(data, Mapping) and "kind" in data:
             raise InputError(f"'kind' is {data['kind']!r}: a replay takes event files (no "
                              "'kind') and FIDE updates ('kind: fide-update')", file=path)
-        if own:
+        if not loader_reads:
             return event_from_dict(data, source=str(path), text_checked=True)
     return (loader or _any_format)(str(path))
 
@@ -261,8 +261,8 @@ def _reads_event_files(loader) -> bool:
     command's reader that merges nothing into an event file and says nothing
     of it).  Otherwise the replay reads such a file twice: a glance at its
     header first, then the loader's reading."""
-    return not (loader is None or loader is load_event
-                or not getattr(loader, "reads_event_files", True))
+    return (loader is not None and loader is not load_event
+            and getattr(loader, "reads_event_files", True))
 
 
 def _is_data_file(path: Path) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
@@ -48,6 +47,9 @@ PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult",
 #: Text dates and round cells already read (the same few thousand recur in
 #: every file of a history): each text is parsed once, up to this many.
 PARSED_CACHE = 100_000
+#: The largest pair number an event file may give (an input bound, no rule:
+#: no real section comes near it).
+MAX_PAIR = 100_000
 _DATES: dict[str, _dt.date] = {}
 _CELLS: dict[str, Round] = {}
 
@@ -229,8 +231,8 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
     of it, so the texts are not scanned again."""
     raw = mapping(raw, "player")
     pair = raw.get("pair")
-    if type(pair) is not int or not 1 <= pair <= 100000:  # else say what is wrong
-        pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=100000)
+    if type(pair) is not int or not 1 <= pair <= MAX_PAIR:  # else say what is wrong
+        pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
     try:
         if not PLAYER_KEYS.issuperset(raw):
             unknown = set(raw) - PLAYER_KEYS
@@ -647,12 +649,9 @@ def _reader() -> tuple:
     classes it builds among them)."""
     from uschess import formulas  # noqa: PLC0415 - the kernel imports this module's helpers
 
-    if formulas.ACTIVE is formulas.PURE:
-        return None, "pure Python, as the formulas"
-    if os.environ.get("USCHESS_PURE") == "reader":
-        return None, "pure Python, USCHESS_PURE=reader is set"
     here = Path(__file__).resolve()
-    return formulas.load_kernel("reader_kernel", [here, here.parent.parent / "model.py"])
+    return formulas.companion_kernel("reader_kernel", "reader",
+                                     [here, here.parent.parent / "model.py"])
 
 
 #: The compiled kernel of a section's players (:func:`parse_section`,

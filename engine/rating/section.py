@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Optional
 
@@ -87,18 +86,12 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
 def _lean() -> tuple:
     """The compiled kernel's :func:`rate_section` for a section rated
     without a trace (``section_kernel.pyx``, built with the formulas' kernel)
-    and a word on it; None, and why, where the formulas' kernel does not run,
-    where ``USCHESS_PURE=sections`` sets this one aside (so that what it
-    alone changes can be measured), or where :func:`formulas.load_kernel`
-    finds it not built or older than its sources (the reference modules it
-    mirrors among them)."""
-    if formulas.ACTIVE is formulas.PURE:
-        return None, "pure Python, as the formulas"
-    if os.environ.get("USCHESS_PURE") == "sections":
-        return None, "pure Python, USCHESS_PURE=sections is set"
+    and a word on it, or None and why (:func:`formulas.companion_kernel`;
+    ``USCHESS_PURE=sections`` sets it aside; the reference modules it
+    mirrors count among its sources)."""
     here = Path(__file__).resolve().parent
-    kernel, status = formulas.load_kernel(
-        "section_kernel", [here / "section.py", here / "steps.py", here / "finish.py"])
+    kernel, status = formulas.companion_kernel(
+        "section_kernel", "sections", [here / "section.py", here / "steps.py", here / "finish.py"])
     return (kernel.rate_section if kernel is not None else None), status
 
 
