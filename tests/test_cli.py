@@ -157,3 +157,26 @@ def test_json_for_a_player_left_unrated(tmp_path, capsys):
     assert late["post"] is None and late["post_rounded"] is None and late["m"] == 0
     assert main(["rate", str(write(tmp_path, data))]) == 0
     assert "Unrated -> Unrated" in capsys.readouterr().out
+
+
+def test_a_directory_given_to_replay_stands_for_its_event_files(tmp_path):
+    """``uschess replay DIR``: the files of DIR whose last suffix is an event
+    file's (as Path.suffix reads it, any case), players files and
+    directories left out, symbolic links to files followed; sorted."""
+    from uschess.commands.replay import expand
+
+    d = tmp_path / "events"
+    d.mkdir()
+    for name in ("b.json", "a.YAML", "c.yml", "d.trf", "e.players.yaml", "E.Players.JSON",
+                 "f.txt", ".json", "g.", "h.json.bak", "..json", "players.json"):
+        (d / name).write_text("{}", encoding="utf-8")
+    (d / "dir.json").mkdir()
+    (d / "link.json").symlink_to(d / "b.json")
+    (d / "dangling.json").symlink_to(d / "missing.json")
+    got = expand([str(d) + "/"])
+    want = sorted(str(p) for p in d.iterdir()
+                  if p.suffix.lower() in (".json", ".yaml", ".yml", ".trf") and p.is_file()
+                  and not p.stem.lower().endswith(".players"))
+    assert got == want
+    assert [Path(p).name for p in got] == ["..json", "a.YAML", "b.json", "c.yml", "d.trf",
+                                           "link.json", "players.json"]

@@ -4,6 +4,7 @@ updates into a ratings store."""
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,7 +66,21 @@ def _is_dbf_report(path: Path) -> bool:
     except ImportError:
         return False
     names = tuple(n.upper() for n in FILE_NAMES.values())
-    return any(f.name.upper().endswith(names) for f in path.iterdir())
+    return any(name.upper().endswith(names) for name in os.listdir(path))
+
+
+def _stem_suffix(name: str) -> tuple[str, str]:
+    """A file name's stem and last suffix, as ``Path.stem`` and
+    ``Path.suffix`` say them (a name's leading dot starts no suffix)."""
+    i = name.rfind(".")
+    return (name[:i], name[i:]) if 0 < i < len(name) - 1 else (name, "")
+
+
+def _listed_event_file(name: str) -> bool:
+    """Whether a file of a directory given to replay is one of its events:
+    an event, FIDE update or TRF file, not a players file (member data)."""
+    stem, suffix = _stem_suffix(name)
+    return suffix.lower() in EVENT_SUFFIXES and not stem.lower().endswith(".players")
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -76,9 +91,11 @@ def expand(paths: list[str]) -> list[str]:
     for raw in paths:
         path = Path(raw)
         if raw != "-" and path.is_dir() and not _is_dbf_report(path):
-            found = sorted(str(f) for f in path.iterdir()
-                           if f.suffix.lower() in EVENT_SUFFIXES and f.is_file()
-                           and not f.stem.lower().endswith(".players"))  # member data
+            # os.scandir: whether an entry is a file comes with the listing
+            # (no stat per file of a directory of thousands)
+            with os.scandir(path) as entries:
+                found = sorted(e.path for e in entries
+                               if _listed_event_file(e.name) and e.is_file())
             if not found:
                 raise InputError("directory holds no event files (*.json, *.yaml, *.yml, "
                                  "*.trf) and no DBF rating report", file=path)

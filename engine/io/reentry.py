@@ -27,6 +27,9 @@ from uschess.model import Player, Round, Section
 def merge_reentries(section: Section) -> tuple[Section, list[str]]:
     """``section`` with one player per member, and a note per merged member
     (the section itself when no member is listed twice)."""
+    players = section.players
+    if len({p.id for p in players}) == len(players):  # the common case, said at once
+        return section, []
     by_id: dict[str, list[Player]] = {}
     for p in section.players:
         by_id.setdefault(p.id, []).append(p)

@@ -187,7 +187,7 @@ def _open_regular_fd(path) -> tuple[int, os.stat_result]:
                     "a device, " if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
                     "a socket, " if stat.S_ISSOCK(mode) else "")
             raise InputError(f"is {kind}not a regular file: pass the file itself "
-                             "(or - to read standard input)", file=path)
+                             "(or - to read standard input)", file=Path(path))
         return fd, st
     except BaseException:
         os.close(fd)
@@ -197,15 +197,15 @@ def _open_regular_fd(path) -> tuple[int, os.stat_result]:
 def read_limited(path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, refusing a file larger than ``limit`` bytes
     (``what`` it is, with the limit, in the message).  Read through the
-    descriptor, without a buffered file object (a replay reads thousands)."""
-    path = Path(path)
+    descriptor, without a buffered file object (a replay reads thousands).
+    ``path`` is made a Path only to be named in a message."""
     try:
         fd, st = _open_regular_fd(path)
         try:
             size = st.st_size
             if size > limit:
                 raise InputError(f"{what} is {size:,} bytes; files over {limit:,} bytes are "
-                                 "refused (no real one comes near)", file=path)
+                                 "refused (no real one comes near)", file=Path(path))
             # as many bytes as the file holds (a read of the limit would
             # take a buffer of the limit's size every time), and one more:
             # a file that grew since is read on, up to the limit
@@ -215,14 +215,14 @@ def read_limited(path, limit: int, what: str) -> bytes:
         finally:
             os.close(fd)
     except FileNotFoundError:
-        raise InputError("no such file", file=path)
+        raise InputError("no such file", file=Path(path))
     except IsADirectoryError:
-        raise InputError(f"is a directory, not a {what}", file=path)
+        raise InputError(f"is a directory, not a {what}", file=Path(path))
     except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", file=path)
+        raise InputError(f"cannot read: {err.strerror or err}", file=Path(path))
     if len(data) > limit:
         raise InputError(f"{what} is over {limit:,} bytes: refused (no real one comes near)",
-                         file=path)
+                         file=Path(path))
     return data
 
 
@@ -246,7 +246,11 @@ def _read_fd(fd: int, n: int) -> bytes:
 def read_limited_text(path, limit: int, what: str) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark is dropped), refusing
     a file larger than ``limit`` bytes with the limit in the message."""
-    return decode_utf8(read_limited(path, limit, what), Path(path))
+    data = read_limited(path, limit, what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return decode_utf8(data, Path(path))  # which says where
 
 
 def read_page_text(path, limit: int, what: str) -> str:
