@@ -680,7 +680,10 @@ class _Replayer:
     def fingerprint(self, rules) -> str:
         return self.book.fingerprint(rules)
 
-    def _chain(self, eid: str, section: str, disagreements: list) -> Chain:
+    def _chain(self, eid: str, section: list[str], disagreements: list) -> Chain:
+        """A chain over the store for one event; ``section``: a one-item
+        list holding the name of the section being rated (set by the
+        caller as it goes), to name it in a disagreement."""
         def differs(pid: str, system: str, file_rec: SystemRecord, used: SystemRecord) -> None:
             if _disagrees(file_rec, used):
                 disagreements.append(Disagreement(eid, section[0], pid, "rating", system,
@@ -739,16 +742,19 @@ class _Replayer:
                 seen_sections.add(sr.section.name)
                 self.games += sum(pr.m for pr in sr.players)
             fp = self._rules_stored(write, sr.rules)
+            name, system = sr.section.name, sr.system
             for pr in sr.players:
                 if pr.m == 0 or pr.record_after is None:
                     continue  # no rated game: nothing changes
+                # positional, in the order of Change's fields (event_id, pos,
+                # section, system, player_id, pre, post, games_before,
+                # games_after, m, score, formula, floor_applied, fingerprint):
+                # a third of the time of keywords, once per player-change
                 write.changes.append(Change(
-                    event_id=eid, pos=len(write.changes), section=sr.section.name,
-                    system=sr.system, player_id=pr.id, pre=pr.pre, post=pr.post,
-                    games_before=pr.games_before, games_after=pr.games_after, m=pr.m,
-                    score=pr.score, formula=pr.formula, floor_applied=bool(pr.floor_applied),
-                    fingerprint=fp))
-                write.ratings[(pr.id, sr.system)] = pr.record_after
+                    eid, len(write.changes), name, system, pr.id, pr.pre, pr.post,
+                    pr.games_before, pr.games_after, pr.m, pr.score, pr.formula,
+                    bool(pr.floor_applied), fp))
+                write.ratings[(pr.id, system)] = pr.record_after
         for pid, info in infos.items():
             if known.get(pid) is not info:
                 write.players.append(info)
