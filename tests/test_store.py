@@ -69,3 +69,16 @@ def test_sql_is_portable():
                         " REAL", " BLOB"):
         assert sqlite_only not in text
     assert _redact("postgresql://u:pw@h:5432/d") == "postgresql://u@h:5432/d"
+
+
+def test_an_event_is_applied_at_the_time_now_in_utc_to_the_second():
+    import datetime as dt
+
+    from uschess.io.store import _now
+
+    before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    texts = [_now() for _ in range(3)]
+    after = dt.datetime.now(dt.timezone.utc)
+    for text in texts:
+        assert len(text) == len("2026-01-01T00:00:00+00:00") and text.endswith("+00:00")
+        assert before <= dt.datetime.fromisoformat(text) <= after

@@ -427,20 +427,23 @@ class _Connection:
         if rows:
             self.cur.executemany(self.sql(text), rows)
 
-    def upsert_later(self, text: str, rows, key: int) -> None:
+    def upsert_later(self, text: str, rows, keys) -> None:
         """Run the upsert ``text`` on ``rows`` before the transaction's next
         read (:meth:`fetchall`) or at its commit, with only the last row of
-        each key (a row's first ``key`` values): a row replaced by a later
-        one of the same key in one transaction is never written.  A replay
+        each key (``keys``, one per row, in the rows' order: the values of
+        its conflict target, as a row's first values say them): a row
+        replaced by a later one of the same key in one transaction is never
+        written.  A replay
         commits many events at once and most players play several of them,
         so their ratings rows are written once per commit instead of once
         per event (about two fifths fewer in the replay benchmark).  The
         store's contents are the same at every commit, and so are SQLite's
         rowids (a key's first row is the one inserted, in its place).  A
         rollback forgets them with the rest of the transaction."""
-        held = self._later.setdefault(text, {})
-        for row in rows:
-            held[row[:key]] = row
+        held = self._later.get(text)
+        if held is None:
+            held = self._later[text] = {}
+        held.update(zip(keys, rows))
 
     def _write_held(self) -> None:
         """Run the upserts held back; if one fails, the whole transaction
@@ -1176,7 +1179,8 @@ class Store:
                      for fp, r in write.rulesets.items() if fp not in self._fingerprints]
         c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
                       "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
-        c.upsert_later(_UPSERT_PLAYER, [p.row() for p in write.players], 1)
+        c.upsert_later(_UPSERT_PLAYER, [p.row() for p in write.players],
+                       [p.id for p in write.players])
         try:
             c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
         except Exception as err:
@@ -1186,7 +1190,8 @@ class Store:
             raise
         c.executemany(_UPSERT_PUBLISHED, [(write.id, p.id, p.system, float(p.post))
                                           for p in write.published])
-        c.upsert_later(_UPSERT_RATING, record_rows(write.ratings, write.id), 2)
+        # a ratings row begins (player_id, system): its key in write.ratings
+        c.upsert_later(_UPSERT_RATING, record_rows(write.ratings, write.id), write.ratings)
         if during is not None:
             during()
         return seq
@@ -1246,4 +1251,16 @@ def _is_integrity(err: Exception) -> bool:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    """The time now in UTC, to the second, as ISO text (an events row's
+    ``applied_at``); the text of the last second asked is kept, since a
+    replay asks once per event, many events a second."""
+    global _NOW
+    second = int(time.time())
+    if _NOW[0] != second:
+        _NOW = (second, _dt.datetime.fromtimestamp(second, _dt.timezone.utc)
+                .isoformat(timespec="seconds"))
+    return _NOW[1]
+
+
+#: The second :func:`_now` last wrote, and its text (replaced whole).
+_NOW: tuple = (None, "")
