@@ -287,15 +287,21 @@ class PlayerInfo:
                    cfc=ForeignRating(cr, _date(cd), bool(cc)) if cr is not None else None)
 
 
-def record_rows(ratings: dict, last_event: Optional[str]) -> list[tuple]:
-    """The ratings rows of ``ratings`` ((player_id, system) -> SystemRecord):
-    player_id, system, then the columns of RATING_COLUMNS, ``last_event``
-    last.  One loop builds every row (a replay writes a row per change)."""
+def record_rows(held) -> list[tuple]:
+    """The ratings rows of ``held``, pairs ((player_id, system), (record,
+    last_event)): player_id, system, then the columns of RATING_COLUMNS,
+    the id of the event that last changed the record last.  One loop builds
+    every row (a replay writes thousands at each commit)."""
     return [(pid, system, r.rating, r.games, r.wins, r.draws, r.losses, r.events3, r.peak,
              r.games_above_2200, 1 if r.olm else 0, r.prize_floor,
              None if r.date is None else r.date.isoformat(), r.lowered_floor, r.lowered_from,
              last_event)
-            for (pid, system), r in ratings.items()]
+            for (pid, system), (r, last_event) in held]
+
+
+def _player_rows(held) -> list[tuple]:
+    """The players rows of ``held``, pairs (player_id, PlayerInfo)."""
+    return [info.row() for _, info in held]
 
 
 def record_from_row(row) -> SystemRecord:
@@ -403,8 +409,9 @@ class _Connection:
         self.errors = errors
         self.write_errors = write_errors
         #: upserts held back until the transaction's next read or its commit
-        #: (:meth:`upsert_later`): statement -> key -> the key's last row
-        self._later: dict[str, dict] = {}
+        #: (:meth:`upsert_later`): statement -> (its rows' maker, key -> the
+        #: key's last item)
+        self._later: dict[str, tuple] = {}
         #: the store as messages name it (set by :class:`Store`)
         self.name = "the store"
 
@@ -427,23 +434,26 @@ class _Connection:
         if rows:
             self.cur.executemany(self.sql(text), rows)
 
-    def upsert_later(self, text: str, rows, keys) -> None:
-        """Run the upsert ``text`` on ``rows`` before the transaction's next
-        read (:meth:`fetchall`) or at its commit, with only the last row of
-        each key (``keys``, one per row, in the rows' order: the values of
-        its conflict target, as a row's first values say them): a row
-        replaced by a later one of the same key in one transaction is never
-        written.  A replay
-        commits many events at once and most players play several of them,
-        so their ratings rows are written once per commit instead of once
-        per event (about two fifths fewer in the replay benchmark).  The
-        store's contents are the same at every commit, and so are SQLite's
-        rowids (a key's first row is the one inserted, in its place).  A
-        rollback forgets them with the rest of the transaction."""
+    def upsert_later(self, text: str, items: dict, rows_of) -> None:
+        """Run the upsert ``text`` before the transaction's next read
+        (:meth:`fetchall`) or at its commit, on the rows of ``items`` (key ->
+        what its row is made of; a key is the values of the statement's
+        conflict target) with only the last item of each key: a row replaced
+        by a later one of the same key in one transaction is never written,
+        nor made.  ``rows_of`` makes the rows of the (key, item) pairs then
+        (the same function for every call with this ``text``), so an item is
+        read when its row is written: it must not be changed after this call
+        (a replay's records and identities are not).  A replay commits many
+        events at once and most players play several of them, so their
+        ratings rows are made and written once per commit instead of once per
+        event (about two fifths fewer in the replay benchmark).  The store's
+        contents are the same at every commit, and so are SQLite's rowids (a
+        key's first row is the one inserted, in its place).  A rollback
+        forgets them with the rest of the transaction."""
         held = self._later.get(text)
         if held is None:
-            held = self._later[text] = {}
-        held.update(zip(keys, rows))
+            held = self._later[text] = (rows_of, {})
+        held[1].update(items)
 
     def _write_held(self) -> None:
         """Run the upserts held back; if one fails, the whole transaction
@@ -451,8 +461,8 @@ class _Connection:
         their players' and ratings rows)."""
         later, self._later = self._later, {}
         try:
-            for text, held in later.items():
-                self.executemany(text, held.values())
+            for text, (rows_of, held) in later.items():
+                self.executemany(text, rows_of(held.items()))
         except BaseException:
             self.rollback()
             raise
@@ -1179,8 +1189,7 @@ class Store:
                      for fp, r in write.rulesets.items() if fp not in self._fingerprints]
         c.executemany("INSERT INTO rulesets (fingerprint, rules) VALUES (?, ?) "
                       "ON CONFLICT (fingerprint) DO NOTHING", new_rules)
-        c.upsert_later(_UPSERT_PLAYER, [p.row() for p in write.players],
-                       [p.id for p in write.players])
+        c.upsert_later(_UPSERT_PLAYER, {p.id: p for p in write.players}, _player_rows)
         try:
             c.executemany(_INSERT_CHANGE, [ch.row() for ch in write.changes])
         except Exception as err:
@@ -1190,8 +1199,9 @@ class Store:
             raise
         c.executemany(_UPSERT_PUBLISHED, [(write.id, p.id, p.system, float(p.post))
                                           for p in write.published])
-        # a ratings row begins (player_id, system): its key in write.ratings
-        c.upsert_later(_UPSERT_RATING, record_rows(write.ratings, write.id), write.ratings)
+        eid = write.id
+        c.upsert_later(_UPSERT_RATING, {key: (rec, eid) for key, rec in write.ratings.items()},
+                       record_rows)
         if during is not None:
             during()
         return seq
