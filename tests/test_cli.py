@@ -180,3 +180,18 @@ def test_a_directory_given_to_replay_stands_for_its_event_files(tmp_path):
     assert got == want
     assert [Path(p).name for p in got] == ["..json", "a.YAML", "b.json", "c.yml", "d.trf",
                                            "link.json", "players.json"]
+
+
+def test_a_directory_that_cannot_be_listed_is_one_line(tmp_path, monkeypatch, capsys):
+    import os
+
+    d = tmp_path / "events"
+    d.mkdir()
+
+    def refused(path):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(os, "listdir", refused)
+    assert main(["replay", str(d), "--db", str(tmp_path / "r.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot list the directory: Permission denied" in err
+    assert str(d) in err and not (tmp_path / "r.db").exists()

@@ -90,18 +90,25 @@ def expand(paths: list[str]) -> list[str]:
     out = []
     for raw in paths:
         path = Path(raw)
-        if raw != "-" and path.is_dir() and not _is_dbf_report(path):
+        if raw == "-" or not path.is_dir():
+            out.append(raw)
+            continue
+        try:
+            if _is_dbf_report(path):
+                out.append(raw)
+                continue
             # os.scandir: whether an entry is a file comes with the listing
             # (no stat per file of a directory of thousands)
             with os.scandir(path) as entries:
                 found = sorted(e.path for e in entries
                                if _listed_event_file(e.name) and e.is_file())
-            if not found:
-                raise InputError("directory holds no event files (*.json, *.yaml, *.yml, "
-                                 "*.trf) and no DBF rating report", file=path)
-            out.extend(found)
-        else:
-            out.append(raw)
+        except OSError as err:  # a directory that cannot be read
+            raise InputError(f"cannot list the directory: {err.strerror or err}",
+                             file=path) from None
+        if not found:
+            raise InputError("directory holds no event files (*.json, *.yaml, *.yml, "
+                             "*.trf) and no DBF rating report", file=path)
+        out.extend(found)
     return out
 
 
