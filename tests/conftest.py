@@ -39,8 +39,7 @@ settings.load_profile(_profile)
 
 
 def _compile_once(config):
-    """Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the machine this
-    project is developed on), every command a test starts (``python -m
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set, every command a test starts (``python -m
     uschess ...``: kill and resume, ``serve``, the rule packs) would compile
     the whole package from source again, and every run would compile the
     tests and rewrite their asserts again.  The run writes bytecode where
@@ -51,7 +50,7 @@ def _compile_once(config):
     installed with.  (A bytecode folder of its own, ``PYTHONPYCACHEPREFIX``,
     would hold every module the run imports, the standard library's and the
     installed packages' too, all compiled again into it on a first run:
-    about 20 s of CPU.)"""
+    about 12 s of CPU.)"""
     if not sys.dont_write_bytecode:
         return
     sys.dont_write_bytecode = False

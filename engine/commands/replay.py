@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from uschess.errors import InputError
 from uschess.apps.replay import COMMIT_EVERY, event_id, replay
@@ -69,18 +69,12 @@ def _is_dbf_report(path: Path) -> bool:
     return any(name.upper().endswith(names) for name in os.listdir(path))
 
 
-def _stem_suffix(name: str) -> tuple[str, str]:
-    """A file name's stem and last suffix, as ``Path.stem`` and
-    ``Path.suffix`` say them (a name's leading dot starts no suffix)."""
-    i = name.rfind(".")
-    return (name[:i], name[i:]) if 0 < i < len(name) - 1 else (name, "")
-
-
 def _listed_event_file(name: str) -> bool:
     """Whether a file of a directory given to replay is one of its events:
     an event, FIDE update or TRF file, not a players file (member data)."""
-    stem, suffix = _stem_suffix(name)
-    return suffix.lower() in EVENT_SUFFIXES and not stem.lower().endswith(".players")
+    as_path = PurePath(name)
+    return (as_path.suffix.lower() in EVENT_SUFFIXES
+            and not as_path.stem.lower().endswith(".players"))
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -98,10 +92,11 @@ def expand(paths: list[str]) -> list[str]:
                 out.append(raw)
                 continue
             # os.scandir: whether an entry is a file comes with the listing
-            # (no stat per file of a directory of thousands)
+            # (no stat per file of a directory of thousands); its name is
+            # read as a path only when it is one
             with os.scandir(path) as entries:
                 found = sorted(e.path for e in entries
-                               if _listed_event_file(e.name) and e.is_file())
+                               if e.is_file() and _listed_event_file(e.name))
         except OSError as err:  # a directory that cannot be read
             raise InputError(f"cannot list the directory: {err.strerror or err}",
                              file=path) from None

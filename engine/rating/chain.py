@@ -202,15 +202,11 @@ class Chain:
             held = systems_of.get(pid)
             stored = all_of(pid) if all_of is not None else None
             if base is None or all_of is not None:  # the systems with a record are known
-                if held is None:  # a replay's chain at the event's first section
-                    if not stored:
-                        players.append(pl)
-                        continue
-                    systems = [s for s in SYSTEMS if s in stored]
-                elif stored:
-                    systems = [s for s in SYSTEMS if s in held or s in stored]
-                else:
-                    systems = [s for s in SYSTEMS if s in held]
+                if held is None and not stored:
+                    players.append(pl)
+                    continue
+                systems = [s for s in SYSTEMS
+                           if (held is not None and s in held) or (stored and s in stored)]
             else:  # a base that answers one system at a time: ask it of each
                 systems = SYSTEMS
             ratings = None
