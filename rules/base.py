@@ -85,12 +85,30 @@ def prepared(fn, **unit):
     such method, a class below the one that defines the method defines the
     hook anew, or the plugin declines for this unit."""
     owner = getattr(fn, "__self__", None)
+    if owner is None:
+        return None
     name = getattr(fn, "__name__", None)
-    if owner is None or name not in PREPARED:
+    key = (type(owner), name)
+    method = _PREPARED_METHODS.get(key, _UNKNOWN)
+    if method is _UNKNOWN:
+        method = _PREPARED_METHODS[key] = _prepared_method(type(owner), name)
+    return None if method is None else getattr(owner, method)(**unit)
+
+
+def _prepared_method(cls: type, name: Optional[str]) -> Optional[str]:
+    """The name of the prepared form of hook ``name`` that plugin class
+    ``cls`` offers, or None (see :func:`prepared`)."""
+    if name not in PREPARED:
         return None
     method = PREPARED[name][0]
-    mro = type(owner).__mro__
+    mro = cls.__mro__
     home = next((c for c in mro if method in c.__dict__), None)
     if home is None or home is not next(c for c in mro if name in c.__dict__):
         return None
-    return getattr(owner, method)(**unit)
+    return method
+
+
+#: :func:`_prepared_method` by (plugin class, hook name), found once per
+#: class: a section asks it of two hooks, and the answer is the class's.
+_PREPARED_METHODS: dict = {}
+_UNKNOWN = object()
