@@ -82,3 +82,31 @@ def test_an_event_is_applied_at_the_time_now_in_utc_to_the_second():
     for text in texts:
         assert len(text) == len("2026-01-01T00:00:00+00:00") and text.endswith("+00:00")
         assert before <= dt.datetime.fromisoformat(text) <= after
+
+
+def test_none_is_bound_as_null_and_a_process_adapter_is_left_alone(tmp_path, monkeypatch):
+    """Opening a store registers an adapter under which None binds as NULL
+    (it is found at once instead of searched for), for every connection of
+    the process alike; where the process registered its own for None, the
+    store leaves it."""
+    from uschess.io import store as store_mod
+
+    registry = dict(sqlite3.adapters)
+    monkeypatch.setattr(sqlite3, "adapters", registry)  # the process's own, unchanged after
+    key = (type(None), sqlite3.PrepareProtocol)
+    registry.pop(key, None)
+    monkeypatch.setattr(sqlite3, "register_adapter",
+                        lambda tp, fn: registry.__setitem__((tp, sqlite3.PrepareProtocol), fn))
+    with Store.open(tmp_path / "r.db"):
+        pass
+    assert registry[key](None) is None
+    raw = sqlite3.connect(":memory:")
+    raw.execute("CREATE TABLE t (a, b)")
+    raw.execute("INSERT INTO t VALUES (?, ?)", (None, 1))
+    assert raw.execute("SELECT a IS NULL, typeof(a) FROM t").fetchone() == (1, "null")
+
+    def own(value):
+        return "theirs"
+    registry[key] = own
+    store_mod._bind_none_as_null()
+    assert registry[key] is own

@@ -532,6 +532,7 @@ def _connect(target: str, create: bool) -> _Connection:
     if path.exists() and path.is_dir():
         raise InputError("is a directory, not a ratings store", file=path)
     try:
+        _bind_none_as_null()
         raw = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
         if create:  # a file of other data (a --db given by mistake) is left as it is
             tables = [r[0] for r in raw.execute(
@@ -553,6 +554,24 @@ def _connect(target: str, create: bool) -> _Connection:
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
+
+
+def _bind_none_as_null() -> None:
+    """Have the sqlite3 module bind None without searching for an adapter.
+    It binds an int, float or str at once but looks every other value up
+    (the registry, then ``__adapt__`` and ``__conform__`` on the types):
+    3,300 instructions for each None, of which a replay's rows hold some
+    hundreds of thousands (unknown counts, floors and dates).  A registered
+    adapter for None that returns it is found by the first lookup, and None
+    is bound as NULL as before.  Left alone where the process has already
+    registered one."""
+    registry = getattr(sqlite3, "adapters", None)
+    if registry is not None and (type(None), sqlite3.PrepareProtocol) not in registry:
+        sqlite3.register_adapter(type(None), _AS_ITSELF)
+
+
+#: None for any hashable value, in C: the adapter of None (it returns None).
+_AS_ITSELF = {}.get
 
 
 def _identity(path: str) -> Optional[tuple[int, int]]:
