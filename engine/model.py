@@ -32,14 +32,17 @@ def copy_with(obj, **changes):
     """A copy of a dataclass value (Player, Section, Event) with ``changes``
     made: what :func:`dataclasses.replace` gives for these classes (no
     ``__post_init__``, no slots, no init-only fields), made by copying the
-    fields at once instead of through ``__init__`` one by one."""
+    fields at once instead of through ``__init__`` one by one.  A name that
+    is not a field would add an entry: the copy's fields would outnumber the
+    original's."""
     state = obj.__dict__
-    if not changes.keys() <= state.keys():
+    fields = state.copy()
+    fields.update(changes)
+    if len(fields) != len(state):
         raise TypeError(f"{type(obj).__name__} has no field(s) "
                         f"{sorted(changes.keys() - state.keys())}")
     new = object.__new__(type(obj))
-    new.__dict__.update(state)
-    new.__dict__.update(changes)
+    new.__dict__ = fields
     return new
 
 
