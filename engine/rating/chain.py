@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
-from uschess.model import SYSTEMS, Event, MatchChange, Section, SystemRecord, copy_with
+from uschess.model import (SYSTEMS, Event, MatchChange, Player, Section, SystemRecord,
+                           copy_with)
 from uschess.rating.match import rate_match
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, MatchPlayerResult, SectionResult
@@ -202,9 +203,13 @@ class Chain:
             held = systems_of.get(pid)
             stored = all_of(pid) if all_of is not None else None
             if base is None or all_of is not None:  # the systems with a record are known
-                if held is None and not stored:
-                    players.append(pl)
-                    continue
+                if held is None:
+                    if not stored:
+                        players.append(pl)
+                        continue
+                    if not pl.ratings:  # a replay's usual player: every record the base's
+                        players.append(self._from_base(pl, stored, came_from))
+                        continue
                 systems = [s for s in SYSTEMS
                            if (held is not None and s in held) or (stored and s in stored)]
             else:  # a base that answers one system at a time: ask it of each
@@ -234,6 +239,21 @@ class Chain:
         if not came_from:
             return section, came_from
         return copy_with(section, players=players), came_from
+
+    @staticmethod
+    def _from_base(pl: Player, stored: dict, came_from: dict) -> Player:
+        """:meth:`_before` for a player the chain holds nothing of and whose
+        file gives no record: the base's records in the systems' order (as
+        the loop of :meth:`_before` would set them), each noted as the
+        store's."""
+        pair = pl.pair
+        ratings = {}
+        for system in SYSTEMS:
+            rec = stored.get(system)
+            if rec is not None:
+                ratings[system] = rec
+                came_from[(pair, system)] = "store"
+        return copy_with(pl, ratings=ratings) if ratings else pl
 
     def rate_fide_update(self, update: FideUpdate, options: Optional[RatingOptions] = None,
                          book=None) -> FideUpdateResult:
