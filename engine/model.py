@@ -127,7 +127,7 @@ class ForeignRating:
     canadian: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Round:
     """One round cell: a code and, for paired rounds, the opponent's pair.
     A value: readers hand out the same Round for the same cell text."""
