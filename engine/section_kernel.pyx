@@ -210,8 +210,8 @@ cdef _rate(section, system, rules, tc, pre_from):
     floor_d, a_d, b_d, center_d, flat_d, cap_d = floor100, a_o, b_o, center_o, flat_o, cap_o
 
     # Each player's rated games (steps.Played): opponents, score, m, wins, losses.
-    codes = GAME_CODES
-    index = {}
+    cdef dict codes = GAME_CODES  # read as a dict, not through its methods
+    cdef dict index = {}
     for i in range(n):
         pl = players[i]
         index[pl.pair] = i
