@@ -726,10 +726,13 @@ class _Replayer:
         chain = self._chain(eid, current, disagreements)
         one = copy_with(event, sections=sections, id=eid)
         result = EventResult(one, [])
+        last = sections[-1] if sections else None
         for section in sections:
             current[0] = section.name
+            # the chain is the event's own: what its last section gives is read from the
+            # results, never from the chain again
             part = chain.rate_event(copy_with(one, sections=[section]), self.options, self.book,
-                                    label=eid)
+                                    label=eid, keep_last=section is not last)
             result.sections.extend(part.sections)
         by_pair = {}
         for sr in result.sections:
