@@ -84,29 +84,35 @@ def test_an_event_is_applied_at_the_time_now_in_utc_to_the_second():
         assert before <= dt.datetime.fromisoformat(text) <= after
 
 
-def test_none_is_bound_as_null_and_a_process_adapter_is_left_alone(tmp_path, monkeypatch):
-    """Opening a store registers an adapter under which None binds as NULL
-    (it is found at once instead of searched for), for every connection of
-    the process alike; where the process registered its own for None, the
-    store leaves it."""
-    from uschess.io import store as store_mod
-
-    registry = dict(sqlite3.adapters)
-    monkeypatch.setattr(sqlite3, "adapters", registry)  # the process's own, unchanged after
-    key = (type(None), sqlite3.PrepareProtocol)
-    registry.pop(key, None)
-    monkeypatch.setattr(sqlite3, "register_adapter",
-                        lambda tp, fn: registry.__setitem__((tp, sqlite3.PrepareProtocol), fn))
-    with Store.open(tmp_path / "r.db"):
-        pass
-    assert registry[key](None) is None
+def test_none_is_bound_as_null_through_the_stores_adapter(tmp_path):
+    """Opening a store registers an adapter for None (found at once, where
+    the sqlite3 module would otherwise search the types for one) that
+    returns it: None still binds as NULL, in the store and in any other
+    connection of the process."""
+    with Store.open(tmp_path / "r.db") as store:
+        store.conn.execute("INSERT INTO players (id, name, birth_date) VALUES (?, ?, ?)",
+                           ("12345678", "Doe, Jo", None))
+        assert store.conn.fetchall("SELECT typeof(birth_date), typeof(name) FROM players") == \
+            [("null", "text")]
+    adapter = sqlite3.adapters.get((type(None), sqlite3.PrepareProtocol))
+    assert adapter is not None and adapter(None) is None
     raw = sqlite3.connect(":memory:")
     raw.execute("CREATE TABLE t (a, b)")
     raw.execute("INSERT INTO t VALUES (?, ?)", (None, 1))
     assert raw.execute("SELECT a IS NULL, typeof(a) FROM t").fetchone() == (1, "null")
+    raw.close()
+
+
+def test_an_adapter_for_none_the_process_registered_is_left_alone(monkeypatch):
+    from uschess.io import store as store_mod
 
     def own(value):
         return "theirs"
-    registry[key] = own
+    key = (type(None), sqlite3.PrepareProtocol)
+    monkeypatch.setattr(sqlite3, "adapters", {key: own})  # the process's, not this module's
+
+    def registered(tp, fn):
+        raise AssertionError("an adapter the process registered was replaced")
+    monkeypatch.setattr(sqlite3, "register_adapter", registered)
     store_mod._bind_none_as_null()
-    assert registry[key] is own
+    assert sqlite3.adapters[key] is own
