@@ -121,28 +121,34 @@ cdef list _rounds(list cells):
 def valid(list section_players):
     """Whether :func:`validate_section` passes these players: pairs and
     ids given once, as many rounds each, every opponent there and agreeing
-    (or a forfeit recorded on one side only)."""
-    cdef dict by_pair = {}
+    (or a forfeit recorded on one side only).  False as well where a
+    player's rounds are not a list (the reference then decides)."""
+    cdef dict rounds_of = {}            # pair -> the player's rounds
     cdef set ids = set()
-    cdef Py_ssize_t n, i
+    cdef list rounds, back_rounds
+    cdef Py_ssize_t n = -1, i
     if not section_players:
         return True
     for p in section_players:
         pair = p.pair
-        if pair in by_pair:
+        if pair in rounds_of:
             return False
-        by_pair[pair] = p
+        got = p.rounds
+        if type(got) is not list:
+            return False
+        rounds = got
+        if n < 0:
+            n = len(rounds)
+        elif len(rounds) != n:
+            return False
+        rounds_of[pair] = rounds
         pid = p.id
         if pid in ids:
             return False
         ids.add(pid)
-    n = len(section_players[0].rounds)
-    for p in section_players:
-        if len(p.rounds) != n:
-            return False
     for p in section_players:
         pair = p.pair
-        rounds = p.rounds
+        rounds = rounds_of[pair]
         for i in range(n):
             r = rounds[i]
             opponent = r.opponent
@@ -150,10 +156,11 @@ def valid(list section_players):
                 continue
             if opponent == pair:
                 return False
-            opp = by_pair.get(opponent)
-            if opp is None:
+            got = rounds_of.get(opponent)
+            if got is None:
                 return False
-            back = opp.rounds[i]
+            back_rounds = got
+            back = back_rounds[i]
             if back.opponent == pair and _MIRROR.get(r.code) == back.code:
                 continue
             if back.opponent is None and r.code in _FORFEITS:
