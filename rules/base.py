@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from uschess.rules.hookspecs import PREPARED
@@ -87,17 +88,15 @@ def prepared(fn, **unit):
     owner = getattr(fn, "__self__", None)
     if owner is None:
         return None
-    name = getattr(fn, "__name__", None)
-    key = (type(owner), name)
-    method = _PREPARED_METHODS.get(key, _UNKNOWN)
-    if method is _UNKNOWN:
-        method = _PREPARED_METHODS[key] = _prepared_method(type(owner), name)
+    method = _prepared_method(type(owner), getattr(fn, "__name__", None))
     return None if method is None else getattr(owner, method)(**unit)
 
 
+@lru_cache(maxsize=None)
 def _prepared_method(cls: type, name: Optional[str]) -> Optional[str]:
     """The name of the prepared form of hook ``name`` that plugin class
-    ``cls`` offers, or None (see :func:`prepared`)."""
+    ``cls`` offers, or None (see :func:`prepared`); found once per class and
+    hook (a section asks it of two hooks, and the answer is the class's)."""
     if name not in PREPARED:
         return None
     method = PREPARED[name][0]
@@ -106,9 +105,3 @@ def _prepared_method(cls: type, name: Optional[str]) -> Optional[str]:
     if home is None or home is not next(c for c in mro if name in c.__dict__):
         return None
     return method
-
-
-#: :func:`_prepared_method` by (plugin class, hook name), found once per
-#: class: a section asks it of two hooks, and the answer is the class's.
-_PREPARED_METHODS: dict = {}
-_UNKNOWN = object()

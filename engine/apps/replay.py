@@ -955,10 +955,10 @@ def _fewer_collections():
     small objects, freed by their reference counts (a replay of 400 events
     leaves no cyclic garbage at all), while it holds a growing cache of
     players' states that the collections walk again: at 916,488
-    player-games (timed by ``gc.callbacks`` during the replay) the collector
-    took 1.2 s in 1,930 collections with Python's default first threshold
-    (700), 0.31-0.37 s in 47 at 10,000, and 0.08-0.09 s in 3 at
-    :data:`GC_THRESHOLD`, the peak RSS the same (77 MB).  A collection
+    player-games (timed by ``gc.callbacks`` during the replay, in two
+    sittings) the collector took 1.1-1.2 s in 1,828-1,930 collections with
+    Python's default first threshold (700), 0.31-0.45 s in 47 at 10,000, and
+    0.08-0.09 s in 3 at :data:`GC_THRESHOLD`, the peak RSS the same (77 MB).  A collection
     still comes after every 100,000 objects the block's work keeps, so
     cycles made on a path that makes them are collected."""
     before = gc.get_threshold()

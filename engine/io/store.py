@@ -565,8 +565,7 @@ def _bind_none_as_null() -> None:
     adapter for None that returns it is found by the first lookup, and None
     is bound as NULL as before.  Left alone where the process has already
     registered one."""
-    registry = getattr(sqlite3, "adapters", None)
-    if registry is not None and (type(None), sqlite3.PrepareProtocol) not in registry:
+    if (type(None), sqlite3.PrepareProtocol) not in sqlite3.adapters:
         sqlite3.register_adapter(type(None), _AS_ITSELF)
 
 
