@@ -509,3 +509,21 @@ def test_numbers_of_thousands_of_digits_on_a_page(tmp_path):
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
     assert "no 'Section N - NAME' header" in refused.stderr
+
+
+def test_a_rating_line_that_does_not_read_is_refused_not_taken_as_a_note():
+    """A note under a player (``| Orig. rated using ID: 12536864 |`` on a
+    real page) is passed over; a rating line damaged in transit (WFCC 15,
+    KEN CARBERRY's ``Q: 1857 ->1875`` with its arrow mangled) has the same
+    shape, text in the ID column only, and taken as a note it would leave
+    him unrated in OTBQ: it is refused, naming the section and player."""
+    noted = read_page(PACL / "XtblMain_200208046960_1.html")
+    assert sum(len(s.players) for s in noted.sections) > 0
+    text = WFCC.read_text(encoding="utf-8")
+    line = next(x for x in text.split("\n") if "Q: 1857" in x and "1875" in x)
+    assert "-&gt;1875" in line
+    with pytest.raises(InputError) as err:
+        parse_page(text.replace(line, line.replace("-&gt;1875", "-Lgt;1875")), source="p.html")
+    msg = str(err.value)
+    assert "section 'OPEN'" in msg and "KEN CARBERRY" in msg and "Q: 1857" in msg
+    assert "does not read as 'X: pre->post'" in msg

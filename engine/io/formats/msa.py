@@ -61,6 +61,8 @@ _RATING = re.compile(r"^([0-9]{1,4})(?:P([0-9]{1,4}))?$", re.ASCII)
 #: A further rating line of a player in a multi-rated section: ``| Q: pre->post |``.
 _MORE_RATINGS = re.compile(
     r"^(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
+#: The start of a rating line (``Q:``), which a note under a player never has.
+_RATING_LABEL = re.compile(r"^[A-Z]{1,3}\s*:", re.ASCII)
 #: The system of each printed rating label (``OR``, ``OQ``, ``OB`` online).
 LABEL_SYSTEMS = {label: system for system, label in SYSTEM_LABELS.items()}
 _MAX_PAIR = 99999
@@ -398,10 +400,17 @@ def _forfeit_prefix(cell: str) -> Optional[Round]:
 
 def _annotation(line: str) -> bool:
     """A line under a player with text in the ID column only (a page's note
-    on the entry), which is not a rating line."""
+    on the entry), which is not a rating line.  A rating line that does not
+    read (``Q: 1857 -Lgt;1875``, a line damaged in transit) is refused here:
+    taken as a note, it would leave the player unrated in that system."""
     parts = line.split("|")
-    return (len(parts) >= 4 and not parts[0].strip() and bool(parts[1].strip())
-            and not any(c.strip() for c in parts[2:]) and not _DIGITS.match(parts[1].strip()))
+    text = parts[1].strip() if len(parts) >= 4 else ""
+    if not (text and not parts[0].strip() and not any(c.strip() for c in parts[2:])
+            and not _DIGITS.match(text)):
+        return False
+    if _RATING_LABEL.match(text):
+        raise InputError(f"a further rating line that does not read as 'X: pre->post': {text!r}")
+    return True
 
 
 def _more_ratings(line: str) -> Optional[re.Match]:
@@ -464,7 +473,11 @@ def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[Ta
         i += 1
         while i < len(lines):
             more = _more_ratings(lines[i])
-            if more is None and page and _annotation(lines[i]):
+            try:
+                note = more is None and page and _annotation(lines[i])
+            except InputError as err:
+                raise err.located(record=i + 1 + off, player=row.label)
+            if note:
                 i += 1  # e.g. "| Orig. rated using ID: 12536864 |": not a rating
                 continue
             if more is None:
