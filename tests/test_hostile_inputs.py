@@ -421,3 +421,43 @@ def test_mixed_key_types_are_named_not_a_traceback(tmp_path, capsys):
     pub = json.loads(PUBLISHED.read_text())
     apath = write(tmp_path, "{1: 2, x: 3, " + json.dumps(pub)[1:], "p.yaml")
     refused(capsys, ["audit", apath], apath, "unknown key(s) ['1', 'x']")
+
+
+@pytest.mark.parametrize("edit, needles", [
+    # a section's keys misspelt: 'system' would have left every system rated,
+    # 'half-k' the full K (the section below is rated both ways otherwise)
+    (lambda d: d["sections"][0].update({"system": ["OTBR"], "half-k": True}),
+     ["section '", "unknown field(s) ['half-k', 'system']", "'half-k' may be 'half_k'",
+      "'system' may be 'systems'"]),
+    (lambda d: d["event"].update(onlin=True), ["event: unknown field(s) ['onlin']",
+                                               "'onlin' may be 'online'"]),
+    (lambda d: d.update(sectons=[]), ["the file: unknown field(s) ['sectons']",
+                                      "allowed: event, published, sections"]),
+])
+def test_an_unknown_key_above_the_players_is_refused(tmp_path, capsys, edit, needles):
+    """Every level of an event file refuses a key it does not know, as the
+    published schema says (``additionalProperties: false``): a key misspelt
+    is never left unread while the event is rated without it."""
+    data = yaml.safe_load(WFCC.read_text())
+    edit(data)
+    path = write(tmp_path, yaml.safe_dump(data, sort_keys=False))
+    refused(capsys, ["rate", path], path, *needles)
+
+
+def test_the_readers_keys_are_the_published_schemas():
+    """The keys each level of the reader takes are the properties the
+    schema lists there, so that the two cannot drift apart."""
+    from uschess.io import eventfile as E
+
+    schema = json.loads((ROOT / "engine" / "event.schema.json").read_text())
+    section = schema["properties"]["sections"]["items"]
+    player = section["properties"]["players"]["items"]
+    levels = [(E.FILE_KEYS, schema), (E.EVENT_KEYS, schema["properties"]["event"]),
+              (E.SECTION_KEYS, section), (E.PLAYER_KEYS, player),
+              (E.FOREIGN_KEYS, player["properties"]["fide"]),
+              (E.RECORD_KEYS, player["properties"]["ratings"]["properties"]["OTBR"]),
+              (E.HISTORY_KEYS, player["properties"]["match_history"]["items"]),
+              (E.PUBLISHED_KEYS, schema["properties"]["published"]["items"])]
+    for keys, node in levels:
+        assert node.get("additionalProperties") is False
+        assert set(node["properties"]) == set(keys)

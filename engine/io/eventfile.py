@@ -22,7 +22,7 @@ import yaml
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
-from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file
+from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file, refuse_unknown
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
                            ForeignRating, MatchChange, Player, PublishedPost, Round, Section,
                            SystemRecord)
@@ -42,6 +42,15 @@ LATEST_DATE = _dt.date(2099, 12, 31)
 _ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$", re.ASCII)
 PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
                "state", "match_history"}
+#: The keys of an event file, of its ``event:`` and of a section (as
+#: ``engine/event.schema.json`` has them: any other is refused).
+FILE_KEYS = {"event", "sections", "published"}
+EVENT_KEYS = {"id", "name", "start", "end", "online"}
+SECTION_KEYS = {"name", "time_control", "players", "start", "end", "online", "half_k", "type",
+                "systems", "match_as_rated"}
+RECORD_KEYS = {"rating", "games", "wins", "draws", "losses", "events3", "peak", "olm",
+               "prize_floor", "date", "games_above_2200", "lowered_floor", "lowered_from"}
+FOREIGN_KEYS = {"rating", "date", "canadian"}
 
 
 #: Text dates and round cells already read (the same few thousand recur in
@@ -178,11 +187,8 @@ def _number(raw: dict, key: str, what: str, *, integer=False, required=False,
 def parse_record(raw: Any, system: str) -> SystemRecord:
     what = f"rating {system}"
     raw = mapping(raw, what)
-    unknown = set(raw) - {"rating", "games", "wins", "draws", "losses", "events3", "peak",
-                          "olm", "prize_floor", "date", "games_above_2200", "lowered_floor",
-                          "lowered_from"}
-    if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
+    if not RECORD_KEYS.issuperset(raw):
+        refuse_unknown(raw, RECORD_KEYS, what)
     rec = SystemRecord(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
@@ -214,9 +220,7 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
 def parse_foreign(raw: Any, what: str) -> ForeignRating:
     """A FIDE or CFC rating ``{rating, date?, canadian?}``."""
     raw = mapping(raw, what)
-    unknown = set(map(str, raw)) - {"rating", "date", "canadian"}
-    if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
+    refuse_unknown(raw, FOREIGN_KEYS, what)
     return ForeignRating(
         rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
@@ -235,9 +239,8 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
         pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
     try:
         if not PLAYER_KEYS.issuperset(raw):
-            unknown = set(raw) - PLAYER_KEYS
-            hint = " (earlier match changes go in 'match_history')" if "history" in unknown else ""
-            raise InputError(f"unknown field(s) {sorted(map(str, unknown))}{hint}")
+            refuse_unknown(raw, PLAYER_KEYS, notes={
+                "history": "earlier match changes go in 'match_history'"})
         get = raw.get
         pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
         if not (text_checked and type(pid) is str and type(name) is str
@@ -305,6 +308,7 @@ def parse_section(raw: Any, event: dict) -> Section:
         if not name:
             raise InputError("missing 'name'")
         check_field(name, "the section's 'name'")
+        refuse_unknown(raw, SECTION_KEYS)
         if not raw.get("time_control"):
             raise InputError("missing 'time_control'")
         players_raw = raw.get("players")
@@ -434,9 +438,11 @@ def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool =
     checked already (see :func:`parse_player`)."""
     try:
         raw = mapping(raw, "the file")
+        refuse_unknown(raw, FILE_KEYS, "the file")
         ev = mapping(raw.get("event"), "'event'") if "event" in raw else None
         if ev is None:
             raise InputError("missing 'event'")
+        refuse_unknown(ev, EVENT_KEYS, "event")
         start, end = event_dates(ev)
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:
@@ -477,9 +483,7 @@ def parse_published(raw: Any) -> list[PublishedPost]:
     for i, entry in enumerate(raw, start=1):
         what = f"published entry {i}"
         entry = mapping(entry, what)
-        unknown = set(entry) - PUBLISHED_KEYS
-        if unknown:
-            raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))}")
+        refuse_unknown(entry, PUBLISHED_KEYS, what)
         pid = entry.get("id")
         if not isinstance(pid, (str, int)) or isinstance(pid, bool) or str(pid).strip() == "":
             raise InputError(f"{what}: 'id' must be a member id")
@@ -540,10 +544,7 @@ def parse_history_entry(raw: Any, what: str = "match_history entry") -> MatchCha
         raw = dict(zip(("date", "change", "system"), raw))
     if not isinstance(raw, Mapping):
         raise InputError(f"{what}: {raw!r} is not a mapping like {{date: 2024-05-01, change: 40.0}}")
-    unknown = set(raw) - HISTORY_KEYS
-    if unknown:
-        raise InputError(f"{what}: unknown field(s) {sorted(map(str, unknown))} "
-                         "(allowed: date, change, system)")
+    refuse_unknown(raw, HISTORY_KEYS, what)
     if raw.get("date") is None:
         raise InputError(f"{what}: missing 'date'")
     if "change" not in raw or raw["change"] is None:

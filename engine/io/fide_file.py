@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional
 from uschess.errors import InputError
 from uschess.io.eventfile import MAX_RATING, event_dates, mapping, parse_record, read_data
 from uschess.io.formats.detect import load_event_any
+from uschess.io.textdata import refuse_unknown
 from uschess.model import GAME_CODES, SystemRecord
 
 #: The system a FIDE update changes (sec. 6: established OTBR players only).
@@ -60,17 +61,10 @@ class FideUpdate:
     source: Optional[str] = None
 
 
-def _unknown(raw: Mapping, allowed: set, what: str) -> None:
-    extra = set(raw) - allowed
-    if extra:
-        raise InputError(f"{what}: unknown field(s) {sorted(map(str, extra))} "
-                         f"(allowed: {', '.join(sorted(allowed))})")
-
-
 def parse_game(raw: Any, number: int) -> FideGame:
     what = f"game {number}"
     raw = mapping(raw, what)
-    _unknown(raw, GAME_KEYS, what)
+    refuse_unknown(raw, GAME_KEYS, what)
     result = raw.get("result")
     if not isinstance(result, str) or result.strip().upper() not in GAME_CODES:
         raise InputError(f"{what}: 'result' must be W, D or L, not {result!r}")
@@ -93,18 +87,18 @@ def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
     """A :class:`FideUpdate` from the file structure (module docstring)."""
     try:
         raw = mapping(raw, "the file")
-        _unknown(raw, TOP_KEYS, "the file")
+        refuse_unknown(raw, TOP_KEYS, "the file")
         if raw.get("kind") != "fide-update":
             raise InputError("'kind' must be fide-update (is this an event file? rate it "
                              "with 'uschess rate')")
         ev = mapping(raw.get("event"), "'event'")
-        _unknown(ev, EVENT_KEYS, "event")
+        refuse_unknown(ev, EVENT_KEYS, "event")
         start, end = event_dates(ev)
         youth = ev.get("youth", False)
         if not isinstance(youth, bool):
             raise InputError(f"event: 'youth' must be true or false, not {youth!r}")
         pl = mapping(raw.get("player"), "'player'")
-        _unknown(pl, PLAYER_KEYS, "player")
+        refuse_unknown(pl, PLAYER_KEYS, "player")
         if pl.get("id") is None or str(pl["id"]).strip() == "":
             raise InputError("player: missing 'id'")
         pid = str(pl["id"])

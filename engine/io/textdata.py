@@ -69,6 +69,31 @@ _BRACES_AS_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
 
 
+def refuse_unknown(raw, allowed, what: str = "", *, notes: Optional[dict] = None) -> None:
+    """Refuse, in one line, the keys of the mapping ``raw`` that ``allowed``
+    lacks: a key misspelt (``half-k``, ``system``) would otherwise be left
+    unread and its value silently go without effect.  The line names the
+    keys, what each was likely meant as (its note in ``notes``, else the
+    allowed key nearest to it, if one is near) and the keys allowed;
+    ``what`` (the record's name) starts it."""
+    unknown = sorted({str(k) for k in raw} - set(allowed))
+    if not unknown:
+        return
+    import difflib  # noqa: PLC0415 - only on this error's path
+
+    meant = []
+    for key in unknown:
+        note = (notes or {}).get(key)
+        if note is None:
+            near = difflib.get_close_matches(key, sorted(allowed), n=1)
+            note = f"'{key}' may be '{near[0]}'" if near else None
+        if note:
+            meant.append(note)
+    text = (f"unknown field(s) {unknown} ({'; '.join(meant + [''])}"
+            f"allowed: {', '.join(sorted(allowed))})")
+    raise InputError(f"{what}: {text}" if what else text)
+
+
 def kind_of(value: Any) -> str:
     """What a value read from a data file is, in the words of the file's
     language rather than Python's (messages say "must be a mapping, not

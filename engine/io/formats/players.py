@@ -35,7 +35,8 @@ from typing import Any, Mapping, Optional
 from uschess.errors import InputError
 from uschess.io.eventfile import (check_birth_dates, parse_date, parse_foreign, parse_record,
                                   record_to_dict)
-from uschess.io.textdata import MAX_DATA_BYTES, decode_utf8, kind_of, parse_data, read_limited
+from uschess.io.textdata import (MAX_DATA_BYTES, decode_utf8, kind_of, parse_data, read_limited,
+                                 refuse_unknown)
 from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
 
 #: Largest players file read.
@@ -116,9 +117,7 @@ def _entry(raw: Any) -> MemberData:
         return MemberData()
     if not isinstance(raw, dict):
         raise InputError(f"entry must be a mapping, not {kind_of(raw)}")
-    unknown = set(map(str, raw)) - _KEYS
-    if unknown:
-        raise InputError(f"unknown field(s) {sorted(map(str, unknown))}")
+    refuse_unknown(raw, _KEYS)
     m = MemberData()
     if raw.get("name") is not None:
         if not isinstance(raw["name"], str):
