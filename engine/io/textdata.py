@@ -69,14 +69,16 @@ _BRACES_AS_BRACKETS = bytes.maketrans(b"{}", b"[]")
 _JSON_PLAIN_STRING_RE = re.compile(rb'"[^"]*"')
 
 
-def refuse_unknown(raw, allowed, what: str = "", *, notes: Optional[dict] = None) -> None:
+def refuse_unknown(raw, allowed: set, what: str = "", *, notes: Optional[dict] = None) -> None:
     """Refuse, in one line, the keys of the mapping ``raw`` that ``allowed``
     lacks: a key misspelt (``half-k``, ``system``) would otherwise be left
     unread and its value silently go without effect.  The line names the
     keys, what each was likely meant as (its note in ``notes``, else the
     allowed key nearest to it, if one is near) and the keys allowed;
     ``what`` (the record's name) starts it."""
-    unknown = sorted({str(k) for k in raw} - set(allowed))
+    if allowed.issuperset(raw):  # (a set: the usual case costs one C call)
+        return
+    unknown = sorted({str(k) for k in raw} - allowed)
     if not unknown:
         return
     import difflib  # noqa: PLC0415 - only on this error's path
