@@ -33,8 +33,8 @@ include "standard_formula.pxi"
 from uschess.errors import InputError, RuleError
 from uschess.io.eventfile import MAX_RATING
 from uschess.model import GAME_CODES
-from uschess.rating.finish import (lowered_floor_for, record_after, settle_record,
-                                   unknown_history_warnings, unrated)
+from uschess.rating.finish import (below_floor_warnings, lowered_floor_for, record_after,
+                                   settle_record, unknown_history_warnings, unrated)
 from uschess.rating.results import PlayerResult, SectionResult
 from uschess.rating.steps import opponent_counts, rated_systems
 from uschess.rules.base import EventCounts, Floor, prepared
@@ -412,6 +412,8 @@ cdef _rate(section, system, rules, tc, pre_from):
         else:
             warnings = unknown_history_warnings(
                 fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
+        if floor_applied and pre is not None and pre < floor:
+            warnings = warnings + below_floor_warnings(pre, floor, reason)
         res = PlayerResult(
             pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, a.score[i], post,
             after.games, "special" if a.special[i] else "standard", inits[i], n_effs[i],

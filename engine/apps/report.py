@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Optional
 
 from uschess.formulas import round_half_up
 from uschess.model import SYSTEM_LABELS
+from uschess.rating.finish import below_floor_warnings
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 if TYPE_CHECKING:  # only annotated here: the FIDE update's modules load when one is rated
@@ -47,12 +48,17 @@ def format_section(res: SectionResult) -> str:
     lines.append(header)
     lines.append("-" * len(header))
     requests: list[str] = []
+    below: list[str] = []  # results held at a floor their pre-event rating was under
     for pr in res.players:
         pl = by_pair[pr.pair]
         cells = " ".join(f"{(r.code + (str(r.opponent) if r.opponent is not None else '')):<5}"
                          for r in pl.rounds)
         post = rating_label(pr.post, pr.games_after, est) if pr.m else rating_label(pr.pre, pr.games_before, est)
         flag = " (floor)" if pr.floor_applied else ""
+        if pr.floor_applied and pr.pre is not None and pr.pre < pr.floor:
+            flag = " (floor, above the pre-event rating: see the notes)"
+            below.extend(f"  ! pair {pr.pair} {pl.name}: {w}"
+                         for w in below_floor_warnings(pr.pre, pr.floor, pr.floor_reason))
         request = getattr(pr, "floor_request", None)  # matches, sec. 7
         if request:
             flag = (f" (floor lowered to {request['requested_floor']:g} on request)"
@@ -64,6 +70,9 @@ def format_section(res: SectionResult) -> str:
     if requests:
         lines.append("requests to lower a floor (matches, sec. 7):")
         lines.extend(requests)
+    if below:
+        lines.append("notes on players:")
+        lines.extend(below)
     if res.warnings:
         lines.append("notes on the section:")
         lines.extend(f"  ! {w}" for w in res.warnings)

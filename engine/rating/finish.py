@@ -216,6 +216,8 @@ class FinishStep:
             else:
                 warnings = unknown_history_warnings(
                     fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
+            if floor_applied and pre is not None and pre < floor:
+                warnings = warnings + below_floor_warnings(pre, floor, reason)
             if not last5:
                 step5 = None
             # positional, in the order of PlayerResult's fields (as __call__)
@@ -312,6 +314,8 @@ class FinishStep:
             depends = _NOTHING
             warnings = notes + unknown_history_warnings(fl, value, system) \
                 if fl.could_be is not None else notes
+        if floor_applied and pre is not None and pre < floor:
+            warnings = warnings + below_floor_warnings(pre, floor, reason)
         formula = "special" if e.special else "standard"
         last5 = self.last5
         # K, E and the bonus are the standard formula's (None for the special
@@ -360,6 +364,19 @@ def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:
             "(sec. 5)"]
 
 
+def below_floor_warnings(pre: float, floor: float, reason: str) -> list[str]:
+    """The warning for a result held at a floor that the pre-event rating
+    was already below.  A floor holds a rating up (sec. 5); the record
+    should never have been under it, so the input is inconsistent (a peak,
+    prize floor or OLM flag that does not belong to the record) or the
+    floor was lowered in a way the record does not say (a floor lowered
+    after a match is given as ``lowered_floor``/``lowered_from``).  The
+    result is still held at the floor, as the rules say."""
+    return [f"the pre-event rating {pre:.2f} is already below the floor {floor:g} ({reason}) "
+            "that holds the result: the record is inconsistent, or its floor was lowered "
+            "(give lowered_floor and lowered_from)"]
+
+
 def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str] = None
             ) -> PlayerResult:
     """A player with no rated game in the unit: nothing changes."""
@@ -373,4 +390,4 @@ def unrated(pl, system: str, rec: Optional[SystemRecord], pre_from: Optional[str
 
 __all__ = ["record_after", "settle_record", "lowered_floor_for", "MatchInputs", "finish",
            "FinishStep",
-           "unknown_history_warnings", "unrated"]
+           "below_floor_warnings", "unknown_history_warnings", "unrated"]
