@@ -286,3 +286,62 @@ def test_one_conflict_given_two_readings_is_refused(capsys):
     code, _, err = run(capsys, "rules", "show", "--on", "2017-05-15", "--reading",
                        "bonus-14-start=2017-text", "--reading", "bonus-14-start=2025-list")
     one_line_error(code, err, "--reading bonus-14-start: given twice")
+
+
+def test_a_foreign_or_empty_file_is_left_as_it_was_by_a_reading_command(capsys, tmp_path):
+    """``player`` opens a store to read it: a file that is not one (another
+    program's SQLite database, an empty file) is refused and left byte for
+    byte as it was (no journal mode switched, no database made of it, no
+    -wal or -shm file beside it)."""
+    other, empty = tmp_path / "invoices.db", tmp_path / "empty.db"
+    sql(other, "CREATE TABLE invoices (n INTEGER)")
+    empty.write_bytes(b"")
+    for path, says in ((other, "('invoices'...)"), (empty, "an empty file")):
+        before = path.read_bytes()
+        code, _, err = run(capsys, "player", "A", "--db", path)
+        one_line_error(code, err, str(path), "not a ratings store", says)
+        assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db", "invoices.db"]
+
+
+@pytest.mark.parametrize("name", [":memory:", "-", " ", "file:x.db?mode=memory"])
+def test_a_store_name_sqlite_would_not_keep_is_refused(capsys, tmp_path, monkeypatch, name):
+    """':memory:' (a database that vanishes with the process), '-' and a
+    blank name: a replay must not report events written to nothing."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "replay", EVENT, "--db", name)
+    one_line_error(code, err, f"{name!r} is not a ratings store's file name")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_writer_lock_is_never_opened_through_a_link(capsys, tmp_path):
+    """A ``STORE-writer`` that is a symbolic link (to a file of the user's)
+    is refused: the lock file gets the writer's pid, which would overwrite
+    the file it points to."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (tmp_path / "s.db-writer").symlink_to(precious)
+    code, _, err = run(capsys, "replay", EVENT, "--db", tmp_path / "s.db")
+    one_line_error(code, err, "s.db-writer is a symbolic link")
+    assert precious.read_text() == "keep me\n"
+
+
+def test_a_damaged_page_or_a_dropped_column_is_one_line(capsys, store):
+    """Errors the driver finds while the program reads (a page of the file
+    overwritten, a column dropped by hand) end as one line naming the
+    store, for reading and replaying alike."""
+    dropped = store.with_name("dropped.db")
+    dropped.write_bytes(store.read_bytes())
+    sql(dropped, "ALTER TABLE ratings DROP COLUMN peak")
+    pid, _ = a_rated_player(store)
+    code, _, err = run(capsys, "player", pid, "--db", dropped)
+    one_line_error(code, err, str(dropped), "cannot use the store: no such column: peak")
+    code, _, err = run(capsys, "replay", E2, "--db", dropped)
+    one_line_error(code, err, str(dropped), "no such column: peak")
+    data = bytearray(store.read_bytes())
+    page = 4096
+    assert len(data) > 6 * page
+    data[4 * page:5 * page] = bytes(page)  # a page of the tables zeroed
+    store.write_bytes(bytes(data))
+    code, _, err = run(capsys, "player", pid, "--db", store)
+    one_line_error(code, err, str(store), "cannot use the store")

@@ -69,6 +69,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -526,21 +527,32 @@ def _connect(target: str, create: bool) -> _Connection:
                              f"{_scrub(err, target)}")
         return _Connection(raw, "postgresql", errors=(psycopg.Error,),
                            write_errors=(psycopg.OperationalError, psycopg.DataError))
+    if target in (":memory:", "-") or not target.strip() or target.startswith("file:"):
+        # SQLite would open a database in memory (':memory:', 'file:...'),
+        # or a file named '-' or ' ': a replay would report events written
+        # to nothing the next command finds
+        raise InputError(f"{target!r} is not a ratings store's file name: give the path of "
+                         "an SQLite file (or a postgresql:// address)")
     path = Path(target)
     if not create and not path.exists():
         raise InputError("no such ratings store (run 'uschess replay' to create one)", file=path)
     if path.exists() and path.is_dir():
         raise InputError("is a directory, not a ratings store", file=path)
+    if not create and path.stat().st_size == 0:  # (SQLite would make it a database)
+        raise InputError("not a ratings store (an empty file)", file=path)
     try:
         _bind_none_as_null()
         raw = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
-        if create:  # a file of other data (a --db given by mistake) is left as it is
-            tables = [r[0] for r in raw.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-            if tables and "meta" not in tables:
-                raw.close()
-                raise InputError(f"not a ratings store: an SQLite database of other tables "
-                                 f"({_shown(tables[0])}...); give a new file", file=path)
+        # a file of other data (a --db given by mistake) is left as it is:
+        # nothing is written to it, not even the journal mode
+        tables = [r[0] for r in raw.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        if "meta" not in tables and (tables or not create):
+            raw.close()
+            raise InputError(f"not a ratings store: an SQLite database of other tables "
+                             f"({_shown(tables[0])}...)" + ("; give a new file" if create else "")
+                             if tables else
+                             "not a ratings store (no meta table)", file=path)
         raw.execute("PRAGMA journal_mode=WAL")
         # WAL: readers never block the writer, a commit is an append; NORMAL
         # syncs at checkpoints only (a killed process loses nothing committed);
@@ -571,6 +583,10 @@ def _bind_none_as_null() -> None:
 
 #: None for any hashable value, in C: the adapter of None (it returns None).
 _AS_ITSELF = {}.get
+
+
+#: Opening a path that is a symbolic link fails (where the system has it).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _identity(path: str) -> Optional[tuple[int, int]]:
@@ -758,8 +774,15 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, err, tb) -> None:
+        """Close the store; a driver's error that reached here (a page of
+        the file damaged, a column dropped by hand: found by a read the
+        program makes in good faith) becomes one line naming the store."""
         self.close()
+        if err is not None and isinstance(err, self.conn.errors) and not isinstance(err, InputError):
+            raise InputError(f"cannot use the store: {_one_line(err)}; the file is damaged or "
+                             "was changed outside this program (restore it from a copy, or "
+                             "replay into a new one)", file=self.name) from None
 
     # ------------------------------------------------------------ reading
     def schema_version(self) -> int:
@@ -1003,11 +1026,18 @@ class Store:
 
         path = self._writer_path()
         while True:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:  # never through a link: the pid is written into the file opened
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o666)
             except OSError as err:
+                if os.path.islink(path):
+                    raise InputError(f"the writer lock {path} is a symbolic link, not the "
+                                     "lock file this program makes: remove it", file=self.name)
                 raise InputError(f"cannot create the writer lock {path}: "
                                  f"{err.strerror or err}", file=self.name)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise InputError(f"the writer lock {path} is not a regular file: remove it",
+                                 file=self.name)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
