@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 
 import uschess
@@ -112,6 +113,11 @@ def main(argv=None) -> int:
     frozen, so the collection at the interpreter's exit has nothing to walk.
     Everything is still freed and flushed at exit as before."""
     from uschess.commands.common import release_stdin, stdin_named
+    closed = _closed_streams()
+    if closed:
+        print(f"uschess: error: {closed} is closed: run the command with it open "
+              "(to a file or /dev/null)", file=sys.stderr)
+        return 2
     whole = argv is None
     if whole:
         gc.disable()
@@ -127,12 +133,18 @@ def main(argv=None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args) or 0
+        code = args.func(args) or 0
+        sys.stdout.flush()  # (what is still buffered fails here, not at exit)
+        return code
     except InputError as err:
         print(f"uschess: error: {stdin_named(str(err))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as err:  # every input's OSError is an InputError by now: the output's
+        print(f"uschess: error: cannot write the output: {err.strerror or err}",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt as err:
         print(f"uschess: interrupted{(': ' + str(err)) if str(err) else ''}", file=sys.stderr)
         return 130
@@ -140,6 +152,20 @@ def main(argv=None) -> int:
         release_stdin()
         if whole:
             gc.freeze()
+
+
+def _closed_streams() -> str | None:
+    """The standard stream the process was started without (its descriptor
+    closed, ``>&-``), if any: standard error gets /dev/null (nothing can be
+    said then but the exit status); standard output or input closed is
+    named, since a command's results or input would be lost silently."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process
+    if sys.stdout is None:
+        return "standard output"
+    if sys.stdin is None:
+        return "standard input"
+    return None
 
 
 if __name__ == "__main__":

@@ -501,3 +501,33 @@ def test_rating_an_event_file_loads_no_other_reader():
             f"load_event_any({str(trf)!r})\nprint('uschess.io.formats.trf' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True"]
+
+
+def test_output_that_cannot_be_written_and_closed_streams_are_one_line(tmp_path):
+    """Standard output full (/dev/full) or closed, standard input closed:
+    one line and exit 2, never a traceback or a silent success; with
+    standard error closed the command still runs (only its messages go)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    event = Path(__file__).resolve().parents[1] / "fixtures" / "events" / "wfcc15.yaml"
+    cmd = f"{shlex.quote(sys.executable)} -m uschess"
+
+    def sh(line: str):
+        return subprocess.run(["sh", "-c", line], capture_output=True, text=True, timeout=60,
+                              cwd=tmp_path)
+
+    if os.path.exists("/dev/full"):
+        out = sh(f"{cmd} rate {shlex.quote(str(event))} > /dev/full")
+        assert out.returncode == 2 and out.stderr.splitlines() == [
+            "uschess: error: cannot write the output: No space left on device"]
+    out = sh(f"{cmd} rate {shlex.quote(str(event))} >&-")
+    assert out.returncode == 2 and out.stderr.splitlines() == [
+        "uschess: error: standard output is closed: run the command with it open (to a file "
+        "or /dev/null)"]
+    out = sh(f"{cmd} rate - <&-")
+    assert out.returncode == 2 and "standard input is closed" in out.stderr
+    out = sh(f"{cmd} rate {shlex.quote(str(event))} 2>&-")
+    assert out.returncode == 0 and "UNDER 1400" in out.stdout
