@@ -345,3 +345,12 @@ def test_a_damaged_page_or_a_dropped_column_is_one_line(capsys, store):
     store.write_bytes(bytes(data))
     code, _, err = run(capsys, "player", pid, "--db", store)
     one_line_error(code, err, str(store), "cannot use the store")
+
+
+def test_a_link_in_a_loop_in_a_history_is_named_not_its_directory(capsys, tmp_path):
+    history = tmp_path / "history"
+    history.mkdir()
+    (history / "e1.yaml").write_bytes(EVENT.read_bytes())
+    (history / "loop.json").symlink_to("loop.json")
+    code, _, err = run(capsys, "replay", history, "--db", tmp_path / "s.db")
+    one_line_error(code, err, str(history / "loop.json"), "cannot read: Too many levels")

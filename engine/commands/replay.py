@@ -77,6 +77,15 @@ def _listed_event_file(name: str) -> bool:
             and not as_path.stem.lower().endswith(".players"))
 
 
+def _entry_is_file(entry: os.DirEntry) -> bool:
+    """Whether a directory's entry is a file (through a link), or one line
+    naming the entry that cannot be looked at (a link in a loop)."""
+    try:
+        return entry.is_file()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", file=entry.path) from None
+
+
 def expand(paths: list[str]) -> list[str]:
     """Files as given; a directory of DBF rating report files is one event,
     any other directory stands for the event files, FIDE update files and
@@ -92,11 +101,10 @@ def expand(paths: list[str]) -> list[str]:
                 out.append(raw)
                 continue
             # os.scandir: whether an entry is a file comes with the listing
-            # (no stat per file of a directory of thousands); its name is
-            # read as a path only when it is one
+            # (no stat per file of a directory of thousands)
             with os.scandir(path) as entries:
                 found = sorted(e.path for e in entries
-                               if e.is_file() and _listed_event_file(e.name))
+                               if _listed_event_file(e.name) and _entry_is_file(e))
         except OSError as err:  # a directory that cannot be read
             raise InputError(f"cannot list the directory: {err.strerror or err}",
                              file=path) from None
