@@ -1128,7 +1128,9 @@ class Store:
             finally:
                 c.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         except c.write_errors as err:
-            raise InputError(f"cannot index the changes: {_one_line(err)}", file=self.name)
+            raise InputError(f"cannot index the changes by player: {_one_line(err)}; the "
+                             "events committed are kept (a replay builds the index when it "
+                             "starts; lookups by player are slower until then)", file=self.name)
 
     @contextmanager
     def batch(self, events: int):
