@@ -74,6 +74,14 @@ E2 = HISTORY / "e2-summer-swiss.yaml"
     ("peak", "'x'", "peak is 'x', not a number"),
     ("rated_on", "'-1'", "date '-1' is not YYYY-MM-DD"),
     ("games", "-5000.0", "games is -5000, below 0"),
+    # of the right type but outside what the program writes
+    ("rating", "-5000.0", "rating is -5000.0, outside 0..4000"),
+    ("rating", "1e308", "rating is 1e+308, outside 0..4000"),
+    ("peak", "1e300", "peak is 1e+300, outside 0..4000"),
+    ("games_above_2200", "-7", "games_above_2200 is -7, below 0"),
+    ("prize_floor", "99999", "prize_floor is 99999, outside 100..3000"),
+    ("prize_floor", "1950", "prize_floor is 1950, not a 100-point level"),
+    ("system", "'XYZ'", "system 'XYZ' is none of OTBR"),
 ])
 def test_a_damaged_ratings_row_is_named_by_player_and_system(capsys, store, column, value, says):
     pid, system = a_rated_player(store)

@@ -17,6 +17,7 @@ only when the PostgreSQL binaries or psycopg are not installed.
 
 from __future__ import annotations
 
+import math
 import datetime as dt
 import glob
 import json
@@ -226,8 +227,10 @@ def test_new_store_has_versioned_schema(target):
 
 
 def test_floats_round_trip_exactly(target):
+    # every kind of float a rating can be: subnormal, 17 significant digits,
+    # the largest below the program's bound (a store holds none above it)
     values = [1234.5678901234567, 1 / 3, 2199.9999999999995, 100.00000000000001, 0.1 + 0.2,
-              1500, 5e-324, 1.7976931348623157e308]
+              1500, 5e-324, math.nextafter(4000.0, 0.0)]
     with Store.open(target) as store:
         for i, v in enumerate(values):
             store.apply_event(_write(f"E{i}", rating=v, pid=str(i)))

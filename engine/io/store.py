@@ -78,6 +78,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from urllib.parse import unquote
 
 from uschess.errors import InputError
+from uschess.io.eventfile import MAX_RATING
 from uschess.model import SYSTEMS, ForeignRating, SystemRecord
 
 SCHEMA_VERSION = 2
@@ -238,14 +239,20 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _number(value, what: str, *, integer: bool = False, required: bool = False):
+def _number(value, what: str, *, integer: bool = False, required: bool = False,
+            lo: float = 0, hi: Optional[float] = None):
     """``value`` read from a store as a number of column ``what`` (None
-    when empty and not ``required``); a :class:`DamagedRow` otherwise."""
+    when empty and not ``required``), within ``lo``..``hi`` (the bounds an
+    event file's values have: the program writes no other); a
+    :class:`DamagedRow` otherwise."""
     if value is None:
         if required:
             raise DamagedRow(f"{what} is empty")
         return None
     if type(value) is int or (type(value) is float and not integer and math.isfinite(value)):
+        if value < lo or (hi is not None and value > hi):
+            raise DamagedRow(f"{what} is {_shown(value)}, outside {lo:g}..{hi:g}" if hi is not None
+                             else f"{what} is {_shown(value)}, below {lo:g}")
         return value
     raise DamagedRow(f"{what} is {_shown(value)}, not {'a whole number' if integer else 'a number'}")
 
@@ -278,10 +285,10 @@ class PlayerInfo:
         for what, text in (("name", name), ("state", state)):
             if text is not None and type(text) is not str:
                 raise DamagedRow(f"{what} is {_shown(text)}, not text")
-        _number(adult, "adult", integer=True)
-        _number(fr, "fide_rating")
-        _number(cr, "cfc_rating")
-        _number(cc, "cfc_canadian", integer=True)
+        _number(adult, "adult", integer=True, hi=1)
+        _number(fr, "fide_rating", hi=MAX_RATING)
+        _number(cr, "cfc_rating", hi=MAX_RATING)
+        _number(cc, "cfc_canadian", integer=True, hi=1)
         return cls(id=pid, name=name, birth_date=_date(birth),
                    adult=None if adult is None else bool(adult), state=state,
                    fide=ForeignRating(fr, _date(fd)) if fr is not None else None,
@@ -310,16 +317,17 @@ def record_from_row(row) -> SystemRecord:
     last event), a floor lowered after a match included."""
     (rating, games, wins, draws, losses, events3, peak, g2200, olm, prize, rated_on,
      lowered, lowered_from) = row[:13]
-    _number(rating, "rating", required=True)
-    if _number(games, "games", integer=True, required=True) < 0:
-        raise DamagedRow(f"games is {games}, below 0")
+    _number(rating, "rating", required=True, hi=MAX_RATING)
+    _number(games, "games", integer=True, required=True)
     for what, value in (("wins", wins), ("draws", draws), ("losses", losses),
-                        ("events3", events3), ("games_above_2200", g2200),
-                        ("prize_floor", prize), ("olm", olm)):
+                        ("events3", events3), ("games_above_2200", g2200)):
         _number(value, what, integer=True)
+    _number(olm, "olm", integer=True, hi=1)
+    if _number(prize, "prize_floor", integer=True, lo=100, hi=3000) is not None and prize % 100:
+        raise DamagedRow(f"prize_floor is {prize}, not a 100-point level")
     for what, value in (("peak", peak), ("lowered_floor", lowered),
                         ("lowered_from", lowered_from)):
-        _number(value, what)
+        _number(value, what, hi=MAX_RATING)
     return SystemRecord(rating=rating, games=games, wins=wins, draws=draws, losses=losses,
                         events3=events3, peak=peak, olm=bool(olm), prize_floor=prize,
                         date=_date(rated_on), games_above_2200=g2200, lowered_floor=lowered,
@@ -832,6 +840,8 @@ class Store:
         for row in self._chunked(f"SELECT player_id, system, {cols} FROM ratings "
                                  "WHERE player_id IN ({marks})", ids):
             try:
+                if row[1] not in SYSTEMS:
+                    raise DamagedRow(f"system {_shown(row[1])} is none of {', '.join(SYSTEMS)}")
                 out[(row[0], row[1])] = record_from_row(row[2:])
             except DamagedRow as err:
                 raise self.damaged(f"the ratings row of player {_shown(row[0])}, system "
