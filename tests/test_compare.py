@@ -320,3 +320,17 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
     assert not plots.exists()
     assert main(["compare", str(tmp_path / "missing.yaml"), "--b", "baseline"]) == 2
     capsys.readouterr()
+
+
+def test_a_side_read_from_standard_input(capsys, monkeypatch):
+    """``--b reform:-`` is standard input, as ``--reform -`` is; standard
+    input is read once, so an event given as - too is refused."""
+    assert main(["compare", str(WFCC), "--b", f"reform:{B16}", "--json"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(B16.read_bytes())))
+    assert main(["compare", str(WFCC), "--b", "reform:-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["players"] == from_file["players"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(B16.read_bytes())))
+    assert main(["compare", "-", "--b", "reform:-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "standard input (-) is already read" in err

@@ -276,7 +276,7 @@ def test_evaluate_refuses_odd_truth_and_an_event_given_twice(capsys, tmp_path):
     code, _, err = run(capsys, "evaluate", hist, "--rules", "baseline")
     one_line_error(code, err, "truth.csv", "record 2")
     code, _, err = run(capsys, "evaluate", hist, "--rules", "baseline", "--plot-dir", truth)
-    one_line_error(code, err, "--plot-dir: exists and is not a folder")
+    one_line_error(code, err, f"{truth}: exists and is not a directory")
 
 
 @pytest.mark.parametrize("option, value, says", [

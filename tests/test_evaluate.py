@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,100 @@ def test_mixed_history_with_matches_and_fide_updates(capsys):
     games = sum(1 for _, _, res in replay_chain(items, RatingOptions()) for sr in res.sections
                 for pl in sr.section.players for r in pl.rounds if r.rated)
     assert v["n"] == games
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A history of four events with its truth.csv."""
+    folder = tmp_path_factory.mktemp("evaluate-small") / "hist"
+    write_history(folder, seed=3, players=20, events=4)
+    return folder
+
+
+def _evaluate_json(capsys, *args) -> dict:
+    assert main(["evaluate", *map(str, args), "--json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _one_line(capsys, *args) -> str:
+    assert main(["evaluate", *map(str, args)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_a_history_without_rated_games_prints_dashes(capsys):
+    """A FIDE update alone: no rated game, so no mean to print."""
+    abroad = ROOT / "fixtures" / "fide" / "open-abroad.yaml"
+    assert main(["evaluate", str(abroad), "--rules", "baseline"]) == 0
+    captured = capsys.readouterr()
+    assert "evaluated baseline: 0 player-games, log-loss - (" in captured.err
+    assert "Traceback" not in captured.err
+    assert any(line.split()[:5] == ["1", "baseline", "0", "-", "-"]
+               for line in captured.out.splitlines())
+    data = _evaluate_json(capsys, abroad, "--rules", "baseline")
+    assert data["ranking"][0]["n"] == 0 and data["ranking"][0]["log_loss"] is None
+
+
+@pytest.mark.parametrize("damage, words", [
+    ("fifo", "is a FIFO (named pipe), not a regular file"),
+    ("big field", "record 2: not CSV: field larger than field limit"),
+    ("twice", "record 5: player {id} of event {event} given twice: also in record 2"),
+])
+def test_damaged_truth_file_is_one_line(small, tmp_path, capsys, damage, words):
+    truth = tmp_path / "truth.csv"
+    lines = (small / "truth.csv").read_text(encoding="utf-8").splitlines()
+    event, _, pid = lines[1].split(",")[:3]
+    if damage == "fifo":  # refused at once, not waited on
+        os.mkfifo(truth)
+    elif damage == "big field":
+        truth.write_text("\n".join([lines[0], '"' + "x" * 200_000 + '"', *lines[2:]]) + "\n")
+    else:
+        truth.write_text("\n".join([*lines[:4], lines[1], *lines[4:]]) + "\n")
+    err = _one_line(capsys, small, "--rules", "baseline", "--truth", truth)
+    assert f"{truth}: " in err and words.format(id=pid, event=event) in err
+
+
+def test_truth_with_a_bom_or_from_standard_input_reads_as_the_file(small, tmp_path, capsys,
+                                                                   monkeypatch):
+    plain = small / "truth.csv"
+    expected = _evaluate_json(capsys, small, "--rules", "baseline", "--truth", plain)
+    assert expected["truth"] is True
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert _evaluate_json(capsys, small, "--rules", "baseline", "--truth", bom) == expected
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(plain.read_bytes())))
+    assert _evaluate_json(capsys, small, "--rules", "baseline", "--truth", "-") == expected
+
+
+def test_a_reform_from_standard_input(small, capsys, monkeypatch):
+    """``reform:-`` is standard input, as ``--reform -`` is, read once."""
+    from_file = _evaluate_json(capsys, small, "--rules", "baseline", "--rules", f"reform:{B16}")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(B16.read_bytes())))
+    from_stdin = _evaluate_json(capsys, small, "--rules", "baseline", "--rules", "reform:-")
+    for data in (from_file, from_stdin):
+        for row in data["ranking"] + data["versions"]:
+            del row["spec"], row["label"]
+    assert from_stdin == from_file
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(B16.read_bytes())))
+    err = _one_line(capsys, small, "--rules", "reform:-", "--rules", "baseline", "--truth", "-")
+    assert "--truth: standard input (-) is already read for another input" in err
+
+
+def test_plot_dir_follows_the_overwrite_rule(small, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    (plots / "drift.svg").write_text("mine")
+    err = _one_line(capsys, small, "--rules", "baseline", "--plot-dir", plots)
+    assert f"{plots}: already holds drift.svg; use --force to replace them" in err
+    assert (plots / "drift.svg").read_text() == "mine"
+    err = _one_line(capsys, small, "--rules", "baseline", "--plot-dir", "-")
+    assert "--plot-dir: plots is several files; it cannot go to standard output" in err
+    assert not Path("-").exists()
+    assert main(["evaluate", str(small), "--rules", "baseline", "--plot-dir", str(plots),
+                 "--force"]) == 0
+    wrote = [line for line in capsys.readouterr().err.splitlines() if line.startswith("wrote")]
+    assert sorted(wrote) == [f"wrote {plots / name}" for name in
+                             ("calibration.png", "calibration.svg", "drift.png", "drift.svg")]
+    assert (plots / "drift.svg").read_bytes().startswith(b"<?xml")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -151,3 +155,128 @@ def test_interrupted_sweep_says_how_to_resume(history, tmp_path, capsys, monkeyp
     err = capsys.readouterr().err
     assert "1 of 3 versions finished and kept in" in err and "again to resume" in err
     assert set(json.loads(results.read_text())["results"]) == {"baseline"}
+
+
+def _results_file(history, tmp_path) -> dict:
+    """A sound results file of ``history`` (one finished version, the
+    baseline's scores of the wfcc15 event: the file is checked, not rated)."""
+    from uschess.apps.compare import parse_rules_spec
+    from uschess.apps.evaluate import evaluate
+    from uschess.apps.sweep import RESULTS_FORMAT, history_fingerprint
+    from uschess.commands.evaluate import load_history
+    from uschess.io.eventfile import load_event
+    wfcc = Path(__file__).resolve().parent.parent / "fixtures" / "events" / "wfcc15.yaml"
+    state = evaluate([load_event(wfcc)], [parse_rules_spec("baseline")]).versions[0].to_state()
+    return {"format": RESULTS_FORMAT, "history": history_fingerprint(*load_history([history])),
+            "settings": {"from": None, "drift_system": "OTBR"},
+            "results": {"baseline": {"state": state, "cpu_seconds": 0.5, "seconds": 0.5}}}
+
+
+def _nan(data):
+    data["results"]["baseline"]["state"]["overall"]["log_loss"] = float("nan")
+
+
+def _negative(data):
+    data["results"]["baseline"]["state"]["overall"]["n"] = -5
+
+
+def _none_counted(data):
+    data["results"]["baseline"]["state"]["overall"]["n"] = 0
+
+
+def _no_state(data):
+    del data["results"]["baseline"]["state"]
+
+
+def _empty_state(data):
+    data["results"]["baseline"]["state"] = {}
+
+
+def _cpu_text(data):
+    data["results"]["baseline"]["cpu_seconds"] = "0.5"
+
+
+def _results(value):
+    def damage(data):
+        data["results"] = value
+    return damage
+
+
+def _result(value):
+    def damage(data):
+        data["results"]["baseline"] = value
+    return damage
+
+
+@pytest.mark.parametrize("damage, words", [
+    (_nan, "NaN is not a number these files accept"),
+    (_negative, "results['baseline'].state.overall: 'n' = -5 is impossible"),
+    (_none_counted, "results['baseline'].state.overall: 'log_loss' = "),
+    ('{"format": "x", ', "key 'format' given twice"),
+    (_no_state, "results['baseline']: missing 'state'"),
+    (_empty_state, "results['baseline'].state: missing 'bands', 'calibration'"),
+    (_results(5), "results must be a mapping, not a number (5)"),
+    (_results([1]), "results must be a mapping, not a list"),
+    (_results("abc"), "results must be a mapping, not text"),
+    (_result(5), "results['baseline'] must be a mapping, not a number (5)"),
+    (_cpu_text, "results['baseline']: 'cpu_seconds' must be a number, not '0.5'"),
+    ("[" * 100_000, "malformed JSON: nested too deeply"),
+    ("fifo", "is a FIFO (named pipe), not a regular file"),
+])
+def test_damaged_results_file_is_refused_before_anything_runs(history, tmp_path, capsys,
+                                                              monkeypatch, damage, words):
+    import uschess.commands.sweep as command
+
+    def never(*args, **kwargs):
+        raise AssertionError("a task ran")
+
+    monkeypatch.setattr(command, "sweep", never)
+    results = tmp_path / "r.json"
+    if damage == "fifo":  # refused at once, not waited on
+        os.mkfifo(results)
+    elif isinstance(damage, str):
+        results.write_text(damage + json.dumps(_results_file(history, tmp_path))[1:])
+    else:
+        data = _results_file(history, tmp_path)
+        damage(data)
+        results.write_text(json.dumps(data))
+    assert main(["sweep", str(history), "--vary", "bonus_multiplier=6", "--results",
+                 str(results)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{results}: " in err and words in err
+
+
+def test_a_sound_results_file_passes_the_checks(history, tmp_path, capsys):
+    """What ``to_state`` writes is read back: the sweep goes on to the
+    scheduler (for the combination not in the file)."""
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps(_results_file(history, tmp_path)))
+    assert main(["sweep", str(history), "--vary", "bonus_multiplier=6", "--results",
+                 str(results), "--scheduler", "tcp://127.0.0.1:1", "--timeout", "0.2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--scheduler tcp://127.0.0.1:1: " in err
+
+
+@pytest.mark.parametrize("address", ["ucx://127.0.0.1:1", "tls://127.0.0.1:1"])
+def test_a_scheduler_address_dask_cannot_use_is_one_line(history, capsys, address):
+    assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--scheduler",
+                 address, "--timeout", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"--scheduler {address}: cannot connect" in err
+
+
+def test_a_scheduler_that_never_answers_is_bounded_by_timeout(history, capsys):
+    """A peer that accepts the connection and never says a word: the
+    handshake waits no longer than --timeout."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(5)  # connections complete in the backlog; none is answered
+        address = "tcp://127.0.0.1:%d" % silent.getsockname()[1]
+        started = time.monotonic()
+        assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--scheduler",
+                     address, "--timeout", "0.5"]) == 2
+        assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--scheduler {address}: no answer within 0.5 s" in err

@@ -87,11 +87,14 @@ class RuleSide:
     options: RatingOptions
 
 
-def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = "RULES") -> RuleSide:
+def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = "RULES",
+                     input_path: Callable[[str], str] = str) -> RuleSide:
     """A :class:`RuleSide` from ``baseline``, ``rules-on:DATE``, ``edition:DATE``,
     ``known-on:DATE``, ``reading:C=R[,C2=R2]`` or ``reform:FILE`` (joined with
     ``+``).  Raises :class:`InputError` naming ``what`` for anything unknown;
-    reform files are loaded and validated here."""
+    reform files are loaded and validated here, from the path ``input_path``
+    gives for FILE (the command line's, by which ``reform:-`` is standard
+    input: :func:`uschess.commands.common.input_path`)."""
     book = book or RuleBook.load()
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(f"{what}: empty rules specification (one of {', '.join(SPEC_KINDS)})")
@@ -139,7 +142,7 @@ def parse_rules_spec(spec: str, *, book: Optional[RuleBook] = None, what: str = 
                 opts.readings = readings
                 labels.append("readings " + ", ".join(f"{c}={r}" for c, r in readings.items()))
             elif kind == "reform":
-                opts.reform = load_reform_file(value)
+                opts.reform = load_reform_file(input_path(value))
                 labels.append(f"reform {opts.reform.name!r} ({value})")
         except InputError as err:
             err.message = f"{what} {spec!r}: {err.message}"

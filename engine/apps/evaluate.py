@@ -60,6 +60,8 @@ from uschess.apps.compare import RuleSide, order_events
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.formulas import we
+from uschess.io.eventfile import number_field, mapping, parse_date
+from uschess.io.textdata import kind_of, refuse_unknown
 from uschess.model import Event
 from uschess.rating.pipeline import EventResult, RatingOptions
 
@@ -79,6 +81,10 @@ BOOTSTRAP_SEED = 20010101
 #: E is kept this far from 0 and 1 in the log-loss.
 CLIP = 1e-15
 STATUSES = ("established", "provisional", "unrated")
+#: What one player-game adds to each sum of a tally at most (and at least 0).
+MAX_PER_GAME = {"log_loss": -math.log(CLIP), "brier": 1.0, "expected": 1.0, "observed": 1.0}
+#: The most player-games a count of a results file may hold.
+MAX_COUNT = 10**12
 
 
 # ------------------------------------------------------------------ the chain
@@ -128,8 +134,15 @@ class Tally:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Tally":
-        return cls(**d)
+    def from_dict(cls, d: dict, what: str = "tally") -> "Tally":
+        """A tally as :meth:`as_dict` wrote it, checked as input (a results
+        file is read back): a count, and sums that many player-games can
+        make (each adds 0 to ``MAX_PER_GAME`` to each; none when there is
+        none; a margin of 1e-9 for the rounding of the sums)."""
+        d = _fields(d, {"n", *MAX_PER_GAME}, what)
+        n = number_field(d, "n", what, integer=True, required=True, lo=0, hi=MAX_COUNT)
+        return cls(n, **{k: number_field(d, k, what, required=True, lo=0.0, hi=n * most * (1.0 + 1e-9))
+                         for k, most in MAX_PER_GAME.items()})
 
 
 def game_scores(e: float, s: float) -> tuple[float, float]:
@@ -175,8 +188,14 @@ class DriftPoint:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DriftPoint":
-        return cls(**{**d, "date": _dt.date.fromisoformat(d["date"])})
+    def from_dict(cls, d: dict, what: str = "drift point") -> "DriftPoint":
+        """A point as :meth:`as_dict` wrote it, checked as input."""
+        d = _fields(d, {f.name for f in dataclasses.fields(cls)}, what)
+        counts = {k: number_field(d, k, what, integer=True, required=True, lo=0, hi=MAX_COUNT)
+                  for k in ("cohort_n", "pool_n")}
+        means = {k: number_field(d, k, what)
+                 for k in ("cohort_mean", "pool_mean", "cohort_true", "pool_true")}
+        return cls(parse_date(d["date"], f"{what}: date"), **counts, **means)
 
 
 @dataclass
@@ -190,6 +209,14 @@ class TruthScore:
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, what: str = "truth score") -> "TruthScore":
+        """A score as :meth:`as_dict` wrote it, checked as input."""
+        d = _fields(d, {f.name for f in dataclasses.fields(cls)}, what)
+        return cls(number_field(d, "n", what, integer=True, required=True, lo=0, hi=MAX_COUNT),
+                   number_field(d, "rmse", what, lo=0), number_field(d, "mean_error", what),
+                   number_field(d, "spearman", what))
 
 
 @dataclass
@@ -234,17 +261,68 @@ class VersionScores:
                 "truth": {k: v.as_dict() for k, v in self.truth.items()}}
 
     @classmethod
-    def from_state(cls, d: dict) -> "VersionScores":
-        t = Tally.from_dict
-        return cls(spec=d["spec"], label=d["label"], overall=t(d["overall"]),
-                   systems={k: t(v) for k, v in d["systems"].items()},
-                   statuses={k: t(v) for k, v in d["statuses"].items()},
-                   bands={k: t(v) for k, v in d["bands"].items()},
-                   calibration={float(b): t(v) for b, v in d["calibration"]},
-                   events=[(k, t(v)) for k, v in d["events"]],
-                   drift_system=d["drift_system"],
-                   drift=[DriftPoint.from_dict(p) for p in d["drift"]],
-                   truth={k: TruthScore(**v) for k, v in d["truth"].items()})
+    def from_state(cls, d: dict, what: str = "state") -> "VersionScores":
+        """The scores of :meth:`to_state`, every part checked as input (a
+        results file is read back): an InputError names the part."""
+        d = _fields(d, STATE_KEYS, what)
+        texts = {k: _text(d[k], f"{what}.{k}") for k in ("spec", "label", "drift_system")}
+
+        def tallies(key: str) -> dict:
+            return {_text(k, f"{what}.{key}"): Tally.from_dict(v, f"{what}.{key}.{k}")
+                    for k, v in mapping(d[key], f"{what}.{key}").items()}
+
+        def pairs(key: str) -> list:
+            return [(first, Tally.from_dict(t, f"{what}.{key}[{i}]"))
+                    for i, (first, t) in enumerate(_pairs(d[key], f"{what}.{key}"))]
+
+        calibration = {}
+        for i, (b, t) in enumerate(pairs("calibration")):
+            calibration[number_field({"bin": b}, "bin", f"{what}.calibration[{i}]", required=True)] = t
+        return cls(**texts, overall=Tally.from_dict(d["overall"], f"{what}.overall"),
+                   systems=tallies("systems"), statuses=tallies("statuses"),
+                   bands=tallies("bands"), calibration=calibration,
+                   events=[(_text(k, f"{what}.events[{i}]"), t)
+                           for i, (k, t) in enumerate(pairs("events"))],
+                   drift=[DriftPoint.from_dict(p, f"{what}.drift[{i}]")
+                          for i, p in enumerate(_list(d["drift"], f"{what}.drift"))],
+                   truth={_text(k, f"{what}.truth"): TruthScore.from_dict(v, f"{what}.truth.{k}")
+                          for k, v in mapping(d["truth"], f"{what}.truth").items()})
+
+
+#: The parts of a version's state (:meth:`VersionScores.to_state`).
+STATE_KEYS = {"spec", "label", "overall", "systems", "statuses", "bands", "calibration",
+              "events", "drift_system", "drift", "truth"}
+
+
+def _fields(d, keys: set, what: str) -> dict:
+    """``d``, a mapping of exactly ``keys``."""
+    d = mapping(d, what)
+    refuse_unknown(d, keys, what)
+    missing = sorted(keys - d.keys())
+    if missing:
+        raise InputError(f"{what}: missing {', '.join(repr(k) for k in missing)}")
+    return d
+
+
+def _text(value, what: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be text, not {kind_of(value)}")
+    return value
+
+
+def _list(value, what: str) -> list:
+    if not isinstance(value, list):
+        raise InputError(f"{what} must be a list, not {kind_of(value)}")
+    return value
+
+
+def _pairs(value, what: str) -> list:
+    """``value``, a list of two-item lists."""
+    for i, item in enumerate(_list(value, what)):
+        if not isinstance(item, list) or len(item) != 2:
+            raise InputError(f"{what}[{i}] must be a list of two items, not {kind_of(item)}"
+                             + (f" of {len(item)}" if isinstance(item, list) else ""))
+    return value
 
 
 def _band_order(item) -> float:
@@ -514,7 +592,9 @@ def find_truth(paths: Sequence[str]) -> Optional[Path]:
 
 # ------------------------------------------------------------------ text
 
-def _f(x: Optional[float], digits: int = 4, signed: bool = False) -> str:
+def format_mean(x: Optional[float], digits: int = 4, signed: bool = False) -> str:
+    """A mean (or a difference of means) as the reports print it: ``-`` for
+    None, a mean of nothing (no rated game, nobody to average)."""
     if x is None:
         return "-"
     return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
@@ -523,7 +603,8 @@ def _f(x: Optional[float], digits: int = 4, signed: bool = False) -> str:
 def _interval(d: Optional[dict], digits: int = 4) -> str:
     if not d or d["diff"] is None:
         return "-"
-    return f"{_f(d['diff'], digits, True)} [{_f(d['low'], digits, True)}, {_f(d['high'], digits, True)}]"
+    low, high = (format_mean(d[k], digits, True) for k in ("low", "high"))
+    return f"{format_mean(d['diff'], digits, True)} [{low}, {high}]"
 
 
 def format_ranking(rows: Sequence[dict], reference: str) -> list[str]:
@@ -536,12 +617,12 @@ def format_ranking(rows: Sequence[dict], reference: str) -> list[str]:
         head += f" {'RMSE':>7} {'Spearman':>8}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        line = (f"{r['rank']:>4}  {r['spec']:<{width}} {r['n']:>12} {_f(r['log_loss'], 5):>9} "
-                f"{_f(r['brier'], 5):>8}  "
+        line = (f"{r['rank']:>4}  {r['spec']:<{width}} {r['n']:>12} "
+                f"{format_mean(r['log_loss'], 5):>9} {format_mean(r['brier'], 5):>8}  "
                 f"{(_interval(r['vs_first']['log_loss'], 5) if r['vs_first'] else '(first)'):<32} "
                 f"{(_interval(r['vs_first']['brier'], 5) if r['vs_first'] else '(first)'):<32}")
         if has_truth:
-            line += f" {_f(r.get('rmse'), 1):>7} {_f(r.get('spearman'), 4):>8}"
+            line += f" {format_mean(r.get('rmse'), 1):>7} {format_mean(r.get('spearman'), 4):>8}"
         lines.append(line)
     lines.append(f"differences: version minus {reference}; intervals from {BOOTSTRAP} paired "
                  "bootstrap resamples of the events")
@@ -570,7 +651,8 @@ def format_text(ev: Evaluation) -> str:
             cells = ""
             for v in vs:
                 m = v[key].get(k)
-                cells += (f" {m['n']:>9} {_f(m['log_loss'], 5):>11} {_f(m['brier'], 5):>9}"
+                cells += (f" {m['n']:>9} {format_mean(m['log_loss'], 5):>11} "
+                          f"{format_mean(m['brier'], 5):>9}"
                           if m else f" {'-':>9} {'-':>11} {'-':>9}")
             lines.append(f"  {k:<14}" + cells)
 
@@ -592,7 +674,8 @@ def format_text(ev: Evaluation) -> str:
         cells = ""
         for v in vs:
             c = next((c for c in v["calibration"] if c["diff"] == b), None)
-            cells += (f" {c['n']:>9} {_f(c['expected'], 3):>7} {_f(c['observed'], 3):>7}"
+            cells += (f" {c['n']:>9} {format_mean(c['expected'], 3):>7} "
+                      f"{format_mean(c['observed'], 3):>7}"
                       if c else f" {'-':>9} {'-':>7} {'-':>7}")
         lines.append(f"  {b:>+7.0f}" + cells)
 
@@ -611,9 +694,10 @@ def format_text(ev: Evaluation) -> str:
         row = f"  {point['date'][:4]:<6}"
         for v in vs:
             p = v["drift"][i]
-            row += f" {_f(p['cohort_mean'], 1):>10} {_f(p['pool_mean'], 1):>10}"
+            row += f" {format_mean(p['cohort_mean'], 1):>10} {format_mean(p['pool_mean'], 1):>10}"
         if ev.truth:
-            row += f" {_f(point['cohort_true'], 1):>12} {_f(point['pool_true'], 1):>10}"
+            row += (f" {format_mean(point['cohort_true'], 1):>12} "
+                    f"{format_mean(point['pool_true'], 1):>10}")
         row += f" {point['cohort_n']:>9} {point['pool_n']:>7}"
         lines.append(row)
     if ev.truth:
@@ -623,7 +707,8 @@ def format_text(ev: Evaluation) -> str:
         for n, v in zip(names, vs):
             parts = []
             for k, t in v["truth"].items():
-                parts.append(f"{k} n={t['n']} RMSE {_f(t['rmse'], 1)} mean {_f(t['mean_error'], 1, True)} "
-                             f"rho {_f(t['spearman'], 3)}")
+                parts.append(f"{k} n={t['n']} RMSE {format_mean(t['rmse'], 1)} "
+                             f"mean {format_mean(t['mean_error'], 1, True)} "
+                             f"rho {format_mean(t['spearman'], 3)}")
             lines.append(f"  {n}: " + "; ".join(parts))
     return "\n".join(lines) + "\n"

@@ -628,18 +628,24 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
 
 
 def read_truth(path) -> dict:
-    """``truth.csv`` as ``{(event, id): {system: strength}}``; an
-    :class:`InputError` naming the file and line for anything malformed."""
+    """``truth.csv`` as ``{(event, id): {system: strength}}``, read as every
+    input is (a regular file only: a FIFO is refused, not waited on; a
+    byte-order mark dropped); an :class:`InputError` naming the file and
+    record for anything malformed, and both records of a player's strengths
+    in one event given twice."""
     from uschess.io.eventfile import MAX_RATING, parse_date
+    from uschess.io.textdata import open_regular
     path = Path(path)
     out: dict = {}
+    given: dict = {}  # (event, id) -> the record that gave it
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
-            head = next(reader, None)
+        with open_regular(path) as raw, \
+                io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as fh:
+            records = _csv_records(fh, path)
+            head = next(records, (1, None))[1]
             if head != TRUTH_COLUMNS:
                 raise InputError(f"the header is not {','.join(TRUTH_COLUMNS)}", file=path)
-            for line, row in enumerate(reader, start=2):
+            for line, row in records:
                 if len(row) != len(TRUTH_COLUMNS):
                     raise InputError(f"{len(row)} fields, expected {len(TRUTH_COLUMNS)}",
                                      file=path, record=line)
@@ -658,9 +664,31 @@ def read_truth(path) -> dict:
                     parse_date(row[1], "date")
                 except InputError as err:
                     raise err.located(file=path, record=line)
-                out[(row[0], row[2])] = values
+                key = (row[0], row[2])
+                if key in given:
+                    raise InputError(f"player {row[2]} of event {row[0]} given twice: also "
+                                     f"in record {given[key]}", file=path, record=line)
+                given[key] = line
+                out[key] = values
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", file=path)
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file", file=path)
     return out
+
+
+def _csv_records(fh, path) -> Iterator[tuple[int, list]]:
+    """(record number, fields) of each record of the CSV text ``fh``; a
+    record the csv module cannot read (a field over its limit of 128 KiB, a
+    quote left open) is an :class:`InputError` naming it."""
+    reader = csv.reader(fh)
+    number = 0
+    while True:
+        number += 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            raise InputError(f"not CSV: {err}", file=path, record=number)
+        yield number, row

@@ -37,13 +37,20 @@ from uschess.apps.evaluate import Evaluation, VersionScores, evaluate_side
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
-from uschess.io.eventfile import event_to_dict, parse_date
+from uschess.io.eventfile import number_field, event_to_dict, mapping, parse_date
 from uschess.io.files import write_text_atomic
+from uschess.io.textdata import parse_data, read_limited_text, refuse_unknown
 from uschess.model import Event
 from uschess.rating.pipeline import RatingOptions
 
 RESULTS_FORMAT = "uschess-sweep-1"
 BASELINE = "baseline"
+#: The largest results file read: a version of a 4,000-event history keeps
+#: about 0.5 MB (a tally per event), so a thousand versions fit.
+MAX_RESULTS_BYTES = 1024 * 1024 * 1024
+#: What a results file holds at the top, and for each finished version.
+RESULTS_KEYS = {"format", "history", "settings", "results"}
+RESULT_KEYS = {"state", "cpu_seconds", "seconds"}
 
 
 @dataclass(frozen=True)
@@ -164,21 +171,35 @@ class ResultsFile:
         self.settings = settings
         self.done: dict = {}
         if self.path and self.path.exists():
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, ValueError, UnicodeDecodeError) as err:
-                raise InputError(f"not a sweep results file: {err}", file=self.path)
-            if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-                raise InputError(f"not a sweep results file ({RESULTS_FORMAT})", file=self.path)
-            if data.get("history") != fingerprint:
-                raise InputError("holds results of another history: give another --results "
-                                 "file or remove it", file=self.path)
-            if data.get("settings") != settings:
-                raise InputError(f"holds results of other settings ({data.get('settings')}): "
-                                 "give another --results file or remove it", file=self.path)
-            self.done = data.get("results") or {}
+            self.done = self._read()
         elif self.path and not self.path.parent.is_dir():
             raise InputError("the directory to write into does not exist", file=self.path)
+
+    def _read(self) -> dict:
+        """The finished versions of the file, every one checked before
+        anything runs (the file is JSON read as every input is: a regular
+        file, no key twice, finite numbers)."""
+        text = read_limited_text(self.path, MAX_RESULTS_BYTES, "sweep results file")
+        data = parse_data(text, json_format=True, source=self.path)
+        if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+            raise InputError(f"not a sweep results file ({RESULTS_FORMAT})", file=self.path)
+        try:
+            refuse_unknown(data, RESULTS_KEYS, "the file")
+        except InputError as err:
+            raise err.located(file=self.path)
+        if data.get("history") != self.fingerprint:
+            raise InputError("holds results of another history: give another --results "
+                             "file or remove it", file=self.path)
+        if data.get("settings") != self.settings:
+            raise InputError(f"holds results of other settings ({data.get('settings')}): "
+                             "give another --results file or remove it", file=self.path)
+        try:
+            results = mapping(data.get("results"), "results")
+            for key, result in results.items():
+                check_result(result, f"results[{key!r}]")
+        except InputError as err:
+            raise err.located(file=self.path)
+        return results
 
     def add(self, key: str, result: dict) -> None:
         self.done[key] = result
@@ -186,6 +207,19 @@ class ResultsFile:
             write_text_atomic(self.path, json.dumps(
                 {"format": RESULTS_FORMAT, "history": self.fingerprint, "settings": self.settings,
                  "results": self.done}, indent=1, allow_nan=False) + "\n")
+
+
+def check_result(result, what: str) -> None:
+    """Refuse a finished version that is not what :func:`run_task` made:
+    its scores (:meth:`VersionScores.from_state` checks every part) and
+    its times."""
+    result = mapping(result, what)
+    refuse_unknown(result, RESULT_KEYS, what)
+    if "state" not in result:
+        raise InputError(f"{what}: missing 'state'")
+    VersionScores.from_state(result["state"], f"{what}.state")
+    for key in ("cpu_seconds", "seconds"):
+        number_field(result, key, what, required=True, lo=0)
 
 
 @dataclass
@@ -212,11 +246,27 @@ def open_client(scheduler: Optional[str], workers: int, timeout: float = 20.0):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
+    import asyncio
     import logging
     if scheduler:
+        class BoundedClient(Client):
+            """A client whose whole start, the scheduler's answer to the
+            handshake included, takes at most its ``timeout``: Dask bounds
+            the connection and each later step by it, not the handshake (a
+            peer that accepts the connection and never answers would be
+            waited on for ever)."""
+
+            def start(self, **kwargs):
+                super().start(callback_timeout=kwargs.get("timeout"), **kwargs)
+
         try:
-            return Client(scheduler, timeout=f"{timeout}s"), None
-        except (OSError, TimeoutError, ValueError) as err:
+            return BoundedClient(scheduler, timeout=timeout), None
+        except (TimeoutError, asyncio.TimeoutError):  # (one class from Python 3.11 on)
+            raise InputError(f"--scheduler {scheduler}: no answer within {timeout:g} s "
+                             "(--timeout)")
+        except (OSError, ValueError, TypeError) as err:
+            # TypeError: a scheme Dask knows but cannot use here (ucx://
+            # without UCX, tls:// without certificates)
             raise InputError(f"--scheduler {scheduler}: cannot connect ({err})")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            dashboard_address=":0", silence_logs=logging.ERROR)

@@ -65,8 +65,8 @@ def run(args) -> int:
     console = Console.of(args)
     book = RuleBook.load()
     # Everything the user gave is checked before anything is rated or written.
-    side_a = parse_rules_spec(args.a, book=book, what="--a")
-    side_b = parse_rules_spec(args.b, book=book, what="--b")
+    side_a = parse_rules_spec(args.a, book=book, what="--a", input_path=input_path)
+    side_b = parse_rules_spec(args.b, book=book, what="--b", input_path=input_path)
     for side in (side_a, side_b):  # the command prints numbers only: no step-by-step trace
         side.options.trace = False
     csv = output_file(args.csv, what="CSV file", force=args.force, option="--csv") if args.csv else None

@@ -4,17 +4,19 @@ version of the rules predicts results better (see :mod:`uschess.apps.evaluate`).
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 from uschess.apps.compare import parse_rules_spec
-from uschess.apps.evaluate import evaluate, find_truth, format_text
+from uschess.apps.evaluate import evaluate, find_truth, format_mean, format_text
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import Console, load_event_arg, print_json
+from uschess.commands.common import (Console, add_force_option, input_path, load_event_arg,
+                                     output_dir, print_json)
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
 SYSTEMS = ("OTBR", "OTBQ", "OTBB", "OLR", "OLQ", "OLB")
+#: Files --plot-dir receives.
+PLOT_STEMS = ("calibration", "drift")
 
 EPILOG = """\
 Each version replays the whole history (events in order of end date, start
@@ -38,24 +40,25 @@ def register(sub) -> None:
     p.add_argument("--rules", action="append", required=True, metavar="RULES",
                    help=f"a version to evaluate (repeatable; the first is the reference). {RULES_HELP}")
     p.add_argument("--truth", metavar="FILE",
-                   help="true strengths (truth.csv of 'uschess generate'); default: truth.csv "
-                        "in a HISTORY directory")
+                   help="true strengths (truth.csv of 'uschess generate'; - for standard "
+                        "input); default: truth.csv in a HISTORY directory")
     p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
                    help="the system whose drift to follow (default OTBR)")
     p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.add_argument("--plot-dir", metavar="DIR",
                    help="write calibration.png/.svg and drift.png/.svg to DIR")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def load_history(paths, truth_file=None, players=None):
     """The events (and FIDE updates) of HISTORY arguments and the true
-    strengths (or None)."""
+    strengths (or None); ``truth_file`` ``-`` is standard input."""
     from uschess.apps.generate import read_truth
     from uschess.apps.replay import item_id, load_item
     from uschess.commands.replay import expand
-    truth_path = truth_file or find_truth(paths)
+    truth_path = input_path(truth_file, what="--truth") if truth_file else find_truth(paths)
     truth = read_truth(truth_path) if truth_path else None
     files = expand(list(paths))
     events = [load_item(path, lambda p: load_event_arg(p, players)) for path in files]
@@ -74,15 +77,14 @@ def load_history(paths, truth_file=None, players=None):
 def run(args) -> int:
     book = RuleBook.load()
     # Everything the user gave is checked before anything is rated or written.
-    sides = [parse_rules_spec(spec, book=book, what="--rules") for spec in args.rules]
+    sides = [parse_rules_spec(spec, book=book, what="--rules", input_path=input_path)
+             for spec in args.rules]
     if len({s.spec for s in sides}) < len(sides):
         raise InputError("--rules: the same version is given twice")
     if args.plot_dir is not None:
-        from uschess.apps.plots import require_matplotlib
-        if not args.plot_dir.strip():
-            raise InputError("--plot-dir: give a folder to write the plots into")
-        if os.path.exists(args.plot_dir) and not os.path.isdir(args.plot_dir):
-            raise InputError("--plot-dir: exists and is not a folder", file=args.plot_dir)
+        from uschess.apps.plots import FORMATS, require_matplotlib
+        output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
+                   names=[f"{stem}.{fmt}" for stem in PLOT_STEMS for fmt in FORMATS])
         require_matplotlib()
     events, truth = load_history(args.history, args.truth, args.players)
     started = time.monotonic()
@@ -91,7 +93,8 @@ def run(args) -> int:
 
     def progress(vs):
         console.note(f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "
-                     f"{vs.overall.means()['log_loss']:.5f} ({time.monotonic() - started:.1f} s)")
+                     f"{format_mean(vs.overall.means()['log_loss'], 5)} "
+                     f"({time.monotonic() - started:.1f} s)")
 
     result = evaluate(events, sides, truth=truth, drift_system=args.drift_system, book=book,
                       progress=progress)
@@ -103,7 +106,8 @@ def run(args) -> int:
                                    title=f"Calibration: {specs} ({len(events)} events)")
         written += plot_drift(data["versions"], args.plot_dir,
                               title=f"Drift in {args.drift_system}: {specs}")
-        console.wrote(", ".join(str(w) for w in written))
+        for path in written:
+            console.wrote(path)
     if args.json:
         print_json(data)
     else:

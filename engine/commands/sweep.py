@@ -8,11 +8,11 @@ import functools
 import os
 import sys
 
-from uschess.apps.evaluate import format_ranking
+from uschess.apps.evaluate import Tally, format_mean, format_ranking
 from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
     parse_vary, sweep
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import Console, print_json
+from uschess.commands.common import STDIO, Console, input_path, print_json
 from uschess.commands.evaluate import SYSTEMS, load_history
 from uschess.errors import InputError
 
@@ -53,7 +53,8 @@ def register(sub) -> None:
                    help="how long to try to reach --scheduler (default 20)")
     p.add_argument("--results", metavar="FILE",
                    help="keep finished combinations in FILE (JSON) and skip them on a rerun")
-    p.add_argument("--truth", metavar="FILE", help="true strengths (default: a directory's truth.csv)")
+    p.add_argument("--truth", metavar="FILE",
+                   help="true strengths (- for standard input; default: a directory's truth.csv)")
     p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
                    help="the system whose drift to follow (default OTBR)")
     p.add_argument("--json", action="store_true", help="print the evaluation as JSON")
@@ -81,11 +82,17 @@ def run(args) -> int:
     if not 0 < args.timeout <= MAX_TIMEOUT:
         raise InputError(f"--timeout: a number of seconds above 0, at most {MAX_TIMEOUT:g} "
                          "(a day)")
+    if args.results == STDIO:
+        raise InputError("--results: the results file is read and rewritten as the sweep goes: "
+                         "name a file")
     try:
         import dask.distributed  # noqa: F401
     except ImportError:
         raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
-    events, truth = load_history(args.history, args.truth)
+    # - (standard input) read here, once: the workers read the copy
+    history = [input_path(path) for path in args.history]
+    truth_file = input_path(args.truth, what="--truth") if args.truth else None
+    events, truth = load_history(history, truth_file)
     results = ResultsFile(args.results, history_fingerprint(events, truth),
                           {"from": start.isoformat() if start else None,
                            "drift_system": args.drift_system})
@@ -101,16 +108,16 @@ def run(args) -> int:
 
     def progress(done, total, key, out):
         if not console.quiet:
-            state = out["state"]["overall"]
-            loss = state["log_loss"] / state["n"] if state["n"] else float("nan")
-            print(f"[{done}/{total}] {key}: log-loss {loss:.5f}, {state['n']} player-games, "
-                  f"{out['seconds']:.1f} s ({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
+            overall = Tally.from_dict(out["state"]["overall"]).means()
+            print(f"[{done}/{total}] {key}: log-loss {format_mean(overall['log_loss'], 5)}, "
+                  f"{overall['n']} player-games, {out['seconds']:.1f} s "
+                  f"({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
 
     try:
         result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
                        scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
                        started=started, progress=progress,
-                       reader=(functools.partial(load_history, list(args.history), args.truth)
+                       reader=(functools.partial(load_history, history, truth_file)
                                if args.scheduler is None or args.shared_files else None))
     except KeyboardInterrupt:
         kept = sum(1 for c in combos if c.key in results.done)

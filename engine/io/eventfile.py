@@ -166,8 +166,11 @@ def event_dates(ev: dict) -> tuple[_dt.date, _dt.date]:
     return start, end
 
 
-def _number(raw: dict, key: str, what: str, *, integer=False, required=False,
-            lo=None, hi=None):
+def number_field(raw: dict, key: str, what: str, *, integer=False, required=False,
+                 lo=None, hi=None):
+    """The number ``raw[key]`` of the record ``what`` (None when absent or
+    null, unless ``required``): finite, whole when ``integer``, within
+    ``lo``..``hi``; one InputError naming the record and key otherwise."""
     if key not in raw or raw[key] is None:
         if required:
             raise InputError(f"{what}: missing '{key}'")
@@ -190,19 +193,19 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     if not RECORD_KEYS.issuperset(raw):
         refuse_unknown(raw, RECORD_KEYS, what)
     rec = SystemRecord(
-        rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
-        games=_number(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
-        wins=_number(raw, "wins", what, integer=True, lo=0, hi=10**6),
-        draws=_number(raw, "draws", what, integer=True, lo=0, hi=10**6),
-        losses=_number(raw, "losses", what, integer=True, lo=0, hi=10**6),
-        events3=_number(raw, "events3", what, integer=True, lo=0, hi=10**6),
-        peak=_number(raw, "peak", what, lo=0, hi=MAX_RATING),
+        rating=number_field(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
+        games=number_field(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
+        wins=number_field(raw, "wins", what, integer=True, lo=0, hi=10**6),
+        draws=number_field(raw, "draws", what, integer=True, lo=0, hi=10**6),
+        losses=number_field(raw, "losses", what, integer=True, lo=0, hi=10**6),
+        events3=number_field(raw, "events3", what, integer=True, lo=0, hi=10**6),
+        peak=number_field(raw, "peak", what, lo=0, hi=MAX_RATING),
         olm=flag(raw, "olm", what),
-        prize_floor=_number(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
+        prize_floor=number_field(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
-        games_above_2200=_number(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
-        lowered_floor=_number(raw, "lowered_floor", what, lo=0, hi=MAX_RATING),
-        lowered_from=_number(raw, "lowered_from", what, lo=0, hi=MAX_RATING),
+        games_above_2200=number_field(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
+        lowered_floor=number_field(raw, "lowered_floor", what, lo=0, hi=MAX_RATING),
+        lowered_from=number_field(raw, "lowered_from", what, lo=0, hi=MAX_RATING),
     )
     if (rec.lowered_floor is None) != (rec.lowered_from is None):
         raise InputError(f"{what}: lowered_floor and lowered_from go together (a floor lowered "
@@ -222,7 +225,7 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     raw = mapping(raw, what)
     refuse_unknown(raw, FOREIGN_KEYS, what)
     return ForeignRating(
-        rating=_number(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
+        rating=number_field(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
         canadian=flag(raw, "canadian", what),
     )
@@ -236,7 +239,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
     raw = mapping(raw, "player")
     pair = raw.get("pair")
     if type(pair) is not int or not 1 <= pair <= MAX_PAIR:  # else say what is wrong
-        pair = _number(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
+        pair = number_field(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
     try:
         if not PLAYER_KEYS.issuperset(raw):
             refuse_unknown(raw, PLAYER_KEYS, notes={
@@ -490,8 +493,8 @@ def parse_published(raw: Any) -> list[PublishedPost]:
         system = entry.get("system")
         if system not in SYSTEMS:
             raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
-        post = _number(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
-        pre = _number(entry, "pre", what, lo=0, hi=MAX_RATING)
+        post = number_field(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
+        pre = number_field(entry, "pre", what, lo=0, hi=MAX_RATING)
         section, name = entry.get("section"), entry.get("name")
         for key, value in (("section", section), ("name", name)):
             if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
