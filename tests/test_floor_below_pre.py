@@ -10,6 +10,7 @@ import pytest
 from uschess.cli import main
 from uschess.io.eventfile import event_from_dict
 from uschess.rating.options import RatingOptions
+from uschess.rating import section as S
 from uschess.rating.pipeline import rate_event
 
 from test_section_kernel import _same_either_way
@@ -50,7 +51,8 @@ def test_a_pre_event_rating_under_its_own_floor_is_held_there_with_a_warning(rec
     assert me.floor_applied and me.post == floor and me.pre == 1620.0
     assert any(w.startswith(f"the pre-event rating 1620.00 is already below the floor {floor} ")
                and why in w for w in me.warnings), me.warnings
-    assert _same_either_way(event, RatingOptions(trace=False)) == 4  # the kernel says the same
+    if S.LEAN is not None:  # the compiled kernel, where it is built, says the same
+        assert _same_either_way(event, RatingOptions(trace=False)) == 4
 
 
 def test_a_floor_that_binds_a_rating_above_it_gives_no_such_warning():
