@@ -117,6 +117,7 @@ def test_own_history_on_a_real_page():
         assert within(post_of(res, e.section, e.system, e.id), e.post, a.tolerance)
 
 
+@pytest.mark.slow  # a real page audited with its histories searched: seconds
 @pytest.mark.shared_data
 def test_a_history_tried_for_its_reach_keeps_the_players_own_post():
     """``XtblMain_202101022232_2`` (dual, 4 rounds, 7 unrated players):

@@ -59,6 +59,7 @@ def _rate_with(a, data, override=None, known_on=None):
                                           games))
 
 
+@pytest.mark.slow  # the trade-off search over a whole section: seconds
 def test_a_post_no_single_set_of_inputs_meets_gets_a_tested_tradeoff(tmp_path):
     """The post printed 6 points off is reproduced by moving one unrated
     player's initial rating alone, at the cost of other posts: the cause
@@ -470,6 +471,7 @@ def test_scored_cells_are_the_cells_the_reader_reads_as_byes(tmp_path):
                                                                          (2, 1, "N", 1)]
 
 
+@pytest.mark.slow  # real pages audited cell by cell: seconds
 @pytest.mark.shared_data
 def test_scored_cells_on_real_pages():
     """Two real pages: ``XtblMain_201905122292_2`` (pair 77 ``R 79``, pair 79

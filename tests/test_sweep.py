@@ -78,6 +78,7 @@ def test_bad_sweeps_fail_before_anything_runs(history, tmp_path, capsys, args, w
     assert not results.exists()
 
 
+@pytest.mark.slow  # a cluster of processes started and run twice (the default run starts one)
 def test_sweep_on_a_cluster_equals_sequential_evaluate_and_resumes(history, cluster, tmp_path,
                                                                     capsys):
     results = tmp_path / "results.json"
