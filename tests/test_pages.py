@@ -527,3 +527,18 @@ def test_a_rating_line_that_does_not_read_is_refused_not_taken_as_a_note():
     msg = str(err.value)
     assert "section 'OPEN'" in msg and "KEN CARBERRY" in msg and "Q: 1857" in msg
     assert "does not read as 'X: pre->post'" in msg
+    # located at the file's line, not at the line of the text the page shows
+    assert f"record {text.split(chr(10)).index(line) + 1}:" in msg
+
+
+def test_an_error_on_an_html_page_names_the_line_of_the_file():
+    """The page's text is read from what a browser shows; an error found
+    there names the line of the file it came from (a <pre> block's lines
+    are the file's, one for one)."""
+    text = WFCC.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    at = next(i for i, x in enumerate(lines) if "KEN CARBERRY" in x)
+    lines[at] = lines[at].replace("|", "!", 1)
+    with pytest.raises(InputError) as err:
+        parse_page("\n".join(lines), source="p.html")
+    assert err.value.record == at + 1 and "expected a player line" in str(err.value)

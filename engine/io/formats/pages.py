@@ -178,6 +178,9 @@ class _PageText(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        #: for each part of ``parts``: the markup's line it starts on, and
+        #: whether its line breaks are the markup's own (a <pre> block's text)
+        self.part_lines: list[tuple[int, bool]] = []
         self.pre = 0
         self.title: list[str] = []
         self.in_title = False
@@ -189,13 +192,13 @@ class _PageText(HTMLParser):
             return
         if tag == "pre":
             self.pre += 1
-            self.parts.append("\n")
+            self._add("\n")
         elif tag == "td" and not self.pre:
-            self.parts.append("\t")
+            self._add("\t")
         elif tag == "br" and self.pre:
-            self.parts.append("\n")
+            self._add("\n")
         elif tag in self.BLOCK and not self.pre:
-            self.parts.append("\n")
+            self._add("\n")
         if tag == "title":
             self.in_title = True
 
@@ -208,9 +211,9 @@ class _PageText(HTMLParser):
             return
         if tag == "pre" and self.pre:
             self.pre -= 1
-            self.parts.append("\n")
+            self._add("\n")
         elif tag in self.BLOCK and not self.pre:
-            self.parts.append("\n")
+            self._add("\n")
         if tag == "title":
             self.in_title = False
 
@@ -221,21 +224,41 @@ class _PageText(HTMLParser):
         if self.in_title:
             self.title.append(data)
         if self.pre:
-            self.parts.append(data)
+            self._add(data, own_lines=True)
         else:
-            self.parts.append(re.sub(r"[ \r\n\f\v]+", " ", data))
+            self._add(re.sub(r"[ \r\n\f\v]+", " ", data))
+
+    def _add(self, text: str, own_lines: bool = False) -> None:
+        self.parts.append(text)
+        self.part_lines.append((self.getpos()[0], own_lines))
 
     def text(self) -> str:
         lines = "".join(self.parts).split("\n")
         return "\n".join(line.rstrip() if line.strip() else "" for line in lines)
 
+    def source_lines(self) -> list[int]:
+        """The line of the markup each line of :meth:`text` starts on (a
+        ``<pre>`` block's lines are the markup's own, one for one)."""
+        out = [1]
+        for part, (line, own) in zip(self.parts, self.part_lines):
+            for k in range(part.count("\n")):
+                out.append(line + k + 1 if own else line)
+        return out
+
 
 def html_text(markup: str) -> tuple[str, str]:
     """(the page's text, its title) of an HTML page."""
+    text, title, _ = _html_text_lines(markup)
+    return text, title
+
+
+def _html_text_lines(markup: str) -> tuple[str, str, list[int]]:
+    """(the page's text, its title, the markup's line of each line of the
+    text): an error in the text is told at the line of the file."""
     parser = _PageText()
     parser.feed(markup)
     parser.close()
-    return parser.text(), " ".join("".join(parser.title).split())
+    return parser.text(), " ".join("".join(parser.title).split()), parser.source_lines()
 
 
 def looks_like_html(text: str) -> bool:
@@ -600,8 +623,13 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
         check_text(text.lstrip("\ufeff"), source)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if looks_like_html(text):
-            rendered, title = html_text(text)
-            return _read_msa_text(rendered, source, "msa-html", title)
+            rendered, title, lines = _html_text_lines(text)
+            try:
+                return _read_msa_text(rendered, source, "msa-html", title)
+            except InputError as err:  # the line of the text shown: the file's line
+                if isinstance(err.record, int) and 1 <= err.record <= len(lines):
+                    err.record = lines[err.record - 1]
+                raise
         if looks_like_td(text):
             return _read_td(text, source)
         if any(_EXPORT_HEAD.match(line) for line in text.split("\n", 50)[:50]):
