@@ -51,6 +51,9 @@ SECTION_KEYS = {"name", "time_control", "players", "start", "end", "online", "ha
 RECORD_KEYS = {"rating", "games", "wins", "draws", "losses", "events3", "peak", "olm",
                "prize_floor", "date", "games_above_2200", "lowered_floor", "lowered_from"}
 FOREIGN_KEYS = {"rating", "date", "canadian"}
+#: The prize floors a record may carry: 100-point levels in this range (an
+#: input bound, read back from a store by the same rule).
+PRIZE_FLOORS = (100, 3000)
 
 
 #: Text dates and round cells already read (the same few thousand recur in
@@ -190,8 +193,7 @@ def number_field(raw: dict, key: str, what: str, *, integer=False, required=Fals
 def parse_record(raw: Any, system: str) -> SystemRecord:
     what = f"rating {system}"
     raw = mapping(raw, what)
-    if not RECORD_KEYS.issuperset(raw):
-        refuse_unknown(raw, RECORD_KEYS, what)
+    refuse_unknown(raw, RECORD_KEYS, what)
     rec = SystemRecord(
         rating=number_field(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
         games=number_field(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
@@ -201,7 +203,8 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
         events3=number_field(raw, "events3", what, integer=True, lo=0, hi=10**6),
         peak=number_field(raw, "peak", what, lo=0, hi=MAX_RATING),
         olm=flag(raw, "olm", what),
-        prize_floor=number_field(raw, "prize_floor", what, integer=True, lo=100, hi=3000),
+        prize_floor=number_field(raw, "prize_floor", what, integer=True, lo=PRIZE_FLOORS[0],
+                                 hi=PRIZE_FLOORS[1]),
         date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
         games_above_2200=number_field(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
         lowered_floor=number_field(raw, "lowered_floor", what, lo=0, hi=MAX_RATING),
@@ -241,9 +244,8 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
     if type(pair) is not int or not 1 <= pair <= MAX_PAIR:  # else say what is wrong
         pair = number_field(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
     try:
-        if not PLAYER_KEYS.issuperset(raw):
-            refuse_unknown(raw, PLAYER_KEYS, notes={
-                "history": "earlier match changes go in 'match_history'"})
+        refuse_unknown(raw, PLAYER_KEYS, notes={
+            "history": "earlier match changes go in 'match_history'"})
         get = raw.get
         pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
         if not (text_checked and type(pid) is str and type(name) is str

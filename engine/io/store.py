@@ -78,7 +78,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from urllib.parse import unquote
 
 from uschess.errors import InputError
-from uschess.io.eventfile import MAX_RATING
+from uschess.io.eventfile import MAX_RATING, PRIZE_FLOORS
 from uschess.model import SYSTEMS, ForeignRating, SystemRecord
 
 SCHEMA_VERSION = 2
@@ -250,9 +250,10 @@ def _number(value, what: str, *, integer: bool = False, required: bool = False,
             raise DamagedRow(f"{what} is empty")
         return None
     if type(value) is int or (type(value) is float and not integer and math.isfinite(value)):
-        if value < lo or (hi is not None and value > hi):
-            raise DamagedRow(f"{what} is {_shown(value)}, outside {lo:g}..{hi:g}" if hi is not None
-                             else f"{what} is {_shown(value)}, below {lo:g}")
+        if hi is not None and not lo <= value <= hi:
+            raise DamagedRow(f"{what} is {_shown(value)}, outside {lo:g}..{hi:g}")
+        if value < lo:
+            raise DamagedRow(f"{what} is {_shown(value)}, below {lo:g}")
         return value
     raise DamagedRow(f"{what} is {_shown(value)}, not {'a whole number' if integer else 'a number'}")
 
@@ -323,7 +324,8 @@ def record_from_row(row) -> SystemRecord:
                         ("events3", events3), ("games_above_2200", g2200)):
         _number(value, what, integer=True)
     _number(olm, "olm", integer=True, hi=1)
-    if _number(prize, "prize_floor", integer=True, lo=100, hi=3000) is not None and prize % 100:
+    if _number(prize, "prize_floor", integer=True, lo=PRIZE_FLOORS[0],
+               hi=PRIZE_FLOORS[1]) is not None and prize % 100:
         raise DamagedRow(f"prize_floor is {prize}, not a 100-point level")
     for what, value in (("peak", peak), ("lowered_floor", lowered),
                         ("lowered_from", lowered_from)):
@@ -557,10 +559,11 @@ def _connect(target: str, create: bool) -> _Connection:
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
         if "meta" not in tables and (tables or not create):
             raw.close()
+            if not tables:
+                raise InputError("not a ratings store (no meta table)", file=path)
             raise InputError(f"not a ratings store: an SQLite database of other tables "
-                             f"({_shown(tables[0])}...)" + ("; give a new file" if create else "")
-                             if tables else
-                             "not a ratings store (no meta table)", file=path)
+                             f"({_shown(tables[0])}...)" + ("; give a new file" if create else ""),
+                             file=path)
         raw.execute("PRAGMA journal_mode=WAL")
         # WAL: readers never block the writer, a commit is an append; NORMAL
         # syncs at checkpoints only (a killed process loses nothing committed);
@@ -787,10 +790,10 @@ class Store:
         the file damaged, a column dropped by hand: found by a read the
         program makes in good faith) becomes one line naming the store."""
         self.close()
-        if err is not None and isinstance(err, self.conn.errors) and not isinstance(err, InputError):
-            raise InputError(f"cannot use the store: {_one_line(err)}; the file is damaged or "
-                             "was changed outside this program (restore it from a copy, or "
-                             "replay into a new one)", file=self.name) from None
+        if isinstance(err, self.conn.errors):
+            if self.conn.kind == "sqlite":  # the file itself
+                raise self.damaged("cannot use the store", _one_line(err)) from None
+            raise InputError(f"cannot use the store: {_one_line(err)}", file=self.name) from None
 
     # ------------------------------------------------------------ reading
     def schema_version(self) -> int:

@@ -78,21 +78,16 @@ def refuse_unknown(raw, allowed: set, what: str = "", *, notes: Optional[dict] =
     ``what`` (the record's name) starts it."""
     if allowed.issuperset(raw):  # (a set: the usual case costs one C call)
         return
-    unknown = sorted({str(k) for k in raw} - allowed)
-    if not unknown:
-        return
     import difflib  # noqa: PLC0415 - only on this error's path
 
-    meant = []
+    unknown = sorted(str(k) for k in raw if k not in allowed)
+    said = []
     for key in unknown:
-        note = (notes or {}).get(key)
-        if note is None:
-            near = difflib.get_close_matches(key, sorted(allowed), n=1)
-            note = f"'{key}' may be '{near[0]}'" if near else None
-        if note:
-            meant.append(note)
-    text = (f"unknown field(s) {unknown} ({'; '.join(meant + [''])}"
-            f"allowed: {', '.join(sorted(allowed))})")
+        near = difflib.get_close_matches(key, sorted(allowed), n=1)
+        note = (notes or {}).get(key) or (f"'{key}' may be '{near[0]}'" if near else None)
+        said += [note] if note else []
+    said.append(f"allowed: {', '.join(sorted(allowed))}")
+    text = f"unknown field(s) {unknown} ({'; '.join(said)})"
     raise InputError(f"{what}: {text}" if what else text)
 
 

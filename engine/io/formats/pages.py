@@ -246,15 +246,9 @@ class _PageText(HTMLParser):
         return out
 
 
-def html_text(markup: str) -> tuple[str, str]:
-    """(the page's text, its title) of an HTML page."""
-    text, title, _ = _html_text_lines(markup)
-    return text, title
-
-
-def _html_text_lines(markup: str) -> tuple[str, str, list[int]]:
+def html_text(markup: str) -> tuple[str, str, list[int]]:
     """(the page's text, its title, the markup's line of each line of the
-    text): an error in the text is told at the line of the file."""
+    text) of an HTML page: an error in the text is told at the file's line."""
     parser = _PageText()
     parser.feed(markup)
     parser.close()
@@ -623,7 +617,7 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
         check_text(text.lstrip("\ufeff"), source)
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if looks_like_html(text):
-            rendered, title, lines = _html_text_lines(text)
+            rendered, title, lines = html_text(text)
             try:
                 return _read_msa_text(rendered, source, "msa-html", title)
             except InputError as err:  # the line of the text shown: the file's line
