@@ -71,7 +71,7 @@ cdef object _player(object raw):
         return None
     cdef dict ratings = {}
     ratings_raw = d.get("ratings")
-    if ratings_raw:
+    if ratings_raw is not None:
         if type(ratings_raw) is not dict:
             return None
         for system, rec in (<dict>ratings_raw).items():
@@ -92,10 +92,10 @@ cdef object _player(object raw):
     cfc = d.get("cfc")
     birth_date = _DATE_CACHE.get(birth) if type(birth) is str else None
     try:
-        if birth_date is None and birth:  # a date not read before, or not text
+        if birth_date is None and birth is not None:  # a date not read before, or not text
             birth_date = parse_date(birth, "birth_date")
-        fide_rating = parse_foreign(fide, "fide") if fide else None
-        cfc_rating = parse_foreign(cfc, "cfc") if cfc else None
+        fide_rating = parse_foreign(fide, "fide") if fide is not None else None
+        cfc_rating = parse_foreign(cfc, "cfc") if cfc is not None else None
     except InputError:
         return None
     return Player(pair=pair, id=pid, name=name, rounds=rounds, ratings=ratings,

@@ -345,7 +345,7 @@ def test_one_rating_bound_for_input_and_output(tmp_path, capsys):
             "is above 4000, the bound of every rating read or written")
     p0(data)["ratings"]["OTBR"]["rating"] = MAX_RATING + 0.5
     path = write(tmp_path, data)
-    refused(capsys, ["rate", path], path, "'rating' = 4000.5 is impossible (allowed 0..4000.0)")
+    refused(capsys, ["rate", path], path, "'rating' = 4000.5 is impossible (allowed 100..4000)")
 
 
 @pytest.mark.parametrize("argv,name,text,position", [

@@ -627,6 +627,11 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
     return paths
 
 
+#: A strength as ``truth_csv`` writes it (Python's repr of a float).
+_PLAIN_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[-+]?[0-9]+)?\Z",
+                           re.ASCII | re.IGNORECASE)
+
+
 def read_truth(path) -> dict:
     """``truth.csv`` as ``{(event, id): {system: strength}}``, read as every
     input is (a regular file only: a FIFO is refused, not waited on; a
@@ -660,6 +665,12 @@ def read_truth(path) -> dict:
                     raise InputError(f"{odd} strength {row[3 + SYSTEMS.index(odd)]!r} is not a "
                                      f"finite number within +-{MAX_RATING:g}", file=path,
                                      record=line)
+                odd = next((s for s, v in zip(SYSTEMS, row[3:]) if not _PLAIN_NUMBER.match(v)),
+                           None)
+                if odd is not None:  # float() takes ' 1200 ', '1_200' and '+1200' too
+                    raise InputError(f"{odd} strength {row[3 + SYSTEMS.index(odd)]!r} is not "
+                                     "written as a number (digits, a point, an exponent; no "
+                                     "spaces, '_' or '+')", file=path, record=line)
                 try:
                     parse_date(row[1], "date")
                 except InputError as err:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import parse_date, read_data
+from uschess.io.eventfile import optional_date, parse_date, read_data
 from uschess.io.textdata import kind_of
 from uschess.calendar.rulebook import Period, Reform, RuleBook
 from uschess.calendar.timeline import Timeline
@@ -73,9 +73,13 @@ def reform_from_dict(raw, source=None, book: RuleBook | None = None) -> Reform:
                     raise InputError(f"{at}: unknown key(s) {sorted(extra)}", file=source)
                 try:
                     start = parse_date(period["from"], "from")
-                    until = parse_date(period["until"], "until") if period.get("until") else None
+                    until = optional_date(period, "until", "until")
                 except InputError as err:
                     raise err.located(file=source, field=at)
+                if start < book.earliest():
+                    raise InputError(f"{at}: 'from' {start} is before the earliest rules "
+                                     f"({book.earliest()}): no rule of the documents runs "
+                                     "earlier, so no period can change one", file=source)
                 if until is not None and until <= start:
                     raise InputError(f"{at}: 'until' {until} is not after 'from' {start}", file=source)
                 note = period.get("note")

@@ -52,9 +52,12 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def load_history(paths, truth_file=None, players=None):
+def load_history(paths, truth_file=None, players=None, warn=None):
     """The events (and FIDE updates) of HISTORY arguments and the true
-    strengths (or None); ``truth_file`` ``-`` is standard input."""
+    strengths (or None); ``truth_file`` ``-`` is standard input.  Records of
+    the truth that match no player of an event of the history are refused
+    when none matches (the truth of another history), else counted and said
+    to ``warn`` (they are not scored)."""
     from uschess.apps.generate import read_truth
     from uschess.apps.replay import item_id, load_item
     from uschess.commands.replay import expand
@@ -71,7 +74,23 @@ def load_history(paths, truth_file=None, players=None):
         if eid in seen:
             raise InputError(f"event id {eid} is given twice: {seen[eid]} and {path}")
         seen[eid] = path
+    if truth:
+        unmatched = unmatched_truth(events, truth)
+        if unmatched == len(truth):
+            raise InputError(f"none of its {len(truth):,} records matches a player of an event "
+                             "of the history (the truth of another history?)", file=truth_path)
+        if unmatched and warn is not None:
+            warn(f"{truth_path}: {unmatched:,} of its {len(truth):,} records match no player of "
+                 "an event of the history and are not scored")
     return events, truth
+
+
+def unmatched_truth(events, truth: dict) -> int:
+    """How many (event id, member id) keys of ``truth`` name no player of an
+    event of ``events`` (FIDE updates have no truth)."""
+    known = {(getattr(e, "id", None), p.id) for e in events
+             for s in getattr(e, "sections", ()) for p in s.players}
+    return sum(1 for key in truth if key not in known)
 
 
 def run(args) -> int:
@@ -86,10 +105,9 @@ def run(args) -> int:
         output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
                    names=[f"{stem}.{fmt}" for stem in PLOT_STEMS for fmt in FORMATS])
         require_matplotlib()
-    events, truth = load_history(args.history, args.truth, args.players)
-    started = time.monotonic()
-
     console = Console.of(args)
+    events, truth = load_history(args.history, args.truth, args.players, warn=console.warn)
+    started = time.monotonic()
 
     def progress(vs):
         console.note(f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "

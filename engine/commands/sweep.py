@@ -92,13 +92,12 @@ def run(args) -> int:
     # - (standard input) read here, once: the workers read the copy
     history = [input_path(path) for path in args.history]
     truth_file = input_path(args.truth, what="--truth") if args.truth else None
-    events, truth = load_history(history, truth_file)
+    console = Console.of(args)
+    events, truth = load_history(history, truth_file, warn=console.warn)
     results = ResultsFile(args.results, history_fingerprint(events, truth),
                           {"from": start.isoformat() if start else None,
                            "drift_system": args.drift_system})
     where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
-
-    console = Console.of(args)
 
     def started(todo, kept):
         if not console.quiet:

@@ -32,6 +32,10 @@ ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE | re.
 #: rating or published post in a real record is near it, and a rating
 #: computed above it is refused too (so whatever is written can be read).
 MAX_RATING = 4000.0
+#: The lowest rating a record or a published post may hold: the absolute
+#: floor of every edition (rulesets/floors.yaml, 002 "Rating floors"; checked
+#: against it in tests).  A pre-event rating of 0 is a blank read as a number.
+MIN_RATING = 100.0
 #: The largest event (or FIDE update) file read (see textdata.MAX_DATA_BYTES).
 MAX_FILE_BYTES = MAX_DATA_BYTES
 #: The dates any record may hold.  Nobody rated was born before 1900, and no
@@ -86,7 +90,9 @@ def parse_date(value: Any, what: str) -> _dt.date:
     if isinstance(value, _dt.date):
         return check_date(value, what)
     if isinstance(value, str):
-        match = _ISO_DATE_RE.match(value.strip())
+        if value != value.strip():
+            raise InputError(f"{what}: {value!r} has spaces around the date (use YYYY-MM-DD)")
+        match = _ISO_DATE_RE.match(value)
         if match:
             try:
                 day = _dt.date(*map(int, match.groups()))
@@ -95,6 +101,14 @@ def parse_date(value: Any, what: str) -> _dt.date:
             return _remember(_DATES, value, check_date(day, what)) if type(value) is str \
                 else check_date(day, what)
     raise InputError(f"{what}: {value!r} is not a date (use YYYY-MM-DD)")
+
+
+def optional_date(raw: Mapping, key: str, what: str, default=None) -> Optional[_dt.date]:
+    """The date ``raw[key]``, or ``default`` where the key is left out or
+    null; any other value must be a date (``false``, ``0``, ``""``, ``[]``
+    or ``no`` is refused, never read as "not given")."""
+    value = raw.get(key)
+    return default if value is None else parse_date(value, what)
 
 
 def check_date(day: _dt.date, what: str) -> _dt.date:
@@ -160,10 +174,10 @@ def mapping(value: Any, what: str) -> dict:
 def event_dates(ev: dict) -> tuple[_dt.date, _dt.date]:
     """(start, end) of an ``event:`` mapping; end defaults to start and may
     not come before it."""
-    if not ev.get("start"):
+    if ev.get("start") is None:
         raise InputError("event: missing 'start'")
     start = parse_date(ev["start"], "event start")
-    end = parse_date(ev["end"], "event end") if ev.get("end") else start
+    end = optional_date(ev, "end", "event end", start)
     if end < start:
         raise InputError(f"event end {end} is before start {start}")
     return start, end
@@ -186,7 +200,8 @@ def number_field(raw: dict, key: str, what: str, *, integer=False, required=Fals
     if integer and int(value) != value:
         raise InputError(f"{what}: '{key}' must be a whole number, not {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InputError(f"{what}: '{key}' = {value!r} is impossible (allowed {lo}..{hi})")
+        raise InputError(f"{what}: '{key}' = {value!r} is impossible (allowed "
+                         f"{'' if lo is None else f'{lo:g}'}..{'' if hi is None else f'{hi:g}'})")
     return int(value) if integer else float(value)
 
 
@@ -195,17 +210,17 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     raw = mapping(raw, what)
     refuse_unknown(raw, RECORD_KEYS, what)
     rec = SystemRecord(
-        rating=number_field(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
+        rating=number_field(raw, "rating", what, required=True, lo=MIN_RATING, hi=MAX_RATING),
         games=number_field(raw, "games", what, integer=True, required=True, lo=1, hi=10**6),
         wins=number_field(raw, "wins", what, integer=True, lo=0, hi=10**6),
         draws=number_field(raw, "draws", what, integer=True, lo=0, hi=10**6),
         losses=number_field(raw, "losses", what, integer=True, lo=0, hi=10**6),
         events3=number_field(raw, "events3", what, integer=True, lo=0, hi=10**6),
-        peak=number_field(raw, "peak", what, lo=0, hi=MAX_RATING),
+        peak=number_field(raw, "peak", what, lo=MIN_RATING, hi=MAX_RATING),
         olm=flag(raw, "olm", what),
         prize_floor=number_field(raw, "prize_floor", what, integer=True, lo=PRIZE_FLOORS[0],
                                  hi=PRIZE_FLOORS[1]),
-        date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
+        date=optional_date(raw, "date", f"{what}: date"),
         games_above_2200=number_field(raw, "games_above_2200", what, integer=True, lo=0, hi=10**6),
         lowered_floor=number_field(raw, "lowered_floor", what, lo=0, hi=MAX_RATING),
         lowered_from=number_field(raw, "lowered_from", what, lo=0, hi=MAX_RATING),
@@ -229,7 +244,7 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     refuse_unknown(raw, FOREIGN_KEYS, what)
     return ForeignRating(
         rating=number_field(raw, "rating", what, required=True, lo=0, hi=MAX_RATING),
-        date=parse_date(raw["date"], f"{what}: date") if raw.get("date") is not None else None,
+        date=optional_date(raw, "date", f"{what}: date"),
         canadian=flag(raw, "canadian", what),
     )
 
@@ -254,7 +269,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
         rounds = parse_rounds(rounds_raw)
         ratings = {}
         ratings_raw = get("ratings")
-        if ratings_raw:
+        if ratings_raw is not None:
             for system, rec in mapping(ratings_raw, "ratings").items():
                 if system not in SYSTEMS:
                     raise InputError(f"unknown rating system {system!r} (one of "
@@ -274,10 +289,10 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             name=name if type(name) is str else str(name),
             rounds=rounds,
             ratings=ratings,
-            birth_date=parse_date(birth, "birth_date") if birth else None,
+            birth_date=parse_date(birth, "birth_date") if birth is not None else None,
             adult=adult,
-            fide=parse_foreign(fide, "fide") if fide else None,
-            cfc=parse_foreign(cfc, "cfc") if cfc else None,
+            fide=parse_foreign(fide, "fide") if fide is not None else None,
+            cfc=parse_foreign(cfc, "cfc") if cfc is not None else None,
             state=(state if type(state) is str else str(state)) if state is not None else None,
         )
     except InputError as err:
@@ -319,8 +334,8 @@ def parse_section(raw: Any, event: dict) -> Section:
         players_raw = raw.get("players")
         if not isinstance(players_raw, list) or not players_raw:
             raise InputError("'players' must be a non-empty list")
-        start = parse_date(raw["start"], "start") if raw.get("start") else event["start"]
-        end = parse_date(raw["end"], "end") if raw.get("end") else event["end"]
+        start = optional_date(raw, "start", "start", event["start"])
+        end = optional_date(raw, "end", "end", event["end"])
         if end < start:
             raise InputError(f"end {end} is before start {start}")
         systems = raw.get("systems")
@@ -495,8 +510,8 @@ def parse_published(raw: Any) -> list[PublishedPost]:
         system = entry.get("system")
         if system not in SYSTEMS:
             raise InputError(f"{what}: unknown rating system {system!r} (one of {', '.join(SYSTEMS)})")
-        post = number_field(entry, "post", what, required=True, lo=0, hi=MAX_RATING)
-        pre = number_field(entry, "pre", what, lo=0, hi=MAX_RATING)
+        post = number_field(entry, "post", what, required=True, lo=MIN_RATING, hi=MAX_RATING)
+        pre = number_field(entry, "pre", what, lo=MIN_RATING, hi=MAX_RATING)
         section, name = entry.get("section"), entry.get("name")
         for key, value in (("section", section), ("name", name)):
             if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):

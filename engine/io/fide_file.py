@@ -103,7 +103,7 @@ def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
             raise InputError("player: missing 'id'")
         pid = str(pl["id"])
         try:
-            ratings = mapping(pl.get("ratings") or {}, "ratings")
+            ratings = mapping({} if pl.get("ratings") is None else pl["ratings"], "ratings")
             record = None
             for system, rec in ratings.items():
                 if system != SYSTEM:

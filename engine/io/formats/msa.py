@@ -297,6 +297,10 @@ def _printed(label: str, pre_text: str, post_text: str, line: int, page: bool = 
     most = PAGE_MAX_GAMES if page else MAX_PROVISIONAL
     pre, pre_games = _rating(pre_text, "pre-event", allow_unrated=True, max_games=most)
     post, post_games = _rating(post_text, "post-event", allow_unrated=True, max_games=most)
+    if post_games == 0:  # a page prints P0 before an event only (an initial rating)
+        raise InputError(f"post-event rating {post_text.strip()!r}: a rating after an event "
+                         "is based on at least one game (P0 is printed before one only)",
+                         field="rating")
     return PrintedRating(label, pre, pre_games, post, post_games, line)
 
 

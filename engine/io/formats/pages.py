@@ -588,6 +588,10 @@ def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
             raise InputError(f"state {state!r} is not a state or province code", field="state")
         pre, pre_games = _td_rating(pre_t, "pre-event", number)
         post, post_games = _td_rating(post_t, "post-event", number)
+        if post_games == 0:  # '/00' is an initial rating, printed before an event only
+            raise InputError(f"post-event rating {post_t!r}: a rating after an event is based "
+                             "on at least one game ('/00' is printed before one only)",
+                             field="rating")
         rounds = [_td_cell(c, number, k) for k, c in enumerate(rounds_t, start=1)]
         if not re.match(r"^[0-9]{1,3}(\.[05])?$", total_t):
             raise InputError(f"total {total_t!r} is not a number of points", field="total")
@@ -601,7 +605,7 @@ def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
     if pre is not None and pre_games == 0:
         initial, pre = pre, None  # '1300/00': the initial rating of an unrated player
     printed = PrintedRating(LABEL_LETTER[system], pre, pre_games if pre is not None else None,
-                            post, post_games if post_games else None, number)
+                            post, post_games, number)
     return PagePlayer(pair=pair, id=memb, name=name, state=state or None, total=total,
                       rounds=rounds, ratings={system: printed}, line=number, initial=initial)
 
