@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import datetime as dt
 import sqlite3
+import time
 
 import pytest
 
@@ -116,3 +117,71 @@ def test_an_adapter_for_none_the_process_registered_is_left_alone(monkeypatch):
     monkeypatch.setattr(sqlite3, "register_adapter", registered)
     store_mod._bind_none_as_null()
     assert sqlite3.adapters[key] is own
+
+
+# ------------------------------------------------- writers creating a store
+def test_openings_of_a_new_store_at_the_same_instant_all_wait(tmp_path):
+    """Four connections open one new file at the same instant, 25 times: one
+    creates the store, the others wait for it and find it (none is refused
+    with 'database is locked'), and the schema is made once."""
+    import threading
+
+    for trial in range(25):
+        db = tmp_path / f"new-{trial}.db"
+        start = threading.Barrier(4)
+        errors: list = []
+
+        def open_it():
+            start.wait()
+            try:
+                Store.open(db).close()
+            except InputError as err:  # pragma: no cover - what the test is for
+                errors.append(str(err))
+
+        threads = [threading.Thread(target=open_it) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [], (trial, errors)
+        raw = sqlite3.connect(db)
+        assert raw.execute("SELECT COUNT(*) FROM meta WHERE key = 'schema_version'"
+                           ).fetchone()[0] == 1
+        raw.close()
+
+
+#: A replay started when the file named first exists (the process has
+#: imported everything before): two start within a millisecond of each other.
+_GATED = ("import os, sys, time\n"
+          "from uschess.cli import main\n"
+          "while not os.path.exists(sys.argv[1]):\n"
+          "    time.sleep(0.0005)\n"
+          "sys.exit(main(sys.argv[2:]))\n")
+
+
+@pytest.mark.slow  # 50 processes
+def test_two_replays_starting_together_on_a_new_store(tmp_path):
+    """Two replays of different histories start at the same instant into a
+    new SQLite store, 25 times: both exit 0 every time (the second waits for
+    the first) and the store holds both histories."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from uschess.apps.generate import write_history
+
+    root = Path(__file__).resolve().parents[1]
+    a = write_history(tmp_path / "a", seed=5, players=12, events=3)
+    b = write_history(tmp_path / "b", seed=1005, players=12, events=3)
+    for trial in range(25):
+        db, go = tmp_path / f"s{trial}.db", tmp_path / f"go{trial}"
+        procs = [subprocess.Popen([sys.executable, "-c", _GATED, str(go), "replay",
+                                   str(history[0].parent), "--db", str(db)],
+                                  cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for history in (a, b)]
+        time.sleep(1.5)  # both have imported the program and are polling
+        go.touch()
+        outs = [p.communicate(timeout=300) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], (trial, outs)
+        with Store.open(db, create=False) as store:
+            assert len(store.events()) == len(a) + len(b), trial

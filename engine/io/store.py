@@ -552,10 +552,10 @@ def _connect(target: str, create: bool) -> _Connection:
         raise InputError("not a ratings store (an empty file)", file=path)
     try:
         _bind_none_as_null()
-        raw = sqlite3.connect(str(path), isolation_level=None, timeout=30.0)
+        raw = sqlite3.connect(str(path), isolation_level=None, timeout=OPEN_WAIT_SECONDS)
         # a file of other data (a --db given by mistake) is left as it is:
         # nothing is written to it, not even the journal mode
-        tables = [r[0] for r in raw.execute(
+        tables = [r[0] for r in _when_unlocked(raw,
             "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
         if "meta" not in tables and (tables or not create):
             raw.close()
@@ -564,7 +564,7 @@ def _connect(target: str, create: bool) -> _Connection:
             raise InputError(f"not a ratings store: an SQLite database of other tables "
                              f"({_shown(tables[0])}...)" + ("; give a new file" if create else ""),
                              file=path)
-        raw.execute("PRAGMA journal_mode=WAL")
+        _when_unlocked(raw, "PRAGMA journal_mode=WAL")
         # WAL: readers never block the writer, a commit is an append; NORMAL
         # syncs at checkpoints only (a killed process loses nothing committed);
         # checkpoints every ~40 MB of WAL rather than 4 MB (each one syncs).
@@ -577,6 +577,25 @@ def _connect(target: str, create: bool) -> _Connection:
     except sqlite3.DatabaseError as err:
         raise InputError(f"not a usable SQLite store: {err}", file=path)
     return _Connection(raw, "sqlite")
+
+
+#: How long an opening waits for another process's lock (the connections'
+#: busy timeout).
+OPEN_WAIT_SECONDS = 30.0
+
+
+def _when_unlocked(raw, statement: str) -> list:
+    """The rows of ``statement``, run again while SQLite answers "database
+    is locked" without waiting (as it may while another connection creates
+    the file or switches it to WAL), up to :data:`OPEN_WAIT_SECONDS`."""
+    deadline = time.monotonic() + OPEN_WAIT_SECONDS
+    while True:
+        try:
+            return raw.execute(statement).fetchall()
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _bind_none_as_null() -> None:
@@ -675,9 +694,16 @@ class Store:
         try:
             c.begin()
             have_meta = self._has_table("meta")
-            if not have_meta and create and c.kind == "postgresql":
-                # another process may be creating it: wait for it, then look again
-                c.execute("SELECT pg_advisory_xact_lock(?)", (PG_LOCK_KEY,))
+            if not have_meta and create:
+                # another process may be creating it: wait for it, then look
+                # again.  (SQLite cannot turn this read transaction into a
+                # write once another has written: it would fail at once, not
+                # wait; a write transaction from the start waits its turn.)
+                if c.kind == "postgresql":
+                    c.execute("SELECT pg_advisory_xact_lock(?)", (PG_LOCK_KEY,))
+                else:
+                    c.rollback()
+                    c.cur.execute("BEGIN IMMEDIATE")
                 have_meta = self._has_table("meta")
             if have_meta:
                 rows = c.fetchall("SELECT value FROM meta WHERE key = ?", ("schema_version",))
