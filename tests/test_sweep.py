@@ -221,7 +221,7 @@ def _result(value):
     (_results("abc"), "results must be a mapping, not text"),
     (_result(5), "results['baseline'] must be a mapping, not a number (5)"),
     (_cpu_text, "results['baseline']: 'cpu_seconds' must be a number, not '0.5'"),
-    ("[" * 100_000, "malformed JSON: nested too deeply"),
+    ("[" * 100_000, "nested over 32 deep at line 1 column 33"),
     ("fifo", "is a FIFO (named pipe), not a regular file"),
 ])
 def test_damaged_results_file_is_refused_before_anything_runs(history, tmp_path, capsys,

@@ -15,7 +15,7 @@ from uschess.cli import main
 from uschess.errors import InputError
 from uschess.io.eventfile import event_from_dict, load_event
 from uschess.io.store import Store
-from uschess.io.textdata import MAX_DEPTH, _json_too_deep, check_text, parse_data
+from uschess.io.textdata import MAX_DEPTH, _json_too_deep, check_text, check_values, parse_data
 
 #: What a text may not hold (the module's rule, written out plainly).
 REFUSED = {c for c in range(0x20) if c not in (9, 10, 13)} | set(range(0x7F, 0xA0)) \
@@ -92,8 +92,32 @@ def test_the_shortest_texts_of_a_depth(depth):
 
 def test_a_deep_file_is_refused_with_its_path(tmp_path):
     text = '{"event": ' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + ', "name": "é"}'
-    with pytest.raises(InputError, match=r"nested over 32 deep at event\[0\]"):
+    # found in the text before it is parsed: the bracket one level too deep
+    with pytest.raises(InputError, match=r"nested over 32 deep at line 1 column 42"):
         parse_data(text, json_format=True, source="deep.json")
+    # and in data made otherwise, the path of the value
+    with pytest.raises(InputError, match=r"nested over 32 deep at event\[0\]"):
+        check_values(json.loads(text), "deep.json")
+
+
+@pytest.mark.parametrize("text,json_format,where", [
+    ('{"a": "' + "[" * 40 + '\\"' + "{" * 40 + '", "b": ' + "[" * 20 + "]" * 20 + "}", True,
+     None),
+    ("[" * 200_000 + "]" * 200_000, True, "line 1 column 33"),
+    ("".join("  " * i + f"k{i}:\n" for i in range(40)), False, "line 33"),
+    ("- " * 40 + "x\n", False, "line 1"),
+    ("a: " + "[" * 20 + "]" * 20 + "\n" + "".join("  " * i + f"k{i}:\n" for i in range(20)),
+     False, None),
+])
+def test_nesting_is_bounded_before_parsing(text, json_format, where):
+    """Brackets (outside strings) and, in YAML, the blocks indentation
+    opens are counted before any parser recurses through them."""
+    from uschess.io.textdata import check_nesting
+    if where is None:
+        check_nesting(text, json_format=json_format)
+    else:
+        with pytest.raises(InputError, match=f"nested over 32 deep at {where}$"):
+            check_nesting(text, json_format=json_format)
 
 
 def event_data(name: str) -> dict:

@@ -34,6 +34,8 @@ import math
 import os
 import re
 import stat
+from array import array
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Optional
 
@@ -493,9 +495,84 @@ def _json_constant(name: str):
     raise InputError(f"{name} is not a number these files accept (finite numbers only)")
 
 
+#: Opening brackets as +1, closing as -1 (signed bytes).
+_AS_STEPS = bytes.maketrans(b"[]", b"\x01\xff")
+#: A YAML line's indentation and the "- " entries that open it.
+_BLOCK_RE = re.compile(r"^( *)((?:- +)*)(?=[^ \n#])", re.MULTILINE)
+_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def check_nesting(text: str, *, json_format: bool, source=None) -> None:
+    """Refuse a text nested more than :data:`MAX_DEPTH` deep before it is
+    parsed, so that no parser recurses deeper than about twice that: its
+    brackets and braces outside double-quoted strings (counted in C), and
+    for YAML the blocks its indentation opens ("- " entries and deeper
+    indents), each on its own.  Data nesting one kind in the other is
+    checked once parsed (:func:`check_values`)."""
+    if len(text) <= MAX_DEPTH:
+        return
+    bare = text
+    if "\\" in bare:  # escaped backslashes, then escaped quotes: the quotes left delimit
+        bare = bare.replace("\\\\", "").replace('\\"', "")
+    marks = bare.encode("utf-8", "surrogatepass").translate(_BRACES_AS_BRACKETS,
+                                                            _NOT_BRACKETS_OR_QUOTES)
+    if b'"' in marks:  # the strings' brackets go with them
+        marks = _JSON_PLAIN_STRING_RE.sub(b"", marks.replace(b'""', b""))
+    pairs = marks
+    for _ in range(MAX_DEPTH):  # each pass takes the innermost pairs away
+        if not pairs:
+            break
+        pairs = pairs.replace(b"[]", b"")
+    flow = max(accumulate(array("b", marks.translate(_AS_STEPS))), default=0) if pairs else 0
+    if flow > MAX_DEPTH:
+        raise InputError(f"nested over {MAX_DEPTH} deep {_deep_bracket(text)}", file=source)
+    if not json_format:
+        block = _block_depth(text, MAX_DEPTH)
+        if block is not None:
+            raise InputError(f"nested over {MAX_DEPTH} deep at line {block}", file=source)
+
+
+def _deep_bracket(text: str) -> str:
+    """``at line L column C`` of the first bracket past MAX_DEPTH levels."""
+    depth = 0
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _position(text, match.start())
+        elif token in "]}":
+            depth -= 1
+    return "in its brackets"
+
+
+def _block_depth(text: str, most: int) -> Optional[int]:
+    """The number of the first YAML line that opens more than ``most``
+    blocks by indentation and "- " entries, or None.  Counted exactly only
+    where the distinct indentations alone could exceed it."""
+    found = _BLOCK_RE.findall(text)
+    widths = {len(indent) for indent, _ in found}
+    dashes = max((entries.count("-") for _, entries in found), default=0)
+    if len(widths) + dashes <= most:
+        return None
+    open_at: list[int] = []  # the columns of the blocks open
+    for match in _BLOCK_RE.finditer(text):
+        column = len(match.group(1))
+        while open_at and open_at[-1] > column:
+            open_at.pop()
+        if not open_at or open_at[-1] < column:
+            open_at.append(column)
+        for entry in re.finditer(r"- +", match.group(2)):
+            open_at.append(column + entry.end())
+        if len(open_at) > most:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
 def parse_data(text: str, *, json_format: bool, source=None) -> Any:
     """The data of YAML or JSON ``text``, checked as the module says."""
     check_text(text, source)
+    check_nesting(text, json_format=json_format, source=source)
     # Without a backslash there is no escape sequence: every string's
     # characters are the text's own, which check_text has just checked.
     escapes = "\\" in text
