@@ -15,6 +15,7 @@ import subprocess
 import sys
 import urllib.request
 import zipfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -538,13 +539,14 @@ def test_uploads_are_staged_in_a_temporary_directory_and_removed(client, tmp_pat
     staging = tmp_path / "tmp"
     staging.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(staging))
-    seen = []
+    noted = tmp_path / "staged.txt"  # the upload is read in a worker process: noted in a file
     import uschess.web.uploads as uploads
     real_stage = uploads.Staging.stage
 
     def stage(self, upload, role, suffixes, max_bytes):
         path = real_stage(self, upload, role, suffixes, max_bytes)
-        seen.append(path)
+        with noted.open("a") as fh:
+            fh.write(f"{path}\n")
         return path
 
     monkeypatch.setattr(uploads.Staging, "stage", stage)
@@ -552,6 +554,7 @@ def test_uploads_are_staged_in_a_temporary_directory_and_removed(client, tmp_pat
                                     "players": ("/etc/players.yaml", PLAYERS.read_bytes())},
                     follow_redirects=False)
     assert r.status_code == 303
+    seen = [Path(line) for line in noted.read_text().splitlines()]
     assert [p.name for p in seen] == ["event", "players.yaml"]  # fixed names, not the uploads'
     assert all(staging in p.parents for p in seen)
     assert list(staging.iterdir()) == []  # removed once read

@@ -47,6 +47,8 @@ class Params:
         self.__dict__.update(values)
 
     def __getattr__(self, name):  # only called when missing
+        if name.startswith("__") and name.endswith("__"):  # copy and pickle look for these
+            raise AttributeError(name)
         raise RuleError(f"no parameter {name!r} is in force")
 
 

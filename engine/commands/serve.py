@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import socket
 import sys
@@ -36,9 +37,12 @@ def register(sub) -> None:
                    help="largest upload accepted (default 20)")
     p.add_argument("--time-limit", type=_positive(float), default=None, metavar="SECONDS",
                    help="longest a request may take to upload and rate (default 60)")
+    p.add_argument("--workers", type=_positive(int), default=None, metavar="N",
+                   help="requests rated at once, each in a process of its own that is stopped "
+                        "at the time limit; more wait their turn (default: one per core)")
     p.add_argument("--json", action="store_true",
-                   help='print {"url", "host", "port", "db", "max_upload_bytes", "time_limit"} '
-                        "once listening")
+                   help='print {"url", "host", "port", "db", "max_upload_bytes", "time_limit", '
+                        '"workers"} once listening')
     p.set_defaults(func=run)
 
 
@@ -61,10 +65,21 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is an address (or the name) of this machine's loopback."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def run(args) -> int:
     try:
         import uvicorn
         from uschess.web.app import DEFAULT_MAX_UPLOAD, DEFAULT_TIME_LIMIT, create_app
+        from uschess.web.guard import LOOPBACK_NAMES
     except ImportError as err:
         raise InputError(f"the web app needs its extra ({err.name} is missing): "
                          "pip install 'uschess-ratings[web]'")
@@ -75,14 +90,20 @@ def run(args) -> int:
             pass  # a missing or unreadable store is refused before the server starts
     max_upload = int(args.max_upload_mb * 1_000_000) if args.max_upload_mb else DEFAULT_MAX_UPLOAD
     time_limit = args.time_limit or DEFAULT_TIME_LIMIT
-    app = create_app(db, max_upload=max_upload, time_limit=time_limit)
+    # on the loopback, the Host header must name it: a page of another site
+    # reaching the server through a name of its own (DNS rebinding) is refused
+    from uschess.web.workers import return_freed_memory
+    return_freed_memory()
+    app = create_app(db, max_upload=max_upload, time_limit=time_limit, slots=args.workers,
+                     hosts=LOOPBACK_NAMES | {args.host} if _loopback(args.host) else None)
     sock = listen(args.host, args.port)
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{port}/"
     if args.json:
         print_json({"url": url, "host": args.host, "port": port, "db": db,
-                    "max_upload_bytes": max_upload, "time_limit": time_limit})
+                    "max_upload_bytes": max_upload, "time_limit": time_limit,
+                    "workers": app.web.workers.slots})
         sys.stdout.flush()
     elif not getattr(args, "quiet", False):
         print(f"uschess: serving on {url}  (Ctrl-C stops)", file=sys.stderr, flush=True)

@@ -62,7 +62,9 @@ from uschess.model import SYSTEM_LABELS, SYSTEMS
 from uschess.rating.pipeline import rate_event
 from uschess.rating.results import EventResult
 from uschess.web import estimator as est
+from uschess.web.guard import BodyLimit, Guard, TooLarge, too_large_text
 from uschess.web.uploads import AuditOptions, Loaded, Upload, load_upload
+from uschess.web.workers import Busy, Late, Workers, default_slots
 
 HERE = Path(__file__).resolve().parent
 #: Largest request body accepted (bytes), unless ``serve --max-upload-mb`` says otherwise.
@@ -119,47 +121,6 @@ class Kept:
         return rated
 
 
-class BodyLimit:
-    """Refuse a request body larger than ``max_bytes`` (status 413), by its
-    Content-Length or, when streamed, as soon as it grows past the limit."""
-
-    def __init__(self, app, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            return await self._too_large(send)
-        seen = 0
-
-        async def limited():
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge()
-            return message
-
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            await self._too_large(send)
-
-    async def _too_large(self, send):
-        text = f"upload larger than the {self.max_bytes / 1_000_000:g} MB this server accepts\n"
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
-        await send({"type": "http.response.body", "body": text.encode("utf-8")})
-
-
-class _TooLarge(Exception):
-    pass
-
-
 def _form_dict(form) -> dict[str, str]:
     return {k: v for k, v in form.multi_items() if isinstance(v, str)}
 
@@ -179,10 +140,11 @@ class WebApp:
     """The routes, over one configuration (store, limits)."""
 
     def __init__(self, db: Optional[str] = None, *, max_upload: int = DEFAULT_MAX_UPLOAD,
-                 time_limit: float = DEFAULT_TIME_LIMIT):
+                 time_limit: float = DEFAULT_TIME_LIMIT, slots: Optional[int] = None):
         self.db = db
         self.max_upload = max_upload
         self.time_limit = time_limit
+        self.workers = Workers(slots or default_slots(), time_limit)
         self.kept = Kept()
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals.update(system_letter=SYSTEM_LABELS, systems=SYSTEMS,
@@ -204,12 +166,12 @@ class WebApp:
                           "(serve --time-limit)")
 
     async def run(self, fn: Callable, *args):
-        """``fn(*args)`` in a worker thread within the time limit; past it
-        the request is answered at once with an :class:`InputError`."""
+        """``fn(*args)`` in a worker process within the time limit (see
+        :mod:`uschess.web.workers`); past it the process is killed and the
+        request answered with an :class:`InputError`."""
         try:
-            with anyio.fail_after(self.time_limit):
-                return await anyio.to_thread.run_sync(lambda: fn(*args), abandon_on_cancel=True)
-        except TimeoutError:
+            return await self.workers.run(fn, *args)
+        except Late:
             raise self._late() from None
 
     async def read_form(self, request: Request):
@@ -567,6 +529,18 @@ async def _not_found(request: Request, exc: HTTPException) -> Response:
     return Response(f"{exc.detail}\n", status_code=exc.status_code, media_type="text/plain")
 
 
+async def _too_large(request: Request, exc: TooLarge) -> Response:
+    return Response(too_large_text(request.app.state.web.max_upload), status_code=413,
+                    media_type="text/plain")
+
+
+async def _busy(request: Request, exc: Busy) -> Response:
+    if request.url.path.startswith("/api/"):
+        return json_response({"error": str(exc)}, 503)
+    return Response(f"{exc}\n", status_code=503, media_type="text/plain",
+                    headers={"retry-after": "5"})
+
+
 async def _server_error(request: Request, exc: Exception) -> Response:
     text = "internal error: this request failed and nothing was kept"
     if request.url.path.startswith("/api/"):
@@ -575,13 +549,17 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(db: Optional[str] = None, *, max_upload: int = DEFAULT_MAX_UPLOAD,
-               time_limit: float = DEFAULT_TIME_LIMIT):
+               time_limit: float = DEFAULT_TIME_LIMIT, slots: Optional[int] = None,
+               hosts=None):
     """The ASGI application: ``db`` is the store of the Store page (a SQLite
-    file or ``postgresql://`` URL; None: no store)."""
-    web = WebApp(db, max_upload=max_upload, time_limit=time_limit)
+    file or ``postgresql://`` URL; None: no store); ``slots``: requests
+    worked on at once (default: one per core); ``hosts``: the names the Host
+    header may give (None: any; see :class:`uschess.web.guard.Guard`)."""
+    web = WebApp(db, max_upload=max_upload, time_limit=time_limit, slots=slots)
     app = Starlette(routes=web.routes(),
-                    exception_handlers={HTTPException: _not_found, Exception: _server_error})
+                    exception_handlers={HTTPException: _not_found, TooLarge: _too_large,
+                                        Busy: _busy, Exception: _server_error})
     app.state.web = web
-    limited = BodyLimit(app, max_upload)
-    limited.web = web
-    return limited
+    guarded = Guard(BodyLimit(app, max_upload), hosts)
+    guarded.web = web
+    return guarded

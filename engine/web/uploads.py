@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import io
-import json
 import tempfile
 import zipfile
 import zlib
@@ -22,11 +21,10 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 from typing import Optional
 
-import yaml
-
 from uschess.apps.audit import PublishedResults, load_published
 from uschess.errors import InputError
 from uschess.commands.common import Console, load_event_input
+from uschess.io.eventfile import read_data
 from uschess.io.formats.detect import EVENT_SUFFIXES
 from uschess.io.formats.member_data import MemberDataReport
 from uschess.io.formats.msa import looks_like_msa
@@ -186,11 +184,12 @@ class Staging:
 
 def _published_mapping(path: Path) -> bool:
     """Whether an event-file upload is a published-results file (it has
-    ``published``); a file that does not parse is left to the event reader."""
+    ``published``), read by the checked reader of every event file (its
+    size limit first, then nesting, aliases...); a file it refuses is left
+    to the event reader, which refuses it in the same words."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError, UnicodeDecodeError):
+        data = read_data(path)
+    except InputError:
         return False
     return isinstance(data, dict) and "published" in data
 

@@ -1,0 +1,164 @@
+"""Heavy work of the web app in processes that can be stopped.
+
+A request's work (rating an upload, an audit, the estimator, a plot) runs in
+a process of its own, forked from the server: at the time limit the process
+is killed, so the work stops and its memory goes back to the system with it
+(a thread cannot be stopped: it would go on burning a core after the client
+was answered).  At most ``slots`` such processes run at once; a request
+beyond them waits its turn for up to the time limit, and is answered 503
+(busy) past it, or at once when :data:`QUEUE_PER_SLOT` requests per slot
+are already waiting.
+
+The process answers through a pipe with a pickled ``("ok", value)``, or the
+:class:`~uschess.errors.InputError` its work raised, rebuilt here so that
+the answer is the one located line of the command line.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import traceback
+from typing import Any, Callable
+
+import anyio
+
+from uschess.errors import InputError
+
+#: Requests waiting for a slot, per slot, before a new one is answered 503.
+QUEUE_PER_SLOT = 4
+#: The parts of an InputError sent back from a worker process.
+_WHERE = ("file", "section", "player", "round", "record", "field")
+
+
+class Busy(Exception):
+    """Every slot is taken and the queue is full, or the wait outlasted the
+    time limit: the request is answered 503 with this text."""
+
+
+class Late(Exception):
+    """The work outlasted the time limit and was stopped."""
+
+
+def default_slots() -> int:
+    """One slot per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # a system without affinity
+        return max(1, os.cpu_count() or 1)
+
+
+#: Allocations of this many bytes or more are mapped on their own, and
+#: unmapped when freed (see :func:`return_freed_memory`).
+OWN_MAPPING_BYTES = 256 * 1024
+
+
+def return_freed_memory() -> None:
+    """Have the C library give memory back to the system when it is freed,
+    where it is glibc: an upload's megabytes are mapped on their own and
+    unmapped when freed (glibc would otherwise raise its threshold to the
+    largest block freed, and keep the next ones in its heap for good), and
+    free memory at the top of the heap is returned past 1 MB.  Elsewhere
+    nothing changes."""
+    import ctypes
+    import ctypes.util
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        mallopt = libc.mallopt if libc is not None else None
+    except (OSError, AttributeError):
+        return
+    if mallopt is not None:
+        mallopt(-3, OWN_MAPPING_BYTES)  # M_MMAP_THRESHOLD
+        mallopt(-1, 1024 * 1024)  # M_TRIM_THRESHOLD
+
+
+def _child(conn, fn: Callable, args: tuple) -> None:
+    """The worker process: run ``fn(*args)`` and send what came of it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C on the server stops it too
+    try:
+        answer: tuple = ("ok", fn(*args))
+    except InputError as err:
+        answer = ("input", err.message, {k: getattr(err, k) for k in _WHERE})
+    except BaseException:  # noqa: BLE001 - reported to the server as an internal error
+        answer = ("error", traceback.format_exc())
+    try:
+        conn.send(answer)
+    except Exception:  # noqa: BLE001 - an answer that cannot be pickled
+        conn.send(("error", traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+class Workers:
+    """The bounded pool of worker processes of one server."""
+
+    def __init__(self, slots: int, time_limit: float):
+        self.slots = slots
+        self.time_limit = time_limit
+        self._free = anyio.Semaphore(slots)
+        self._waiting = 0
+        # fork: the process starts at once with the server's modules and
+        # caches (the rule book) already loaded, and nothing to pickle but
+        # the answer
+        self._context = multiprocessing.get_context("fork")
+
+    async def run(self, fn: Callable, *args) -> Any:
+        """``fn(*args)`` in a worker process within the time limit; raises
+        :class:`Busy`, :class:`Late`, the work's InputError, or
+        RuntimeError for a failure of the work (a bug)."""
+        if self._waiting >= self.slots * QUEUE_PER_SLOT:
+            raise Busy(f"busy: {self.slots} requests are being worked on and "
+                       f"{self._waiting} are waiting; try again shortly")
+        try:
+            self._free.acquire_nowait()
+        except anyio.WouldBlock:
+            await self._wait_for_a_slot()
+        try:
+            answer = await anyio.to_thread.run_sync(self._work, fn, args)
+        finally:
+            self._free.release()
+        kind = answer[0]
+        if kind == "ok":
+            return answer[1]
+        if kind == "input":
+            return_error = InputError(answer[1])
+            for key, value in answer[2].items():
+                setattr(return_error, key, value)
+            raise return_error
+        raise RuntimeError(f"the worker process failed:\n{answer[1]}")
+
+    async def _wait_for_a_slot(self) -> None:
+        self._waiting += 1
+        try:
+            with anyio.fail_after(self.time_limit):
+                await self._free.acquire()
+        except TimeoutError:
+            raise Busy(f"busy: no worker came free within {self.time_limit:g} s; try again "
+                       "shortly") from None
+        finally:
+            self._waiting -= 1
+
+    def _work(self, fn: Callable, args: tuple) -> tuple:
+        """Start the process, wait for its answer up to the time limit, and
+        kill it past that (blocking: run in a thread of the server)."""
+        receiver, sender = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=_child, args=(sender, fn, args), daemon=True)
+        try:
+            process.start()
+            sender.close()
+            if not receiver.poll(self.time_limit):
+                raise Late()
+            try:
+                return receiver.recv()
+            except EOFError:  # the process died without answering
+                process.join(1)
+                return ("error", f"the worker process ended with status {process.exitcode} "
+                                 "and no answer")
+        finally:
+            receiver.close()
+            if process.is_alive():
+                process.kill()
+            process.join()
+            process.close()
