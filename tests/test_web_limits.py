@@ -358,7 +358,7 @@ def test_load_on_loopback_returns_to_idle_after_each_hostile_request(tmp_path):
         assert report["nested JSON"][0] == [400] and report["nested YAML"][0] == [400], report
         assert set(report["concurrent heavy"][0]) <= {400, 503}, report
         assert report["fine"][0] == [200], report
-        print(json.dumps(report, indent=1))  # statuses, seconds to idle, usage then
+        print(json.dumps(report))  # statuses, seconds to idle, usage then
         assert proc.poll() is None
         with httpx.Client() as client:  # still answering
             assert client.get(url + "rules").status_code == 200

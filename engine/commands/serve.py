@@ -92,7 +92,7 @@ def run(args) -> int:
     time_limit = args.time_limit or DEFAULT_TIME_LIMIT
     # on the loopback, the Host header must name it: a page of another site
     # reaching the server through a name of its own (DNS rebinding) is refused
-    from uschess.web.workers import return_freed_memory
+    from uschess.web.memory import return_freed_memory
     return_freed_memory()
     app = create_app(db, max_upload=max_upload, time_limit=time_limit, slots=args.workers,
                      hosts=LOOPBACK_NAMES | {args.host} if _loopback(args.host) else None)

@@ -62,6 +62,7 @@ from uschess.model import SYSTEM_LABELS, SYSTEMS
 from uschess.rating.pipeline import rate_event
 from uschess.rating.results import EventResult
 from uschess.web import estimator as est
+from uschess.web import memory
 from uschess.web.guard import BodyLimit, Guard, TooLarge, too_large_text
 from uschess.web.uploads import AuditOptions, Loaded, Upload, load_upload
 from uschess.web.workers import Busy, Late, Workers, default_slots
@@ -560,6 +561,7 @@ def create_app(db: Optional[str] = None, *, max_upload: int = DEFAULT_MAX_UPLOAD
                     exception_handlers={HTTPException: _not_found, TooLarge: _too_large,
                                         Busy: _busy, Exception: _server_error})
     app.state.web = web
-    guarded = Guard(BodyLimit(app, max_upload), hosts)
+    guarded = Guard(BodyLimit(app, max_upload, after_large=memory.trim,
+                              large=memory.TRIM_AFTER_BYTES), hosts)
     guarded.web = web
     return guarded

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 from urllib.parse import urlsplit
 
 #: The headers added to every answer.
@@ -51,9 +51,13 @@ class BodyLimit:
     (the app answers :class:`TooLarge` with 413 where it handles it; here
     otherwise)."""
 
-    def __init__(self, app, max_bytes: int):
+    def __init__(self, app, max_bytes: int, after_large: Optional[Callable[[], None]] = None,
+                 large: int = 1024 * 1024):
         self.app = app
         self.max_bytes = max_bytes
+        #: called once a request whose body passed ``large`` bytes is done
+        self.after_large = after_large
+        self.large = large
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -78,6 +82,9 @@ class BodyLimit:
             await self.app(scope, limited, send)
         except TooLarge:
             await _plain(send, 413, too_large_text(self.max_bytes))
+        finally:
+            if self.after_large is not None and seen > self.large:
+                self.after_large()
 
 
 def _header(scope, name: bytes) -> Optional[str]:

@@ -49,31 +49,6 @@ def default_slots() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-#: Allocations of this many bytes or more are mapped on their own, and
-#: unmapped when freed (see :func:`return_freed_memory`).
-OWN_MAPPING_BYTES = 256 * 1024
-
-
-def return_freed_memory() -> None:
-    """Have the C library give memory back to the system when it is freed,
-    where it is glibc: an upload's megabytes are mapped on their own and
-    unmapped when freed (glibc would otherwise raise its threshold to the
-    largest block freed, and keep the next ones in its heap for good), and
-    free memory at the top of the heap is returned past 1 MB.  Elsewhere
-    nothing changes."""
-    import ctypes
-    import ctypes.util
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        mallopt = libc.mallopt if libc is not None else None
-    except (OSError, AttributeError):
-        return
-    if mallopt is not None:
-        mallopt(-3, OWN_MAPPING_BYTES)  # M_MMAP_THRESHOLD
-        mallopt(-1, 1024 * 1024)  # M_TRIM_THRESHOLD
-
-
 def _child(conn, fn: Callable, args: tuple) -> None:
     """The worker process: run ``fn(*args)`` and send what came of it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C on the server stops it too
@@ -89,6 +64,16 @@ def _child(conn, fn: Callable, args: tuple) -> None:
         conn.send(("error", traceback.format_exc()))
     finally:
         conn.close()
+
+
+def _rebuilt(answer: tuple) -> Exception:
+    """The exception a worker's failed answer stands for."""
+    if answer[0] == "input":
+        err = InputError(answer[1])
+        for key, value in answer[2].items():
+            setattr(err, key, value)
+        return err
+    return RuntimeError(f"the worker process failed:\n{answer[1]}")
 
 
 class Workers:
@@ -119,15 +104,12 @@ class Workers:
             answer = await anyio.to_thread.run_sync(self._work, fn, args)
         finally:
             self._free.release()
-        kind = answer[0]
-        if kind == "ok":
+        if answer[0] == "ok":
             return answer[1]
-        if kind == "input":
-            return_error = InputError(answer[1])
-            for key, value in answer[2].items():
-                setattr(return_error, key, value)
-            raise return_error
-        raise RuntimeError(f"the worker process failed:\n{answer[1]}")
+        # (no local names the error: a frame holding it would make a cycle
+        # with its traceback, and keep the request's upload until the next
+        # garbage collection)
+        raise _rebuilt(answer)
 
     async def _wait_for_a_slot(self) -> None:
         self._waiting += 1
