@@ -15,7 +15,8 @@ FOLDERS = {"engine": "uschess", "rules": "uschess.rules"}
 #: low (the calendar reads reform files with them); writers of results
 #: (store, exports) stand above rating.
 LAYERS = [
-    ("model", ["uschess.model", "uschess.errors", "uschess.formulas", "uschess.timecontrol"]),
+    ("model", ["uschess.model", "uschess.errors", "uschess.formulas", "uschess.timecontrol",
+               "uschess.collector"]),
     ("readers", ["uschess.io.files", "uschess.io.textdata", "uschess.io.eventfile",
                  "uschess.io.formats", "uschess.io.fide_file", "uschess.io.reentry"]),
     ("rules", ["uschess.rules"]),

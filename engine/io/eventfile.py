@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 import yaml
 
+from uschess import collector
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
@@ -456,6 +457,11 @@ def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool =
     """The event of an event file's data.  ``text_checked``: the data comes
     from the checked reader (:func:`read_data`), whose strings are all
     checked already (see :func:`parse_player`)."""
+    with collector.paused():  # records in trees: see uschess.collector
+        return _event_from_dict(raw, source, text_checked)
+
+
+def _event_from_dict(raw: Any, source: Optional[str], text_checked: bool) -> Event:
     try:
         raw = mapping(raw, "the file")
         refuse_unknown(raw, FILE_KEYS, "the file")
@@ -470,10 +476,11 @@ def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool =
         ctx = {"start": start, "end": end, "online": flag(ev, "online", "event"),
                "text_checked": text_checked}
         sections = [parse_section(s, ctx) for s in sections_raw]
-        names = [s.name for s in sections]
-        for n in names:
-            if names.count(n) > 1:
-                raise InputError("section name used twice", section=n)
+        names: set = set()
+        for s in sections:
+            if s.name in names:
+                raise InputError("section name used twice", section=s.name)
+            names.add(s.name)
         for s in sections:
             if s.start < start or s.end > end:
                 raise InputError(f"section dates {s.start}..{s.end} fall outside the event's "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from uschess import collector
 from uschess.model import Event
 from uschess.rating.chain import Chain
 from uschess.rating.options import RatingOptions
@@ -27,7 +28,8 @@ def rate_event(event: Event, options: Optional[RatingOptions] = None,
     plays in two sections rated in the same system starts the second from the
     first one's result (a fresh :class:`~uschess.rating.chain.Chain`, dropped
     after the event: it need not keep the last section's results)."""
-    return Chain().rate_event(event, options or RatingOptions(), book, keep_last=False)
+    with collector.paused():  # records in trees: see uschess.collector
+        return Chain().rate_event(event, options or RatingOptions(), book, keep_last=False)
 
 
 __all__ = ["RatingOptions", "systems_for", "rate_section", "rate_event"]
