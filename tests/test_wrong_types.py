@@ -187,6 +187,18 @@ def test_truth_rows_matching_no_player_are_counted(tmp_path, capsys):
             "none of its 3 records matches a player of an event of the history")
 
 
+@pytest.mark.parametrize("where,key,value", [
+    ("event", "name", False), ("event", "name", ["WFCC"]), ("section", "name", False),
+    ("section", "name", {"a": 1}), ("section", "time_control", False),
+    ("section", "time_control", ["G/60"]),
+])
+def test_names_and_time_controls_are_text(tmp_path, capsys, where, key, value):
+    data = load(WFCC)
+    (data["event"] if where == "event" else data["sections"][0])[key] = value
+    path = write(tmp_path, data, "e.yaml")
+    refused(capsys, ["rate", path], path, f"{where}: '{key}' must be text")
+
+
 # ------------------------------------------------------------ the property
 
 #: Values of the wrong type for a date field and for a number field.
@@ -307,3 +319,27 @@ def test_the_property_covers_every_date_and_number_of_the_event_schema():
     walk(schema, ())
     written = {path[-1] for _, _, _, fields in READERS.values() for path, _ in fields}
     assert found and found <= written, sorted(found - written)
+
+
+#: A truth.csv strength and date that are not written as truth_csv writes them.
+WRONG_TRUTH = ["", " ", "no", "false", " 1200 ", "1200 ", "1_200", "+1200", "\u0661\u0662",
+               "1,200", "0x4b0", "1200.0.0", "nan", "inf", "-inf", "1e999", "[]", "{}"]
+WRONG_TRUTH_DATES = ["", " ", "no", "0", "false", "2025-03-21 ", " 2025-03-21", "20250321",
+                     "2025-3-21", "2025-02-30", "0001-01-01"]
+
+
+@PROPERTY
+@given(data=st.data())
+def test_every_truth_field_refuses_what_truth_csv_never_writes(tmp_path, data):
+    from uschess.apps.generate import TRUTH_COLUMNS, read_truth
+    from uschess.errors import InputError
+    row = ["E1", "2025-03-21", "12345678"] + [repr(1500.0 + i / 3) for i in range(6)]
+    column = data.draw(st.integers(1, len(TRUTH_COLUMNS) - 1).filter(lambda c: c != 2))
+    row[column] = data.draw(st.sampled_from(WRONG_TRUTH_DATES if column == 1 else WRONG_TRUTH))
+    path = tmp_path / "truth.csv"
+    import csv
+    with path.open("w", newline="") as fh:
+        csv.writer(fh).writerows([TRUTH_COLUMNS, row])
+    with pytest.raises(InputError) as err:
+        read_truth(path)
+    assert str(err.value).startswith(f"{path}: record 2: ")

@@ -214,7 +214,8 @@ def entries_from_raw(values: Any, where: str) -> list[Entry]:
                 effective=effective,
                 value=item["value"],
                 source=_source(item.get("source"), f"{where} {effective}"),
-                decided_on=_date(item["decided_on"], where) if item.get("decided_on") else None,
+                decided_on=(_date(item["decided_on"], where) if item.get("decided_on") is not None
+                            else None),
                 conflict=item.get("conflict"),
                 reading=item.get("reading"),
                 gap=item.get("gap"),

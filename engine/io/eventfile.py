@@ -165,6 +165,14 @@ def parse_rounds(cells: list) -> list[Round]:
     return rounds
 
 
+def text_field(raw: Mapping, key: str, what: str) -> None:
+    """Refuse ``raw[key]`` that is neither text nor a whole number (a name
+    or time control written as ``false`` or a list is no name)."""
+    value = raw.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+        raise InputError(f"{what}: '{key}' must be text, not {kind_of(value)}")
+
+
 def mapping(value: Any, what: str) -> dict:
     """``value`` if it is a mapping, else a located InputError."""
     if not isinstance(value, dict):
@@ -324,14 +332,17 @@ def _check_player_texts(pid, name, rounds_raw, state, text_checked: bool) -> Non
 
 def parse_section(raw: Any, event: dict) -> Section:
     raw = mapping(raw, "section")
-    name = str(raw.get("name") or "")
+    given = raw.get("name")
+    name = "" if given is None or isinstance(given, bool) else str(given)
     try:
+        text_field(raw, "name", "section")
         if not name:
             raise InputError("missing 'name'")
         check_field(name, "the section's 'name'")
         refuse_unknown(raw, SECTION_KEYS)
-        if not raw.get("time_control"):
+        if raw.get("time_control") is None or raw["time_control"] == "":
             raise InputError("missing 'time_control'")
+        text_field(raw, "time_control", "section")
         players_raw = raw.get("players")
         if not isinstance(players_raw, list) or not players_raw:
             raise InputError("'players' must be a non-empty list")
@@ -469,6 +480,7 @@ def _event_from_dict(raw: Any, source: Optional[str], text_checked: bool) -> Eve
         if ev is None:
             raise InputError("missing 'event'")
         refuse_unknown(ev, EVENT_KEYS, "event")
+        text_field(ev, "name", "event")
         start, end = event_dates(ev)
         sections_raw = raw.get("sections")
         if not isinstance(sections_raw, list) or not sections_raw:

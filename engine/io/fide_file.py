@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import MAX_RATING, event_dates, mapping, parse_record, read_data
+from uschess.io.eventfile import (MAX_RATING, event_dates, mapping, parse_record, read_data,
+                                  text_field)
 from uschess.io.formats.detect import load_event_any
 from uschess.io.textdata import refuse_unknown
 from uschess.model import GAME_CODES, SystemRecord
@@ -93,6 +94,7 @@ def fide_update_from_dict(raw: Any, source: Optional[str] = None) -> FideUpdate:
                              "with 'uschess rate')")
         ev = mapping(raw.get("event"), "'event'")
         refuse_unknown(ev, EVENT_KEYS, "event")
+        text_field(ev, "name", "event")
         start, end = event_dates(ev)
         youth = ev.get("youth", False)
         if not isinstance(youth, bool):
