@@ -22,48 +22,16 @@ import yaml
 from helpers import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_hostile_inputs import CLUB, FIDE, PLAYERS, PUBLISHED, ROOT, WFCC, p0, refused, write
 
 from uschess.cli import main
 from uschess.io.eventfile import MIN_RATING
 
-ROOT = Path(__file__).resolve().parents[1]
-FIX = ROOT / "fixtures"
-WFCC = FIX / "events" / "wfcc15.yaml"
-CLUB = FIX / "events" / "club-championship.yaml"
-PLAYERS = FIX / "events" / "club-championship.players.yaml"
-FIDE = FIX / "fide" / "open-abroad.yaml"
-PUBLISHED = FIX / "audit" / "wfcc15-2024-b14.json"
-B16 = FIX / "reforms" / "b-16.yaml"
+B16 = ROOT / "fixtures" / "reforms" / "b-16.yaml"
 
 
 def load(path: Path):
     return json.loads(path.read_text()) if path.suffix == ".json" else yaml.safe_load(path.read_text())
-
-
-def write(tmp_path: Path, data, name: str) -> Path:
-    path = tmp_path / name
-    if isinstance(data, str):
-        path.write_text(data)
-    elif name.endswith(".json"):
-        path.write_text(json.dumps(data, default=str))
-    else:
-        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-    return path
-
-
-def refused(capsys, argv, path, *needles) -> str:
-    """The command exits 2 with one line naming ``path`` and saying every needle."""
-    status = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert err.startswith(f"uschess: error: {path}") and err.count("\n") == 1, err
-    for needle in needles:
-        assert needle in err, err
-    return err
-
-
-def p0(data):
-    return data["sections"][0]["players"][0]
 
 
 # ------------------------------------------------------------ the cases found
