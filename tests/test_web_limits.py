@@ -27,8 +27,6 @@ from uschess.web.app import create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
-ESTIMATE = {"date": "2025-03-21", "tc": "G/60;d5", "rating": "1500", "games": "30",
-            "opp_rating_1": "1600", "opp_result_1": "W"}
 
 
 def page_error(text: str) -> str:
@@ -131,7 +129,7 @@ def test_an_upload_over_the_readers_limit_is_refused_before_it_is_parsed():
 
 # ------------------------------------------------------------ the work
 
-def _spin(req):
+def _spin(*args, **kwargs):
     """Work that never ends, noting the process it runs in."""
     Path(os.environ["USCHESS_TEST_PID_FILE"]).write_text(str(os.getpid()))
     while True:
@@ -148,13 +146,13 @@ def _gone(pid: int) -> bool:
 
 
 def test_work_past_the_time_limit_is_stopped_not_abandoned(tmp_path, monkeypatch):
-    from uschess.web import estimator
+    from uschess.web import app
     pid_file = tmp_path / "pid"
     monkeypatch.setenv("USCHESS_TEST_PID_FILE", str(pid_file))
-    monkeypatch.setattr(estimator, "estimate", _spin)
+    monkeypatch.setattr(app, "load_upload", _spin)
     client = TestClient(create_app(time_limit=1.0))
     started = time.monotonic()
-    r = client.get("/api/estimate", params=ESTIMATE)
+    r = client.post("/api/rate", files={"event": ("wfcc15.yaml", WFCC.read_bytes())})
     took = time.monotonic() - started
     assert r.status_code == 400 and "not done within the 1 s" in r.json()["error"]
     assert took < 3
@@ -162,14 +160,14 @@ def test_work_past_the_time_limit_is_stopped_not_abandoned(tmp_path, monkeypatch
 
 
 def test_a_failing_worker_is_a_500_that_names_no_internals(monkeypatch):
-    from uschess.web import estimator
+    from uschess.web import app
 
-    def broken(req):
+    def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(estimator, "estimate", broken)
+    monkeypatch.setattr(app, "load_upload", broken)
     client = TestClient(create_app(), raise_server_exceptions=False)
-    r = client.get("/api/estimate", params=ESTIMATE)
+    r = client.post("/api/rate", files={"event": ("wfcc15.yaml", WFCC.read_bytes())})
     assert r.status_code == 500 and "ZeroDivision" not in r.text
 
 
@@ -178,20 +176,21 @@ def test_at_most_the_slots_run_at_once_and_the_rest_wait_or_get_503(tmp_path, mo
     four wait their turn and are answered, and three get 503 at once."""
     import anyio
 
-    from uschess.web import estimator, workers
+    from uschess.web import app as web_app
+    from uschess.web import workers
 
-    def slow(req):
+    def slow(*args, **kwargs):
         time.sleep(0.3)
-        return real(req)
+        return real(*args, **kwargs)
 
-    real = estimator.estimate
-    monkeypatch.setattr(estimator, "estimate", slow)
+    real = web_app.load_upload
+    monkeypatch.setattr(web_app, "load_upload", slow)
     monkeypatch.setattr(workers, "QUEUE_PER_SLOT", 4)
     app = create_app(slots=1, time_limit=10)
     statuses: list = []
 
     async def one(client):
-        r = await client.get("/api/estimate", params=ESTIMATE)
+        r = await client.post("/api/rate", files={"event": ("wfcc15.yaml", WFCC.read_bytes())})
         statuses.append(r.status_code)
 
     async def main():

@@ -1,7 +1,9 @@
 """Heavy work of the web app in processes that can be stopped.
 
-A request's work (rating an upload, an audit, the estimator, a plot) runs in
-a process of its own, forked from the server: at the time limit the process
+A request's work (rating an upload, an audit, a report to download, a
+store's player and plot) runs in a process of its own, forked from the
+server (the estimator's, bounded by its rows, runs in a thread: see
+``WebApp.run_bounded``): at the time limit the process
 is killed, so the work stops and its memory goes back to the system with it
 (a thread cannot be stopped: it would go on burning a core after the client
 was answered).  At most ``slots`` such processes run at once; a request
@@ -16,6 +18,7 @@ the answer is the one located line of the command line.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -52,6 +55,10 @@ def default_slots() -> int:
 def _child(conn, fn: Callable, args: tuple) -> None:
     """The worker process: run ``fn(*args)`` and send what came of it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C on the server stops it too
+    # the objects inherited from the server are left out of the cycle
+    # collector's walks: a walk writes to every object it visits, and each
+    # page written is copied from the server's (tens of milliseconds)
+    gc.freeze()
     try:
         answer: tuple = ("ok", fn(*args))
     except InputError as err:
