@@ -83,6 +83,16 @@ def test_a_players_file_date_with_spaces(tmp_path, capsys, value):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("value", [False, 0, "", []])
+def test_a_players_file_ratings_of_false_are_no_ratings_to_clear(tmp_path, capsys, value):
+    data = load(PLAYERS)
+    data["players"]["12873461"]["ratings"] = value
+    path = write(tmp_path, data, "players.yaml")
+    out = tmp_path / "out.trf"
+    refused(capsys, ["export", "trf", CLUB, "--players", path, "-o", out], path,
+            "player 12873461", "'ratings' must map systems to records")
+
+
 def test_a_pre_event_rating_of_0(tmp_path, capsys):
     data = load(WFCC)
     p0(data)["ratings"]["OTBR"]["rating"] = 0

@@ -137,7 +137,7 @@ def _entry(raw: Any) -> MemberData:
         if raw.get(key) is not None:
             setattr(m, key, _foreign(raw[key], key))
     if "ratings" in raw:
-        ratings = raw["ratings"] or {}
+        ratings = {} if raw["ratings"] is None else raw["ratings"]
         if not isinstance(ratings, dict):
             raise InputError("'ratings' must map systems to records", field="ratings")
         m.ratings = {}
