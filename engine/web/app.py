@@ -276,26 +276,10 @@ class WebApp:
             raise InputError(f"tolerance {tolerance_text!r} is not a number", field="tolerance")
         side = est.rules_side(spec, "rules", source=None)  # before any file is read, as on the command line
 
-        def work() -> Rated:
-            loaded = load_upload(event, players, opts, self.max_upload,
-                                 all_unrated=bool((fields.get("all_unrated") or "").strip()))
-            token = secrets.token_urlsafe(12)
-            if loaded.kind == "published":
-                if spec != "baseline" and (side.options.rules_on or side.options.edition):
-                    raise InputError("an audit re-rates under the rules in force (or as known on "
-                                     "a date, or another reading): rules-on and edition do not apply",
-                                     field="rules")
-                result = audit(loaded.published, tolerance=tolerance,
-                               known_on=side.options.known_on, readings=side.options.readings)
-                return Rated(token, event.name, loaded, result.result, side.label, audit=result,
-                             notes=list(loaded.published.notes))
-            result = rate_event(loaded.event, side.options)
-            notes = [loaded.member_data.message(limit=None)] if loaded.member_data and \
-                loaded.member_data.missing else []
-            return Rated(token, event.name, loaded, result, side.label, notes=notes)
-
+        all_unrated = bool((fields.get("all_unrated") or "").strip())
         try:
-            return await self.run(work)
+            return await self.run(_rate_upload, event, players, opts, self.max_upload,
+                                  all_unrated, spec, side, tolerance)
         except InputError as err:
             raise err.located(file=event.name)
 
@@ -478,6 +462,27 @@ class WebApp:
             Route("/api/player/{pid}", self.api_player),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ]
+
+
+def _rate_upload(event: Upload, players: Optional[Upload], opts: AuditOptions, max_upload: int,
+                 all_unrated: bool, spec: str, side, tolerance: float) -> Rated:
+    """An upload read and rated (or audited), as ``uschess rate`` (or
+    ``audit``) does it (in a worker process: see :meth:`WebApp.run`)."""
+    loaded = load_upload(event, players, opts, max_upload, all_unrated=all_unrated)
+    token = secrets.token_urlsafe(12)
+    if loaded.kind == "published":
+        if spec != "baseline" and (side.options.rules_on or side.options.edition):
+            raise InputError("an audit re-rates under the rules in force (or as known on "
+                             "a date, or another reading): rules-on and edition do not apply",
+                             field="rules")
+        result = audit(loaded.published, tolerance=tolerance,
+                       known_on=side.options.known_on, readings=side.options.readings)
+        return Rated(token, event.name, loaded, result.result, side.label, audit=result,
+                     notes=list(loaded.published.notes))
+    result = rate_event(loaded.event, side.options)
+    notes = [loaded.member_data.message(limit=None)] if loaded.member_data and \
+        loaded.member_data.missing else []
+    return Rated(token, event.name, loaded, result, side.label, notes=notes)
 
 
 def _api_error(err: InputError, status: int = 400) -> Response:
