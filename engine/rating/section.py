@@ -59,27 +59,17 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
             return result
     st = five_steps(section, system, rules, tc, trace=trace, played=played)
     pre_from = pre_from or {}
-    step = FinishStep(system, st, rules, section.end, trace=trace)
-    entrants = st.entrants
-    ordered = [entrants[pl.pair] for pl in section.players]
-    lean = step.lean
-    if lean:  # every player with rated games at once, in the section's order
-        rated = [e for e in ordered if e.m]
-        finished = step.lean_players(rated)
-        if len(rated) == len(ordered) and not pre_from:  # as the loop below would give
-            return SectionResult(section, system, rules, tc, finished)
-        finished = iter(finished)
+    step = FinishStep(system, st, rules, section.end)
     out = []
-    add = out.append
-    for e in ordered:
-        if not e.m:
-            pl = e.pl
-            add(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
-            continue
-        res = next(finished) if lean else step(e)
-        if pre_from:
-            res.pre_from = pre_from.get(e.pl.pair)
-        add(res)
+    for pl in section.players:
+        e = st.entrants[pl.pair]
+        if e.m:
+            res = step(e)
+            if pre_from:
+                res.pre_from = pre_from.get(pl.pair)
+        else:
+            res = unrated(pl, system, e.rec, pre_from.get(pl.pair))
+        out.append(res)
     return SectionResult(section, system, rules, tc, out)
 
 
