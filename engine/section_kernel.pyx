@@ -373,7 +373,9 @@ cdef _rate(section, system, rules, tc, pre_from):
             pre = None
         else:
             pre = rec.rating
-        after = record_after(rec, m, wins, draws, losses, value, end, p,
+        # the peak is the rating as stored (FinishStep)
+        attained = store_rating(pre=pre, value=value, p=p)
+        after = record_after(rec, m, wins, draws, losses, attained, end, p,
                              0 if rec is not None else ns[i])
         event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
         fl = personal_floor(system=system, after=after, event=event, p=p)

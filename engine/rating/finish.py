@@ -162,7 +162,10 @@ class FinishStep:
 
         m, wins, losses = e.m, e.wins, e.losses
         draws = m - wins - losses  # Entrant.draws
-        after = record_after(rec, m, wins, draws, losses, value, end, p,
+        # The highest rating attained is the rating as stored (sec. 5): in the
+        # integer era the rounded one, so the record's peak is taken from it
+        attained = call.uschess_store_rating(pre=pre, value=value, p=p)
+        after = record_after(rec, m, wins, draws, losses, attained, end, p,
                              0 if rec is not None else e.n)
         event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
         floor_reads = self.recorder.reads()
