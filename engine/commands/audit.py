@@ -9,9 +9,9 @@ import math
 from uschess.apps.audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
 from uschess.errors import InputError
-from uschess.commands.common import (Console, add_db_option, add_force_option,
-                                     add_rules_options, date_arg, db_target, input_path,
-                                     one_stdout, output_file, print_json, rating_options)
+from uschess.commands.common import (Console, add_db_option, add_examples, add_force_option,
+                                     add_rules_options, date_arg, db_target, input_path, one_stdout,
+                                     output_file, print_json, rating_options)
 
 EPILOG = """\
 PUBLISHED is a published crosstable page in any layout: the MSA page saved as
@@ -85,6 +85,9 @@ def register(sub) -> None:
                          "terminal (never with --quiet)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
+    add_examples(p,
+                 "uschess audit fixtures/audit/wfcc15-2024-b14.json",
+                 "uschess audit fixtures/audit/tournamentinfo-b14.json --all --html audit.html")
     p.set_defaults(func=run)
 
 

@@ -127,6 +127,27 @@ def load_event_arg(path: str, players: str | None = None, *, member_data: Option
                           member_data=member_data)
 
 
+# ------------------------------------------------------------ help
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Help whose one-paragraph texts are wrapped to the terminal and whose
+    texts of several lines (an epilog laid out by hand, the examples) are
+    kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text.strip("\n"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def add_examples(p: argparse.ArgumentParser, *examples: str) -> None:
+    """End the command's ``-h`` with ``examples`` (whole command lines, run
+    as written by the test suite from a folder holding the ``fixtures``)."""
+    block = "examples:\n" + "".join(f"  {line}\n" for line in examples)
+    p.epilog = (p.epilog.rstrip("\n") + "\n\n" if p.epilog else "") + block
+    p.formatter_class = HelpFormatter
+
+
 # ------------------------------------------------------------ member data
 
 def add_member_data_options(p: argparse.ArgumentParser, *, rates: bool = True) -> None:

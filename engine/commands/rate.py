@@ -5,8 +5,9 @@ from __future__ import annotations
 from uschess.errors import InputError
 from uschess.rating.pipeline import rate_event
 from uschess.apps.report import explain_player, explain_player_data, format_event
-from uschess.commands.common import (Console, add_member_data_options, add_rules_options,
-                                     load_event_input, print_json, rating_options)
+from uschess.commands.common import (Console, add_examples, add_member_data_options,
+                                     add_rules_options, load_event_input, print_json,
+                                     rating_options)
 
 
 def register(sub) -> None:
@@ -22,6 +23,10 @@ def register(sub) -> None:
     p.add_argument("--grant-floor-requests", action="store_true",
                    help="matches (sec. 7): grant every request to lower a floor")
     add_rules_options(p)
+    add_examples(p,
+                 "uschess rate fixtures/events/wfcc15.yaml --explain 32207444",
+                 "uschess rate fixtures/dbf/club-championship --players "
+                 "fixtures/events/club-championship.players.yaml")
     p.set_defaults(func=run)
 
 
