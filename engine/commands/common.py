@@ -237,9 +237,16 @@ class Console:
             print(f"wrote {path}" + (f" ({what})" if what else ""), file=sys.stderr)
 
     def member_data(self, report) -> None:
-        """Warn about the players of a report who have no member data."""
+        """Warn about the players of a report who have no member data, and
+        those whose birth date is a year only."""
         if report is not None and report.missing:
             self.warn(report.message(None if self.verbose else NAMES_SHOWN))
+        self.birth_years(report)
+
+    def birth_years(self, report) -> None:
+        """Warn about the players of a report whose birth date is a year only."""
+        if report is not None and report.birth_years:
+            self.warn(report.birth_year_message(None if self.verbose else NAMES_SHOWN))
 
     def progress(self, *, total=None, unit: str = "event", desc: str = "", force: bool = False):
         """A tqdm progress bar on standard error: shown on a terminal (or

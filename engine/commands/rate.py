@@ -50,6 +50,7 @@ def run(args) -> int:
         console.member_data(loaded.member_data)
         print_json(rate_data(result, loaded))
     else:
+        console.birth_years(loaded.member_data)
         print(format_event(result, loaded.member_data), end="")
     return 0
 
