@@ -59,6 +59,21 @@ def test_explain_cites_sources(capsys):
     assert "step 1" in out and "blended" in out and "000 sec. 4.1" in out and "step 5" in out
 
 
+def test_explain_shows_numbers_as_the_documents_do_and_json_keeps_them(capsys):
+    """Ratings, points and N' to 2 decimals, K to 2 and E to 3 (as 002's
+    worked example: N_e = 16.57, K = 38.89, E = 1.363); every digit in --json."""
+    import re
+    assert main(["rate", str(EXAMPLE), "--explain", "32207444"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"[0-9]\.[0-9]{4,}", out), out
+    assert "K = 50.00" in out and re.search(r"E = [0-9]\.[0-9]{3}$", out, re.M)
+    assert "post = 1232.46 (shown 1232)" in out and "walk [1282.28]" in out
+    assert main(["rate", str(EXAMPLE), "--explain", "32207444", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {e["result"]["post"] for e in data["explanations"]} == {1282.2762379232822,
+                                                                   1232.4614393370912}
+
+
 def test_rules_show_json(capsys):
     assert main(["rules", "show", "--on", "2016-01-15", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
