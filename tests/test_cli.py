@@ -210,3 +210,18 @@ def test_a_directory_that_cannot_be_listed_is_one_line(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot list the directory: Permission denied" in err
     assert str(d) in err and not (tmp_path / "r.db").exists()
+
+
+def test_audit_of_a_page_shows_its_progress_on_a_terminal_only(capsys):
+    """The audit of a page (its share done unknown) says what runs and for
+    how long: on a terminal or with --progress, never with --quiet, and
+    nothing of it is left on the line."""
+    page = str(ROOT / "fixtures" / "audit" / "wfcc15-2024-b14.json")
+    assert main(["audit", page, "--json"]) == 0
+    assert capsys.readouterr().err == ""  # standard error is no terminal here
+    assert main(["audit", page, "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert f"auditing {page}: 00:0" in captured.err and captured.err.endswith("\r")
+    assert json.loads(captured.out)["total"] == 16
+    assert main(["audit", page, "--json", "--progress", "-q"]) == 0
+    assert capsys.readouterr().err == ""

@@ -29,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
@@ -257,6 +258,35 @@ class Console:
         from tqdm import tqdm
         return tqdm(total=total or None, unit=unit, desc=desc, file=sys.stderr,
                     dynamic_ncols=True, leave=False)
+
+
+    @contextmanager
+    def working(self, desc: str, *, force: bool = False):
+        """For work whose share done is not known (the audit of one page): a
+        line on standard error naming it with the time it has taken,
+        refreshed twice a second, on a terminal (or with ``force``), never
+        when quiet; removed when the block ends."""
+        if self.quiet or not (force or sys.stderr.isatty()):
+            yield
+            return
+        import threading
+
+        from tqdm import tqdm
+        bar = tqdm(total=None, desc=desc, bar_format="{desc}: {elapsed}", file=sys.stderr,
+                   leave=False)
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(0.5):
+                bar.refresh()
+        ticker = threading.Thread(target=tick, name="uschess-progress", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
+            bar.close()
 
 
 class HiddenBar:
