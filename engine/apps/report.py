@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import TYPE_CHECKING, Optional
 
 from uschess.formulas import round_half_up
@@ -132,6 +133,16 @@ def _cite(rules, name: str) -> str:
     return tag
 
 
+def _rated_before(date_text: str, end: _dt.date) -> str:
+    """How long before the section's end a source rating was dated, as a
+    person says it (``rated 2 years 5 months before``)."""
+    from uschess.calendar.spans import duration_text
+    dated = _dt.date.fromisoformat(date_text)
+    if dated >= end:
+        return "as fresh as the event"
+    return f"rated {duration_text(dated, end)} before the event"
+
+
 def explain_player(result: EventResult, pid: str) -> str:
     """The text of ``--explain ID``: every section and system the player was
     rated in, step by step with sources; empty when the id is not there."""
@@ -195,8 +206,9 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
         add(f"  step 1: unrated in {sec.system}; initial rating R0 = {rating_text(init.rating)}, N = {init.games} "
             f"({init.how}) [{_cite(r, 'initialize')}]")
         for row in init.sources:
-            add("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
-                "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
+            add("          source {source}: X = {X:.2f}, dated {date} ({old}), G = {G}, D = {D}, "
+                "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(
+                    old=_rated_before(row["date"], sec.section.end), **row))
     else:
         came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
         add(f"  step 1: rated, R0 = {rating_text(pr.pre)} on N = {pr.games_before} games{came}")
