@@ -225,3 +225,11 @@ def test_audit_of_a_page_shows_its_progress_on_a_terminal_only(capsys):
     assert json.loads(captured.out)["total"] == 16
     assert main(["audit", page, "--json", "--progress", "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_explain_of_a_player_not_in_the_event_is_refused_before_rating(capsys, monkeypatch):
+    import uschess.commands.rate as command
+    monkeypatch.setattr(command, "rate_event", lambda *a, **k: pytest.fail("rated"))
+    assert main(["rate", str(EXAMPLE), "--explain", "99999999"]) == 2
+    assert capsys.readouterr().err == (f"uschess: error: {EXAMPLE}: no player with id "
+                                       "'99999999' in this event\n")

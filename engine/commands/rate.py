@@ -35,11 +35,15 @@ def run(args) -> int:
     options = rating_options(args)
     loaded = load_event_input(args.event, args, console)
     options.grant_floor_requests = args.grant_floor_requests
+    if args.explain is not None and not any(p.id == args.explain for s in loaded.event.sections
+                                            for p in s.players):  # checked before rating
+        raise InputError(f"no player with id {args.explain!r} in this event", file=args.event)
     result = rate_event(loaded.event, options)
     if args.explain is not None:
         data = explain_player_data(result, args.explain)
-        if data is None:
-            raise InputError(f"no player with id {args.explain!r} in this event", file=args.event)
+        if data is None:  # in the event but in no section rated
+            raise InputError(f"player {args.explain!r} is in no rated section of this event",
+                             file=args.event)
         console.member_data(loaded.member_data)
         if args.json:
             print_json(data)
