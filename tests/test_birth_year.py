@@ -70,3 +70,14 @@ def test_a_trf_with_birth_years_warns_and_rates_from_them(capsys):
     data = json.loads(captured.out)
     years = {m["id"]: m["shown"] for m in data["member_data"]["birth_year_only"]}
     assert years == {"2901234": "born 1992", "trf-5": "born 1978"}
+
+
+def test_the_event_schema_allows_a_year_alone():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "engine" / "event.schema.json").read_text())
+    checker = jsonschema.FormatChecker()
+    for birth in ("1980", 1980, "1980-07-02"):
+        jsonschema.validate(lone_unrated(birth), schema, format_checker=checker)
+    for birth in ("80", "1980-7-2"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(lone_unrated(birth), schema, format_checker=checker)
