@@ -93,6 +93,15 @@ def test_a_players_file_ratings_of_false_are_no_ratings_to_clear(tmp_path, capsy
             "player 12873461", "'ratings' must map systems to records")
 
 
+@pytest.mark.parametrize("value", [0, 20250321, -5, "0000"])
+def test_a_birth_year_out_of_the_readable_years(tmp_path, capsys, value):
+    data = load(WFCC)
+    p0(data)["birth_date"] = value
+    path = write(tmp_path, data, "e.yaml")
+    refused(capsys, ["rate", path], path, "player 1 (Pabon, Matthew)",
+            f"birth_date: {value!r} is impossible (years are read from 1900 to 2099)")
+
+
 def test_a_pre_event_rating_of_0(tmp_path, capsys):
     data = load(WFCC)
     p0(data)["ratings"]["OTBR"]["rating"] = 0
