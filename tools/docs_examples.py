@@ -109,20 +109,28 @@ class PageError(ValueError):
 
 
 def pages(root: Path = ROOT) -> list[Path]:
-    """Every page whose examples run: the README, CONTRIBUTING, CHANGELOG and docs/."""
+    """Every page whose examples run: the README, CONTRIBUTING, CHANGELOG, docs/ and the fixtures' notes."""
     found = [root / name for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md") if (root / name).exists()]
-    return found + sorted((root / "docs").rglob("*.md"))
+    return found + sorted((root / "docs").rglob("*.md")) + sorted((root / "fixtures").glob("*/README.md"))
 
 
 def _flags(text: str, where: str) -> dict[str, str]:
-    out = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        word, _, rest = part.partition(" ")
+    """The directives of a comment; ``skip`` and ``file`` take the rest of
+    the comment as their reason or file name, so they come last."""
+    out: dict[str, str] = {}
+    rest = text.strip()
+    while rest:
+        word, _, after = rest.partition(" ")
+        word = word.rstrip(",")
         if word not in FLAGS:
             raise PageError(f"{where}: unknown example directive {word!r} (one of {', '.join(sorted(FLAGS))})")
-        if word in ("skip", "file") and not rest.strip():
-            raise PageError(f"{where}: 'example: {word}' needs {'a reason' if word == 'skip' else 'a file name'}")
-        out[word] = rest.strip()
+        if word in ("skip", "file"):
+            if not after.strip():
+                raise PageError(f"{where}: 'example: {word}' needs {'a reason' if word == 'skip' else 'a file name'}")
+            out[word] = after.strip()
+            break
+        out[word] = ""
+        rest = rest[len(word):].lstrip(" ,")
     return out
 
 
@@ -304,7 +312,11 @@ def main(argv=None) -> int:
     shared = args.shared.resolve() if args.shared.is_dir() else None
     status = 0
     for path in [p.resolve() for p in args.pages] or pages():
-        page = parse(path)
+        try:
+            page = parse(path)
+        except (PageError, OSError) as err:
+            print(f"docs_examples: {err}", file=sys.stderr)
+            return 2
         with tempfile.TemporaryDirectory(prefix="uschess-docs-") as tmp:
             outcome = run_page(page, Path(tmp), shared=shared, full=args.full)
         if args.update:
