@@ -90,3 +90,19 @@ def test_every_reading_cited_is_recorded():
     assert sorted(readings) == list(range(1, len(readings) + 1))
     documents = yaml.safe_load((ROOT / "rulesets" / "documents.yaml").read_text())["documents"]
     assert documents["project"]["sections"] == [f"reading {n}" for n in sorted(readings)]
+
+
+@pytest.mark.parametrize("name", ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "fixtures/audit/README.md"])
+def test_links_outside_the_site_lead_somewhere(name):
+    """The pages read on the repository (not built by MkDocs) link to files
+    that exist and to headings those files have."""
+    page = ROOT / name
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{name}: {target}"
+        if anchor and linked.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+            assert anchor in {docs_reference._anchor(h) for h in headings}, f"{name}: {target}"

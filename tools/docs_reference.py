@@ -177,15 +177,22 @@ def rules_page() -> str:
            "`uschess rules timeline`, `uschess rules conflicts` and `uschess rules show --on DATE` "
            "print the same from the installed rules.\n",
            "## Changes by date (default readings)\n",
-           "| date | rule | value | source |\n|---|---|---|---|"]
+           "Every change of a rule's value after its first, under the default reading of each "
+           "conflict (a value decided after it took effect says when: `--known-on` before that "
+           "date rates without it); "
+           "the values in force from 2001 are in each rule's [timeline](#timelines).\n",
+           "| date | rule | value | source | notes |\n|---|---|---|---|---|"]
     changes = []
     for name, t in data.items():
-        for e in t["values"]:
-            if e.get("conflict") and defaults.get(e["conflict"]) != e.get("reading"):
-                continue
-            changes.append((e["effective"], name, e))
+        followed = [e for e in t["values"]
+                    if not e.get("conflict") or defaults.get(e["conflict"]) == e.get("reading")]
+        changes += [(e["effective"], name, e) for before, e in zip(followed, followed[1:])
+                    if e["value"] != before["value"] or e.get("decided_on")]
     for date, name, e in sorted(changes, key=lambda c: (c[0], c[1])):
-        out.append(f"| {date} | [{name}](#{_anchor(name)}) | {_value(e['value'])} | {_cell(e.get('source', ''))} |")
+        notes = "; ".join(filter(None, [f"decided {e['decided_on']}" if e.get("decided_on") else "",
+                                        "gap: " + _cell(e["gap"]) if e.get("gap") else ""]))
+        out.append(f"| {date} | [{name}](#{_anchor(name)}) | {_value(e['value'])} | "
+                   f"{_cell(e.get('source', ''))} | {notes} |")
     out.append("\n## Conflicts between the documents\n")
     for cid, c in conflicts.items():
         out.append(f"### {cid}\n\n{_cell(c['description'])}\n")
