@@ -101,6 +101,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _say_rated_by(args) -> None:
+    """With ``-v``: which body rated the command's sections (the compiled
+    kernel or the Python body, and why it fell back)."""
+    section = sys.modules.get("uschess.rating.section")
+    if section is None or not getattr(args, "verbose", False) or getattr(args, "quiet", False):
+        return
+    line = section.rated_by_line()
+    if line:
+        print(f"uschess: {line}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     """Run the command ``argv`` (default: this process's command line).
 
@@ -135,6 +146,7 @@ def main(argv=None) -> int:
     try:
         code = args.func(args) or 0
         sys.stdout.flush()  # (what is still buffered fails here, not at exit)
+        _say_rated_by(args)
         return code
     except InputError as err:
         print(f"uschess: error: {stdin_named(str(err))}", file=sys.stderr)

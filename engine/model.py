@@ -147,6 +147,36 @@ class Round:
         return f"{self.code}{self.opponent if self.opponent is not None else ''}"
 
 
+class BirthYear(_dt.date):
+    """A birth date known by its year only (a TRF's ``1980/00/00``, an event
+    file's ``birth_date: "1980"``).  Sec. 2.3 of 000 (sec. 2.6 of 004)
+    defines Age = (Tournament End Date - Birth Date)/365.25 from a whole
+    date; with a year only the birth date is taken as 2 July, the middle day
+    of the year, so the age is off by at most half a year (at most 25 points
+    of 50 x Age; none past 26, where the rating is 1300 whatever the day).
+    A date in every other respect; written back as the year alone
+    (:attr:`text`).  A date moved by arithmetic is a plain date."""
+
+    #: The month and day taken for the unknown day of birth.
+    MIDDLE = (7, 2)
+
+    def __new__(cls, year: int, month: int = MIDDLE[0], day: int = MIDDLE[1]):
+        if (month, day) != cls.MIDDLE:
+            return _dt.date(year, month, day)
+        return super().__new__(cls, year, month, day)
+
+    def __reduce__(self):
+        return (type(self), (self.year,))
+
+    def __repr__(self) -> str:
+        return f"BirthYear({self.year})"
+
+    @property
+    def text(self) -> str:
+        """The year, as a file states it."""
+        return f"{self.year:04d}"
+
+
 @dataclass
 class Player:
     pair: int

@@ -4,7 +4,7 @@
 :func:`rate_section` is :func:`uschess.rating.section.rate_section` for a
 section of the standard kind rated without a trace (a replay, a comparison,
 an evaluation): steps 1-5 of :func:`uschess.rating.steps.five_steps` and
-the finish step of :meth:`uschess.rating.finish.FinishStep.lean_players`,
+the finish step of :class:`uschess.rating.finish.FinishStep`,
 with each player's games, counts and ratings held in C arrays instead of an
 ``Entrant`` per player and a dict per step.  Those modules are the
 reference: this one does the same operations in the same order, asks the
@@ -37,7 +37,7 @@ from uschess.rating.finish import (below_floor_warnings, lowered_floor_for, reco
                                    settle_record, unknown_history_warnings, unrated)
 from uschess.rating.results import PlayerResult, SectionResult
 from uschess.rating.steps import opponent_counts, rated_systems
-from uschess.rules.base import EventCounts, Floor, prepared
+from uschess.rules.base import EventCounts
 
 cdef frozenset _NOTHING = frozenset()
 
@@ -284,7 +284,7 @@ cdef _rate(section, system, rules, tc, pre_from):
     # where the bonus term would be positive, in steps 4 and 5).
     rated_in = rated_systems(section, system, rules, tc)
     k_factor = call.uschess_k_factor
-    special_max = half_k = k_of = None
+    special_max = half_k = None
     cdef list n_effs = [None] * n
     cdef list ks = [None] * n
     for i in range(n):
@@ -313,13 +313,8 @@ cdef _rate(section, system, rules, tc, pre_from):
         otbr = otbr.rating if otbr is not None else None
         if half_k is None:
             half_k = section.half_k or (section.online and bool(p.online_half_k))
-            k_of = prepared(k_factor, system=system, tc=tc, half_k=half_k, systems=rated_in,
-                            p=p)
-        if k_of is not None:
-            k = k_of(r0s[i], n_eff, a.m[i], otbr)
-        else:
-            k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
-                         half_k=half_k, otbr=otbr, systems=rated_in, p=p)
+        k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
+                     half_k=half_k, otbr=otbr, systems=rated_in, p=p)
         if not _plain(k):
             raise _Decline()
         ks[i] = k
@@ -356,12 +351,11 @@ cdef _rate(section, system, rules, tc, pre_from):
     cdef list step5 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, step4, p,
                             call, floor100, floor_d, bonus_values)
 
-    # The finish step (FinishStep.lean_players), every player in the section's order.
+    # The finish step (FinishStep), every player in the section's order.
     personal_floor = call.uschess_personal_floor
     store_rating = call.uschess_store_rating
     event_games = p.event_rated_games
     established = p.established_games
-    floor_of = prepared(personal_floor, system=system, p=p)
     pre_from = pre_from or {}
     cdef list out = []
     for i in range(n):
@@ -375,21 +369,21 @@ cdef _rate(section, system, rules, tc, pre_from):
         value = step5[i]
         wins, losses = a.wins[i], a.losses[i]
         draws = m - wins - losses
-        after = record_after(rec, m, wins, draws, losses, value, end, p,
-                             0 if rec is not None else ns[i])
-        event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
-        if floor_of is not None:
-            fl = None
-            sec5, sec5_reason, could_be, unknown = floor_of(after, event)
-        else:
-            fl = personal_floor(system=system, after=after, event=event, p=p)
-            sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
-        reason = sec5_reason
         if rec is None:
             pre = None
-            floor = sec5
         else:
             pre = rec.rating
+        # the peak is the rating as stored (FinishStep)
+        attained = store_rating(pre=pre, value=value, p=p)
+        after = record_after(rec, m, wins, draws, losses, attained, end, p,
+                             0 if rec is not None else ns[i])
+        event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
+        fl = personal_floor(system=system, after=after, event=event, p=p)
+        sec5, sec5_reason = fl.value, fl.reason
+        reason = sec5_reason
+        if rec is None:
+            floor = sec5
+        else:
             if rec.lowered_floor is not None:
                 floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
                 if lowered is not None:
@@ -407,18 +401,17 @@ cdef _rate(section, system, rules, tc, pre_from):
         if after.games > established:
             peak = after.peak
             after.peak = post if peak is None or post > peak else peak
-        if could_be is None or value >= could_be:
-            warnings = []
-        else:
-            warnings = unknown_history_warnings(
-                fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
+        warnings = unknown_history_warnings(fl, value, system)
         if floor_applied and pre is not None and pre < floor:
             warnings = warnings + below_floor_warnings(pre, floor, reason)
         res = PlayerResult(
-            pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, a.score[i], post,
-            after.games, "special" if a.special[i] else "standard", inits[i], n_effs[i],
-            step3.get(pair), step4[i], value, ks[i], bonuses[i], expected[i], floor, reason,
-            floor_applied, after, _NOTHING, warnings)
+            pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
+            games_before=rec.games if rec else 0, m=m, score=a.score[i], post=post,
+            games_after=after.games, formula="special" if a.special[i] else "standard",
+            initial=inits[i], n_eff=n_effs[i], step3=step3.get(pair), step4=step4[i],
+            step5=value, k=ks[i], bonus=bonuses[i], expected=expected[i], floor=floor,
+            floor_reason=reason, floor_applied=floor_applied, record_after=after,
+            depends=_NOTHING, warnings=warnings)
         if pre_from:
             res.pre_from = pre_from.get(pair)
         out.append(res)

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Optional
-
-from uschess.rules.hookspecs import PREPARED
 
 
 @dataclass
@@ -75,33 +72,3 @@ def src(doc: str, section: str, note: Optional[str] = None) -> dict:
     if note:
         out["note"] = note
     return out
-
-
-def prepared(fn, **unit):
-    """The form of a slot's hook made once for a rated unit, as its plugin
-    hands it out (:data:`uschess.rules.hookspecs.PREPARED`): ``fn`` is the
-    slot's function (``rules.call.<hook>``), ``unit`` the arguments the same
-    for every player.  None where there is none to use: the slot's function
-    is not a plugin's own hook (a reform answers first), the plugin has no
-    such method, a class below the one that defines the method defines the
-    hook anew, or the plugin declines for this unit."""
-    owner = getattr(fn, "__self__", None)
-    if owner is None:
-        return None
-    method = _prepared_method(type(owner), getattr(fn, "__name__", None))
-    return None if method is None else getattr(owner, method)(**unit)
-
-
-@lru_cache(maxsize=None)
-def _prepared_method(cls: type, name: Optional[str]) -> Optional[str]:
-    """The name of the prepared form of hook ``name`` that plugin class
-    ``cls`` offers, or None (see :func:`prepared`); found once per class and
-    hook (a section asks it of two hooks, and the answer is the class's)."""
-    if name not in PREPARED:
-        return None
-    method = PREPARED[name][0]
-    mro = cls.__mro__
-    home = next((c for c in mro if method in c.__dict__), None)
-    if home is None or home is not next(c for c in mro if name in c.__dict__):
-        return None
-    return method

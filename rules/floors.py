@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from uschess.errors import RuleError
 from uschess.formulas import floor_level
 
 from uschess.rules.base import EventCounts, Floor, RulePlugin, src
@@ -55,37 +54,6 @@ class _Floors(RulePlugin):
             system, after, event, p, self.personal and system in p.personal_floor_systems)
         return Floor(value, reason) if could_be is None else Floor(value, reason, could_be,
                                                                    unknown)
-
-    def prepared_personal_floor(self, system, p):
-        """The hook for the players of one unit (``PREPARED``): the same
-        decision (:func:`_decide`) with the unit's values read once, a
-        function of (after, event) giving the Floor's fields as a tuple
-        (value, reason, could_be, unknown); None where a value it reads is
-        not in force (the hook then, which reads each only where a player
-        needs it: a traced rating notes what it read)."""
-        try:
-            personal = self.personal and system in p.personal_floor_systems
-            values = _UnitValues(p, personal)
-        except RuleError:
-            return None
-
-        def floor(after, event):
-            return _decide(system, after, event, values, personal)
-        return floor
-
-
-class _UnitValues:
-    """The parameters :func:`_decide` reads, read once for a unit."""
-
-    __slots__ = ("absolute_floor", "personal_floor", "floor_drop", "floor_levels",
-                 "olm_systems", "olm", "prize_floor_top")
-
-    def __init__(self, p, personal: bool):
-        self.absolute_floor = p.absolute_floor
-        self.personal_floor = p.personal_floor if personal else None
-        self.floor_drop, self.floor_levels = p.floor_drop, p.floor_levels
-        self.olm_systems, self.olm = p.olm_systems, p.olm
-        self.prize_floor_top = p.prize_floor_top
 
 
 def _decide(system, after, event, p, personal: bool) -> tuple:

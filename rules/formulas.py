@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 
 from uschess import formulas as F
 
@@ -98,16 +97,6 @@ class _K(RulePlugin):
             if self.exception_applies(r, system, tc, systems, p):
                 return _dual_k(r, n_eff, m, kd, p.k_numerator)
         return _plain_k(p.k_numerator, half_k, r0, n_eff, m, otbr)
-
-    def prepared_k_factor(self, system, tc, half_k, systems, p):
-        """The hook for the players of one unit (``PREPARED``): where the
-        unit's time control is outside the exception's range, no player's K
-        asks the exception, and K is the plain one; None (the hook per
-        player) where it is inside."""
-        kd = p.k_dual
-        if tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]:
-            return None
-        return partial(_plain_k, p.k_numerator, half_k)
 
 
 class KDualAnySystem(_K):

@@ -44,24 +44,6 @@ SLOT_METHODS = {
     "initialize": ("fide_us", "cfc_us", "fide_youth_us"),
 }
 
-#: Optional methods a plugin may provide beside its hook, for rating without
-#: a trace: the hook made once for a rated unit.  ``PREPARED[hook]`` is the
-#: method's name, the hook's arguments the same for every player of a unit
-#: (passed by keyword) and those of each player (the returned function takes
-#: them in this order).  The method returns a function giving exactly what the
-#: hook gives for the unit (a record's fields as a tuple, where noted), or None
-#: where the plugin wants the hook asked per player.  It is used only where
-#: the slot's function is the plugin's own hook (no reform answers first) and
-#: the class that defines the hook defines the method
-#: (:func:`uschess.rules.base.prepared`).
-PREPARED = {
-    "uschess_k_factor": ("prepared_k_factor", ("system", "tc", "half_k", "systems", "p"),
-                         ("r0", "n_eff", "m", "otbr")),
-    # gives the Floor's fields as a tuple (value, reason, could_be, unknown)
-    "uschess_personal_floor": ("prepared_personal_floor", ("system", "p"), ("after", "event")),
-}
-
-
 @hookspec(firstresult=True)
 def uschess_classify(tc, online, p):
     """Systems a section with time control ``tc`` (uschess.timecontrol.TimeControl)

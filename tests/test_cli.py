@@ -59,6 +59,21 @@ def test_explain_cites_sources(capsys):
     assert "step 1" in out and "blended" in out and "000 sec. 4.1" in out and "step 5" in out
 
 
+def test_explain_shows_numbers_as_the_documents_do_and_json_keeps_them(capsys):
+    """Ratings, points and N' to 2 decimals, K to 2 and E to 3 (as 002's
+    worked example: N_e = 16.57, K = 38.89, E = 1.363); every digit in --json."""
+    import re
+    assert main(["rate", str(EXAMPLE), "--explain", "32207444"]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"[0-9]\.[0-9]{4,}", out), out
+    assert "K = 50.00" in out and re.search(r"E = [0-9]\.[0-9]{3}$", out, re.M)
+    assert "post = 1232.46 (shown 1232)" in out and "walk [1282.28]" in out
+    assert main(["rate", str(EXAMPLE), "--explain", "32207444", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {e["result"]["post"] for e in data["explanations"]} == {1282.2762379232822,
+                                                                   1232.4614393370912}
+
+
 def test_rules_show_json(capsys):
     assert main(["rules", "show", "--on", "2016-01-15", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -195,3 +210,26 @@ def test_a_directory_that_cannot_be_listed_is_one_line(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot list the directory: Permission denied" in err
     assert str(d) in err and not (tmp_path / "r.db").exists()
+
+
+def test_audit_of_a_page_shows_its_progress_on_a_terminal_only(capsys):
+    """The audit of a page (its share done unknown) says what runs and for
+    how long: on a terminal or with --progress, never with --quiet, and
+    nothing of it is left on the line."""
+    page = str(ROOT / "fixtures" / "audit" / "wfcc15-2024-b14.json")
+    assert main(["audit", page, "--json"]) == 0
+    assert capsys.readouterr().err == ""  # standard error is no terminal here
+    assert main(["audit", page, "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert f"auditing {page}: 00:0" in captured.err and captured.err.endswith("\r")
+    assert json.loads(captured.out)["total"] == 16
+    assert main(["audit", page, "--json", "--progress", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_explain_of_a_player_not_in_the_event_is_refused_before_rating(capsys, monkeypatch):
+    import uschess.commands.rate as command
+    monkeypatch.setattr(command, "rate_event", lambda *a, **k: pytest.fail("rated"))
+    assert main(["rate", str(EXAMPLE), "--explain", "99999999"]) == 2
+    assert capsys.readouterr().err == (f"uschess: error: {EXAMPLE}: no player with id "
+                                       "'99999999' in this event\n")

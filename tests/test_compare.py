@@ -322,6 +322,36 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_folder_of_events_is_its_event_files(tmp_path, capsys, two_events):
+    """``compare DIR`` reads the event files of DIR, as ``replay`` does."""
+    later, first = two_events
+    assert main(["compare", str(first), str(later), "--b", f"reform:{B16}", "--json"]) == 0
+    from_files = json.loads(capsys.readouterr().out)
+    assert main(["compare", str(tmp_path), "--b", f"reform:{B16}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_files
+    assert len({row["event"] for row in from_files["players"]}) == 2
+
+
+def test_player_in_none_of_the_events_is_refused_before_rating(tmp_path, capsys, monkeypatch,
+                                                               two_events):
+    """--player names a player of none of the events: refused before any
+    event is rated; one that is in them is found however the file is read."""
+    import uschess.commands.compare as command
+    rated = []
+    monkeypatch.setattr(command, "compare_streamed",
+                        lambda *a, **kw: rated.append(1) or pytest.fail("rated"))
+    plots = tmp_path / "plots"
+    assert main(["compare", str(tmp_path), "--b", "baseline", "--player", "10301977",
+                 "--plot-dir", str(plots)]) == 2
+    err = capsys.readouterr().err
+    assert err == "uschess: error: --player 10301977: in none of the events\n"
+    assert rated == [] and not plots.exists()
+    present = load_event(WFCC).sections[0].players[-1].id
+    monkeypatch.undo()
+    assert main(["compare", str(WFCC), "--b", "baseline", "--player", present, "--json"]) == 0
+    assert present in json.loads(capsys.readouterr().out)["paths"]
+
+
 def test_a_side_read_from_standard_input(capsys, monkeypatch):
     """``--b reform:-`` is standard input, as ``--reform -`` is; standard
     input is read once, so an event given as - too is refused."""

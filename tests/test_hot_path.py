@@ -1,11 +1,10 @@
 """The rating's hot path gives what the rules' definitions give, bit for bit:
-the finish step's lean path (untraced, not a match) against its full path,
+the one body rated with and without a trace,
 the established floor level found by bisection against its definition, and
 the standard formula's bonus against max(0, K(S - E) - B sqrt(max(m, 4)))."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import math
 import random
@@ -15,10 +14,9 @@ from helpers import ROOT
 from uschess import formulas as F
 from uschess.calendar.rulebook import RuleBook
 from uschess.model import SystemRecord
-from uschess.rating.finish import FinishStep
 from uschess.rating.options import RatingOptions
 from uschess.rating.pipeline import rate_event
-from uschess.rating.steps import MATCH, five_steps
+from uschess.rating.steps import five_steps
 from uschess.timecontrol import parse_time_control
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -93,45 +91,21 @@ def _section_with_every_kind_of_record():
     return event
 
 
-def test_lean_finish_is_the_full_finish():
-    """Each player finished by :meth:`FinishStep.lean_player` and by the full
-    :meth:`FinishStep.__call__` without a trace: equal results, field for
-    field, the records after the event included."""
+def test_a_trace_changes_no_value():
+    """The one body rated with the recorder on and off: equal ratings,
+    floors and records after the event, on records of every kind."""
     event = _section_with_every_kind_of_record()
-    section = event.sections[0]
-    book = RuleBook.load()
-    tc = parse_time_control(section.time_control)
     floors_bound = 0
     for day in ("2009-06-01", "2025-03-21"):
-        rules = RatingOptions(trace=False).rules_for(book, dt.date.fromisoformat(day))
-        a = FinishStep("OTBR", five_steps(section, "OTBR", rules, tc, trace=False), rules,
-                       section.end, trace=False)
-        b = FinishStep("OTBR", five_steps(section, "OTBR", rules, tc, trace=False), rules,
-                       section.end, trace=False)
-        assert a.lean
-        for pl in section.players:
-            lean, full = a.lean_player(a.st.entrants[pl.pair]), b(b.st.entrants[pl.pair])
-            assert dataclasses.astuple(lean) == dataclasses.astuple(full), pl.pair
-            floors_bound += lean.floor_applied
+        opts = {"rules_on": dt.date.fromisoformat(day)}
+        traced, untraced = (rate_event(event, RatingOptions(trace=t, **opts)) for t in (True, False))
+        for x, y in zip(traced.sections[0].players, untraced.sections[0].players):
+            assert (x.post, x.floor, x.floor_reason, x.record_after, x.k, x.bonus, x.expected) == \
+                (y.post, y.floor, y.floor_reason, y.record_after, y.k, y.bonus, y.expected)
+            assert y.trace == {} and y.depends == frozenset()
+            floors_bound += y.floor_applied
+        assert any(p.record_after.lowered_floor is not None for p in untraced.sections[0].players)
     assert floors_bound >= 10
-    # and through the pipeline, as a user rates: the lean path against the traced one
-    traced, untraced = (rate_event(event, RatingOptions(trace=t)) for t in (True, False))
-    for x, y in zip(traced.sections[0].players, untraced.sections[0].players):
-        assert (x.post, x.floor, x.floor_reason, x.record_after) == \
-            (y.post, y.floor, y.floor_reason, y.record_after)
-    assert any(p.record_after.lowered_floor is not None for p in untraced.sections[0].players)
-
-
-def test_no_lean_finish_for_a_trace_or_a_match():
-    event = C.swiss_event(1, 8, 3, seed=2)
-    section = event.sections[0]
-    rules = RatingOptions().rules_for(RuleBook.load(), section.start)
-    tc = parse_time_control(section.time_control)
-    for trace in (True, False):
-        st = five_steps(section, "OTBR", rules, tc, trace=trace)
-        assert FinishStep("OTBR", st, rules, section.end, trace=trace).lean is not trace
-    st = five_steps(section, "OTBR", rules, tc, kind=MATCH, trace=False)
-    assert not FinishStep("OTBR", st, rules, section.end, trace=False).lean
 
 
 def test_record_after_an_event_with_unknown_counts_keeps_them_unknown():
@@ -231,11 +205,10 @@ def _floor_by_definition(system, after, event, p, personal):
 
 def test_personal_floor_hook_is_the_highest_floor():
     """The floors hook (which leaves out the personal absolute floor where the
-    established floor is above its cap), and its form made once for a unit,
-    against sec. 5 written plainly, on records of every kind, in every system,
+    established floor is above its cap) against sec. 5 written plainly, on records of every kind, in every system,
     with and without the personal floor; traced, the hook reads the same
     parameters either way."""
-    from uschess.rules.base import EventCounts, prepared
+    from uschess.rules.base import EventCounts
     from uschess.rating.steps import Reads
     from uschess.rules.floors import Floors002, FloorsSec5
 
@@ -262,9 +235,6 @@ def test_personal_floor_hook_is_the_highest_floor():
         want = _floor_by_definition(system, after, event, p, plugin.personal)
         assert (fl.value, fl.reason, fl.could_be, fl.unknown) == want, (system, after, event)
         assert type(fl.value) is type(want[0])
-        # the hook made once for a unit (untraced finish): the Floor's fields
-        got = prepared(plugin.uschess_personal_floor, system=system, p=p)(after, event)
-        assert got == want and type(got[0]) is type(want[0])
         kinds["established"] += fl.reason.startswith("established")
         kinds["personal"] += fl.reason.startswith("personal")
         kinds["could_be"] += fl.could_be is not None
@@ -312,10 +282,9 @@ def _repeat_opponents_section():
     return event([player(i, rounds[i], rating=ratings[i], games=40) for i in range(1, 7)])
 
 
-def test_bonus_eligibility_asked_only_where_the_bonus_term_is_positive():
-    """Untraced, a section's bonus eligibility is asked only for a player whose
-    bonus term is positive; the ratings, E and bonus are those of the traced
-    rating (which asks every player) in every edition of the wording."""
+def test_bonus_eligibility_is_the_same_traced_or_not():
+    """Repeated opponents: bonus eligibility, K, E and the bonus are the same
+    with the recorder on and off, in every edition of the wording."""
     ev = _repeat_opponents_section()
     section = ev.sections[0]
     tc = parse_time_control(section.time_control)
@@ -325,65 +294,18 @@ def test_bonus_eligibility_asked_only_where_the_bonus_term_is_positive():
         traced = five_steps(section, "OTBR", rules, tc, trace=True)
         lean = five_steps(section, "OTBR", rules, tc, trace=False)
         assert (traced.step4, traced.step5) == (lean.step4, lean.step5)
+        assert lean.details5 == {} and traced.details5
         for pair, e in lean.entrants.items():
             t = traced.entrants[pair]
-            assert (e.expected, e.bonus, e.k) == (t.expected, t.bonus, t.k)
-            if e.eligible is None:  # not asked: the bonus term was not positive in step 4 or 5
-                assert e.bonus == 0.0
-            else:
-                assert e.eligible == t.eligible
+            assert (e.expected, e.bonus, e.k, e.eligible) == (t.expected, t.bonus, t.k, t.eligible)
         assert lean.entrants[1].eligible is False and lean.entrants[3].eligible is True
-        assert traced.entrants[1].eligible is False and lean.entrants[3].bonus > 0.0
-        assert lean.entrants[2].eligible is None and traced.entrants[2].eligible is False
-        opts = {"rules_on": dt.date.fromisoformat(day)}
-        a = rate_event(ev, RatingOptions(trace=True, **opts)).sections[0].players
-        b = rate_event(ev, RatingOptions(trace=False, **opts)).sections[0].players
-        assert [(x.post, x.bonus, x.expected) for x in a] == [(x.post, x.bonus, x.expected) for x in b]
+        assert lean.entrants[3].bonus > 0.0
 
 
-def test_prepared_k_factor_is_the_hook():
-    """Every K plugin's form made once for a unit gives the hook's K bit for
-    bit, for time controls inside and outside the exception's range (inside,
-    it declines: the hook per player), half-K events and dual-rated units."""
-    from uschess.rules import ALL
-    from uschess.rules.base import prepared
-
-    rng = random.Random(7)
-    book = RuleBook.load()
-    params = [book.rules(dt.date.fromisoformat(day)).p
-              for day in ("2003-05-02", "2017-06-01", "2020-07-02", "2025-03-21")]
-    plugins = [cls() for cls in ALL if cls.slot == "k_factor"]
-    tcs = [parse_time_control(t) for t in ("G/90;d30", "G/45;d5", "G/30", "G/60+5", "40/120, SD/30",
-                                           "G/10;d2", "G/25+5")] + [None]
-    made = declined = 0
-    for _ in range(4000):
-        plugin, p, tc = rng.choice(plugins), rng.choice(params), rng.choice(tcs)
-        unit = {"system": rng.choice(("OTBR", "OTBQ", "OLR")), "tc": tc,
-                "half_k": rng.choice((False, True)),
-                "systems": rng.choice((("OTBR",), ("OTBR", "OTBQ"), ("OLQ",))), "p": p}
-        k_of = prepared(plugin.uschess_k_factor, **unit)
-        kd = p.k_dual
-        in_range = tc is not None and kd["time_from"] <= tc.total <= kd["time_to"]
-        assert (k_of is None) == in_range
-        if k_of is None:
-            declined += 1
-            continue
-        made += 1
-        for _ in range(5):
-            r0, n_eff = rng.uniform(100.0, 2800.0), rng.uniform(0.0, 50.0)
-            m, otbr = rng.randint(1, 12), rng.choice((None, rng.uniform(100.0, 2800.0)))
-            want = plugin.uschess_k_factor(r0=r0, n_eff=n_eff, m=m, otbr=otbr, **unit)
-            got = k_of(r0, n_eff, m, otbr)
-            assert got == want and type(got) is type(want)
-    assert made > 1000 and declined > 500
-
-
-def test_prepared_hooks_only_for_a_plugins_own_hook():
-    """No prepared form where a reform answers first, where a subclass defines
-    the hook anew, or where the plugin has none."""
+def test_a_reforms_k_answers_traced_or_not():
+    """A reform's K plugin answers first where it answers, with the recorder
+    on and off alike."""
     from uschess.calendar.rulebook import Reform
-    from uschess.rules.base import prepared
-    from uschess.rules.formulas import KDualOTBR
     from uschess.rules.hookspecs import hookimpl
 
     class Reformed:
@@ -391,27 +313,6 @@ def test_prepared_hooks_only_for_a_plugins_own_hook():
         def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
             return 16.0 if r0 < 1500.0 else None
 
-    class HalfAgain(KDualOTBR):
-        def uschess_k_factor(self, **kw):
-            return 0.5 * super().uschess_k_factor(**kw)
-
-    day = dt.date(2025, 3, 21)
-    plain = RuleBook.load().rules(day)
-    reformed = RuleBook.load().rules(day, reform=Reform("k", extra_plugins=[Reformed()]))
-    unit = {"system": "OTBR", "tc": parse_time_control("G/90;d30"), "half_k": False,
-            "systems": ("OTBR",), "p": plain.p}
-    assert prepared(plain.call.uschess_k_factor, **unit) is not None
-    assert prepared(reformed.call.uschess_k_factor, **unit) is None
-    assert prepared(HalfAgain().uschess_k_factor, **unit) is None
-    assert prepared(plain.call.uschess_bonus_eligible, m=3, p=plain.p) is None
-    # the floors plugin's: none where a value it reads is not in force (the
-    # hook reads each only where a player needs it)
-    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=plain.p) is not None
-    short = type(plain.p)({k: v for k, v in plain.p.__dict__.items() if k != "prize_floor_top"})
-    assert prepared(plain.call.uschess_personal_floor, system="OTBR", p=short) is None
-    assert plain.call.uschess_personal_floor(system="OTBR", after=SystemRecord(1500.0, 40),
-                                             event=None, p=short).value == 100.0
-    # rating with the reform: its K answers where it answers, untraced as traced
     event = C.swiss_event(1, 40, 5, seed=3)
     opts = {"reform": Reform("k", extra_plugins=[Reformed()])}
     traced = rate_event(event, RatingOptions(trace=True, **opts)).sections[0].players

@@ -156,6 +156,15 @@ def test_a_new_store_whose_input_is_refused_is_not_left_behind(tmp_path, capsys)
         assert store_files(tmp_path) == []
 
 
+def test_a_successful_replay_leaves_no_writer_lock_file(tmp_path):
+    """The writer lock's file goes with the lock: after a replay only the
+    store itself is left beside it (its WAL files are checkpointed away)."""
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "r.db")]) == 0
+    assert main(["replay", str(WFCC), "--db", str(tmp_path / "r.db"), "--skip-applied"]) == 0
+    assert not any(name.endswith("-writer") for name in store_files(tmp_path))
+    assert "r.db" in store_files(tmp_path)
+
+
 @pytest.mark.parametrize("verbose", [False, True])
 def test_a_new_store_interrupted_while_reading_is_removed(tmp_path, capsys, monkeypatch, verbose):
     """Interrupted in the replay's own reading of an event file, or (with

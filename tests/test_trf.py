@@ -54,7 +54,8 @@ def test_trf16_every_result_code():
     assert p1.fide.rating == 2512 and p1.fide.date == event.start
     assert p5.fide is None                                    # blank FIDE rating
     assert p1.birth_date == dt.date(1985, 3, 2)
-    assert p2.birth_date is None and p5.birth_date is None   # 1992/00/00 and 1978
+    # 1992/00/00 and 1978: the year only, kept as a year (tests/test_birth_year.py)
+    assert (repr(p2.birth_date), repr(p5.birth_date)) == ("BirthYear(1992)", "BirthYear(1978)")
     assert all(p.ratings == {} for p in sec.players)
     info = details[(sec.name, 1)]
     assert (info.sex, info.title, info.federation, info.fide_id) == ("m", "GM", "HUN", "700123")

@@ -24,6 +24,7 @@ pytest.importorskip("multipart", reason="the web extra is not installed (python-
 from starlette.testclient import TestClient  # noqa: E402
 
 from helpers import ROOT, SHARED_DATA, TEACHING_MSA  # noqa: E402
+from uschess.apps.report import rating_text  # noqa: E402
 from uschess.cli import main  # noqa: E402
 from uschess.web.app import create_app  # noqa: E402
 
@@ -148,7 +149,7 @@ def test_estimate_is_what_rate_prints_for_its_event_file(client, capsys, tmp_pat
     assert set(mine) == {"OTBR", "OTBQ"}  # G/60;d5 is dual-rated
     for system, p in mine.items():
         shown = re.findall(rf'id="post-{system}">([^<]*)<', page.text)
-        assert shown == [repr(p["post"])]
+        assert shown == [rating_text(p["post"])]  # 2 decimals; --json unrounded
     explain = html.unescape(page.text.split('id="explain">')[1].split("</pre>")[0])
     assert explain == cli(["rate", "estimate.yaml", "--explain", "1"], capsys)
     from uschess.io.formats.msa import ESTABLISHED_GAMES
@@ -167,7 +168,7 @@ def test_estimate_compare_shows_the_other_rules_side_by_side(client, capsys, tmp
     for data, prefix in ((base, "post"), (other, "other-post")):
         post = next(p["post"] for s in data["sections"] if s["system"] == "OTBR"
                     for p in s["players"] if p["id"] == "1")
-        assert re.findall(rf'id="{prefix}-OTBR">([^<]*)<', page.text) == [repr(post)]
+        assert re.findall(rf'id="{prefix}-OTBR">([^<]*)<', page.text) == [rating_text(post)]
     assert 'id="explain-other"' in page.text
     assert {other["rulesets"][s["rules"]]["on"] for s in other["sections"]} == {"2016-01-01"}
     assert {base["rulesets"][s["rules"]]["on"] for s in base["sections"]} == {"2025-03-21"}
@@ -188,7 +189,7 @@ def test_estimate_foreign_ratings_reach_the_event(client):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"rating": "abc"}, "estimator: field rating: your rating: 'abc' is not a number"),
+    ({"rating": "abc"}, "your rating: 'abc' is not a number"),
     ({"rating": "1_500"}, "'1_500' is not a number"),
     ({"rating": "\u0661\u0665\u0660\u0660"}, "is not a number"),
     ({"date": "2025-W12-5"}, "'2025-W12-5' is not a date (YYYY-MM-DD)"),
@@ -268,7 +269,7 @@ def test_rated_page_crosstable_explanation_and_downloads(client, capsys, tmp_pat
         for p in sec["players"]:
             row = shown.split(f"/player/{p['id']}\"")[1].split("</tr>")[0]
             assert p["name"] in row
-            assert repr(p["post"]) in row if p["post"] is not None else "-" in row
+            assert rating_text(p["post"]) in row if p["post"] is not None else "-" in row
     # every player's label as the text crosstable prints it
     labels = re.findall(r"^ *(\d+)  .*?  (\d{8}) .*?: (\S+) -> (\S+)", cli(["rate", *args], capsys),
                         re.M)
@@ -321,7 +322,10 @@ def test_report_without_member_data(client, capsys, tmp_path, monkeypatch):
     assert main(["rate", "club.zip"]) == 2
     refused = capsys.readouterr().err.removeprefix("uschess: error: ").strip()
     r = client.post("/rate", files={"event": ("club.zip", report_zip())})
-    assert r.status_code == 400 and page_error(r.text) == refused
+    # the same words, but the page's fields where the command line names its options
+    assert r.status_code == 400 and page_error(r.text) == refused.replace(
+        "(--players FILE)", "(the Players file)").replace(
+        "--all-unrated", "the box 'rate them all as unrated'")
     expected = cli(["rate", "club.zip", "--all-unrated", "--json"], capsys)
     r = client.post("/api/rate", files={"event": ("club.zip", report_zip())},
                     data={"all_unrated": "1"})

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from helpers import ROOT, SHARED_DATA, TEACHING_MSA
+from uschess.apps.report import rating_text
 from uschess.cli import main
 
 pytestmark = pytest.mark.slow
@@ -195,10 +196,20 @@ def test_estimator_number_is_uschess_rate(server, browser, shots, tmp_path, caps
         for sec in data["sections"]:
             post = next(p["post"] for p in sec["players"] if p["id"] == "1")
             text = browser.find_element(By.ID, f"{prefix}-{sec['system']}").text
-            assert text == repr(post)
+            assert text == rating_text(post)  # to 2 decimals; --json unrounded
             if prefix == "post":
-                assert shown[sec["system"]] == repr(post)
+                assert shown[sec["system"]] == rating_text(post)
     assert "step 4" in browser.find_element(By.ID, "explain").text
+    # the step-by-step boxes fit their column (their lines wrap), the page its window
+    for box in ("explain", "explain-other"):
+        width, room = browser.execute_script(
+            "const e = document.getElementById(arguments[0]); return [e.scrollWidth, e.clientWidth]",
+            box)
+        assert width <= room, box
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth")
+    unrated = browser.find_element(By.CSS_SELECTOR, "ul.unrated").text
+    assert "Opponent 3 is unrated: step 1 gives them 750.00 (age-based" in unrated
 
 
 def test_upload_dbf_report_crosstable_and_explanation(server, browser, shots, tmp_path, capsys):
@@ -223,7 +234,7 @@ def test_upload_dbf_report_crosstable_and_explanation(server, browser, shots, tm
         for p, row in zip(sec["players"], rows):
             cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
             assert cells[0] == str(p["pair"]) and cells[2] == p["id"]
-            assert cells[-1] == (repr(p["post"]) if p["post"] is not None else "-")
+            assert cells[-1] == (rating_text(p["post"]) if p["post"] is not None else "-")
 
     player = data["sections"][0]["players"][0]
     link = browser.find_elements(By.CSS_SELECTOR, "section.crosstable a.player")[0]
@@ -249,8 +260,11 @@ def test_upload_real_msa_crosstable_opens_the_audit(server, browser, shots):
     rows = browser.find_elements(By.CSS_SELECTOR, "table.audit tr")[1:]
     kinds = [r.get_attribute("class") for r in rows]
     assert kinds == ["miss"] * 2 + ["ok"] * 62
-    for row in rows[:2]:
-        assert "floor" in row.text
+    for row in rows[:2]:  # the cause on one line, its detail behind a click
+        cause = row.find_element(By.CSS_SELECTOR, "details.cause")
+        assert cause.text.startswith("floor: gives ") and "\n" not in cause.text
+        cause.find_element(By.TAG_NAME, "summary").click()
+        assert cause.get_attribute("open") is not None and len(cause.text) > 60
     tables = browser.find_elements(By.CSS_SELECTOR, "section.crosstable table.xt tr")
     assert len(tables) == 65  # the header and the 64 players
     screenshot(browser, shots, "audit")

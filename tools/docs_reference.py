@@ -103,11 +103,14 @@ def _anchor(title: str) -> str:
 # -------------------------------------------------------------- event file
 
 def _type(node: dict) -> str:
+    if "anyOf" in node:
+        return " or ".join(dict.fromkeys(_type(alt) for alt in node["anyOf"]))
     t = node.get("type", "")
     kinds = t if isinstance(t, list) else [t] if t else []
     if "enum" in node:
         return "one of " + ", ".join(_code(v) for v in node["enum"])
-    return " or ".join(kinds) + (f" ({node['format']})" if "format" in node else "")
+    detail = node.get("format") or ("pattern " + _code(node["pattern"]) if "pattern" in node else "")
+    return " or ".join(kinds) + (f" ({detail})" if detail else "")
 
 
 def _fields(node: dict, path: str, required: bool, rows: list):

@@ -93,23 +93,19 @@ KEEP_PLAYERS = 30_000
 #: Ids asked of the store at a time when a run starts, whether applied.
 APPLIED_CHUNK = 10_000
 #: Players whose state a replay keeps in memory (beyond this, it starts over).
-#: A full cache is most of a replay's peak memory, and the peak creeps up as
-#: the cache is filled and emptied again (a player's state grows with the
-#: systems they are rated in): with 240,000 players, 33,000 events and 5.6M
-#: player-games, 132 MB at 50,000 players against 97 MB at 25,000, for about
-#: 3% more CPU where the cache is emptied (1.9M player-games: 25.5 s against
-#: 24.7 s).
+#: A full cache is most of a replay's peak memory (a player's state grows
+#: with the systems they are rated in), so the bound trades a little CPU,
+#: where the cache is emptied, for a peak that does not grow with the
+#: history (``benchmarks/replay_bench.py --players`` measures both).
 CACHE_PLAYERS = 25_000
 #: Events a replay writes per transaction (:meth:`Store.batch`; fewer when
 #: they hold :data:`uschess.io.store.BATCH_CHANGES` changes): a commit writes
 #: every page its events changed, and pages that several events share (the
 #: players' rows and the indexes) are written once for them all, as is a
 #: player's row who played several of them
-#: (:meth:`uschess.io.store._Connection.upsert_later`).
-#: Instructions of a replay of 193,816 player-games (1,209 events, 49,003
-#: changes): 13.27 G at 128 events, 12.86 G at 512, 12.56 G in one
-#: transaction.  What a kill loses is the open transaction; ``--skip-applied``
-#: resumes from the last commit.
+#: (:meth:`uschess.io.store._Connection.upsert_later`).  Larger batches
+#: save little more; what a kill loses is the open transaction, and
+#: ``--skip-applied`` resumes from the last commit.
 COMMIT_EVERY = 1024
 #: The cyclic garbage collector's first threshold during a replay (Python's
 #: default is 700; see :func:`_fewer_collections`).
@@ -333,7 +329,7 @@ class OrderIndex:
     The keys and paths go to a private temporary SQLite database
     (``sqlite3.connect("")``: a file deleted when it is closed, whose page
     cache is bounded; its sort spills to temporary files), not to Python
-    objects, which took about 400 bytes an event (25 MB at 62,000 events);
+    objects, which took hundreds of bytes an event;
     only the items kept in memory (those :func:`index_items` keeps, and
     events given as objects) are held, by row.  A key is (end, start, id)
     with dates: dates are stored as ISO text, whose order is theirs, and the
@@ -874,7 +870,7 @@ def _replay(events: Iterable[EventLike], store: Store, options: Optional[RatingO
     last = store.last_event()
     last_key = (last["end"], last["start"], last["id"]) if last else None
     # the players rated are counted in the store at the end, not kept here:
-    # a set of every player's id grows with the history (20 MB at 240,000)
+    # a set of every player's id would grow with the history
     seq_before = store.last_seq()
 
     if ordered:
@@ -954,13 +950,12 @@ def _fewer_collections():
     thresholds as they were after it).  A replay makes and drops millions of
     small objects, freed by their reference counts (a replay of 400 events
     leaves no cyclic garbage at all), while it holds a growing cache of
-    players' states that the collections walk again: at 916,488
-    player-games (timed by ``gc.callbacks`` during the replay, in two
-    sittings) the collector took 1.1-1.2 s in 1,828-1,930 collections with
-    Python's default first threshold (700), 0.31-0.45 s in 47 at 10,000, and
-    0.08-0.09 s in 3 at :data:`GC_THRESHOLD`, the peak RSS the same (77 MB).  A collection
-    still comes after every 100,000 objects the block's work keeps, so
-    cycles made on a path that makes them are collected."""
+    players' states that each collection walks again: with Python's default
+    first threshold (700) a long replay spends a second or more in
+    thousands of collections that free nothing, and at :data:`GC_THRESHOLD`
+    a handful, with the same peak memory.  A collection still comes after
+    every 100,000 objects the block's work keeps, so cycles made on a path
+    that makes them are collected."""
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], GC_THRESHOLD), *before[1:])
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import TYPE_CHECKING, Optional
 
 from uschess.formulas import round_half_up
@@ -24,6 +25,25 @@ def rating_label(value: Optional[float], games: int, established_games: int) -> 
 
 def _points(x: float) -> str:
     return f"{x:.1f}"
+
+
+# Numbers shown to people as the documents' worked examples show them
+# (002 "Standard rating formula": N_e = 16.57, K = 38.89, E = 1.363): ratings,
+# rating points and effective games to 2 decimals, E to 3; the values
+# themselves, unrounded, are in --json.
+def rating_text(x: float) -> str:
+    """A rating or a number of rating points: ``1282.28``."""
+    return f"{x:.2f}"
+
+
+def k_text(k: float) -> str:
+    """A K factor (or an effective number of games): ``57.14``."""
+    return f"{k:.2f}"
+
+
+def expectancy_text(e: float) -> str:
+    """A winning expectancy, or a sum of them: ``2.369``."""
+    return f"{e:.3f}"
 
 
 def format_section(res: SectionResult) -> str:
@@ -113,6 +133,16 @@ def _cite(rules, name: str) -> str:
     return tag
 
 
+def _rated_before(date_text: str, end: _dt.date) -> str:
+    """How long before the section's end a source rating was dated, as a
+    person says it (``rated 2 years 5 months before``)."""
+    from uschess.calendar.spans import duration_text
+    dated = _dt.date.fromisoformat(date_text)
+    if dated >= end:
+        return "as fresh as the event"
+    return f"rated {duration_text(dated, end)} before the event"
+
+
 def explain_player(result: EventResult, pid: str) -> str:
     """The text of ``--explain ID``: every section and system the player was
     rated in, step by step with sources; empty when the id is not there."""
@@ -173,22 +203,23 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
     part = "step1"
     if pr.pre is None:
         init = pr.initial
-        add(f"  step 1: unrated in {sec.system}; initial rating R0 = {init.rating!r}, N = {init.games} "
+        add(f"  step 1: unrated in {sec.system}; initial rating R0 = {rating_text(init.rating)}, N = {init.games} "
             f"({init.how}) [{_cite(r, 'initialize')}]")
         for row in init.sources:
-            add("          source {source}: X = {X:.2f}, dated {date}, G = {G}, D = {D}, "
-                "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(**row))
+            add("          source {source}: X = {X:.2f}, dated {date} ({old}), G = {G}, D = {D}, "
+                "P = {P:.2f}, Z = {Z:.4f}, S = {S:.4f}, W = {W:.4f}".format(
+                    old=_rated_before(row["date"], sec.section.end), **row))
     else:
         came = f" (the record after {pr.pre_from})" if pr.pre_from else ""
-        add(f"  step 1: rated, R0 = {pr.pre!r} on N = {pr.games_before} games{came}")
+        add(f"  step 1: rated, R0 = {rating_text(pr.pre)} on N = {pr.games_before} games{came}")
     part = "step2"
     nstar = r.p.nstar
-    add(f"  step 2: N' = min(N, N*) = {pr.n_eff!r} [N* {_cite(r, 'nstar')}: "
+    add(f"  step 2: N' = min(N, N*) = {k_text(pr.n_eff)} [N* {_cite(r, 'nstar')}: "
         f"{nstar['cap']:g}/sqrt({nstar['a']:g} + {nstar['b']:g}(({nstar['center']:g} - R0)^2)) "
         f"for R0 <= {nstar['flat_above']:g}]")
     if pr.step3 is not None:
         part = "step3"
-        add(f"  step 3: first estimate with N' = {r.p.step3_n_eff:g}: {pr.step3!r} [{_cite(r, 'step3_n_eff')}]")
+        add(f"  step 3: first estimate with N' = {r.p.step3_n_eff:g}: {rating_text(pr.step3)} [{_cite(r, 'step3_n_eff')}]")
     for step, value in (("step4", pr.step4), ("step5", pr.step5)):
         part = step
         info = pr.trace.get(step, {})
@@ -203,24 +234,25 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
             sp = info.get("special")
             if sp:
                 r0a, sa = sp["R0'"], sp["S'"]
-                add(f"          R0' = {r0a!r}, S' = {sa!r}, "
-                    f"start M = {sp['start']!r}, walk {['%.4f' % x for x in sp['moves']]}, "
+                walk = ", ".join(rating_text(x) for x in sp["moves"])
+                add(f"          R0' = {rating_text(r0a)}, S' = {sa:g}, "
+                    f"start M = {rating_text(sp['start'])}, walk [{walk}], "
                     f"p = {sp['p']}{', clamped to R0' if sp['clamped'] else ''}"
                     f"{', capped' if sp['capped'] else ''}")
         elif info.get("formula") == "held":
             add(f"          held at the pre-event rating [{_cite(r, 'match_unallowed')}]")
         elif info.get("formula") == "standard":
-            add(f"          standard formula: K = {info['k']!r} [{_cite(r, 'k_factor')}; "
-                f"numerator {_cite(r, 'k_numerator')}], E = {info['expected']!r}")
+            add(f"          standard formula: K = {k_text(info['k'])} [{_cite(r, 'k_factor')}; "
+                f"numerator {_cite(r, 'k_numerator')}], E = {expectancy_text(info['expected'])}")
             elig = "eligible" if info["bonus_eligible"] else "not eligible"
             add(f"          bonus {elig} [{_cite(r, 'bonus')}]: B = {r.p.bonus_multiplier:g} "
-                f"[{_cite(r, 'bonus_multiplier')}], bonus = {info['bonus']!r}")
-        add(f"          result {value!r} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
+                f"[{_cite(r, 'bonus_multiplier')}], bonus = {rating_text(info['bonus'])}")
+        add(f"          result {rating_text(value)} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
     part = "floor"
     add(f"  floor: {pr.floor:g} ({pr.floor_reason}) [{_cite(r, 'floors')}]"
         + ("; APPLIED" if pr.floor_applied else "; not binding"))
     part = "stored"
-    add(f"  stored [{_cite(r, 'storage')}]: post = {pr.post!r} (shown {pr.post_rounded}), "
+    add(f"  stored [{_cite(r, 'storage')}]: post = {rating_text(pr.post)} (shown {pr.post_rounded}), "
         f"N {pr.games_before} -> {pr.games_after}")
     part = "warnings"
     for w in pr.warnings:
@@ -239,8 +271,9 @@ def format_fide_update(res: FideUpdateResult) -> str:
         shown = "no FIDE rating: ignored" if o.ignored else f"FIDE {o.fide:g} -> US {o.us:.2f}"
         lines.append(f"  {o.result}  {o.name or '(unnamed)':<28} {shown}")
     if res.m:
-        lines.append(f"  N' = {res.n_eff:.4f}, m = {res.m}, K = {res.k:.4f}, S = {res.score:g}, "
-                     f"E = {res.expected:.4f}, bonus = {res.bonus:.4f} "
+        lines.append(f"  N' = {k_text(res.n_eff)}, m = {res.m}, K = {k_text(res.k)}, "
+                     f"S = {res.score:g}, E = {expectancy_text(res.expected)}, "
+                     f"bonus = {rating_text(res.bonus)} "
                      f"({'eligible' if res.bonus_eligible else 'not eligible'})")
         if res.floor_applied:
             lines.append(f"  floor {res.floor:g} ({res.floor_reason}) applied")

@@ -9,9 +9,9 @@ import math
 from uschess.apps.audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
 from uschess.errors import InputError
-from uschess.commands.common import (Console, add_db_option, add_force_option,
-                                     add_rules_options, date_arg, db_target, input_path,
-                                     one_stdout, output_file, print_json, rating_options)
+from uschess.commands.common import (Console, add_db_option, add_examples, add_force_option,
+                                     add_rules_options, date_arg, db_target, input_path, one_stdout,
+                                     output_file, print_json, rating_options)
 
 EPILOG = """\
 PUBLISHED is a published crosstable page in any layout: the MSA page saved as
@@ -81,10 +81,13 @@ def register(sub) -> None:
                            "PUBLISHED)")
     st.add_argument("--event", metavar="ID", help="with --db: only this event")
     st.add_argument("--progress", action="store_true",
-                    help="with --db: show the progress bar on stderr even when it is not a "
-                         "terminal (never with --quiet)")
+                    help="show the progress (of a page: the time taken so far) on stderr even "
+                         "when it is not a terminal (never with --quiet)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
+    add_examples(p,
+                 "uschess audit fixtures/audit/wfcc15-2024-b14.json",
+                 "uschess audit fixtures/audit/tournamentinfo-b14.json --all --html audit.html")
     p.set_defaults(func=run)
 
 
@@ -112,17 +115,18 @@ def run(args) -> int:
     bad = sorted(pid for pid in adult if not pid.isdigit())
     if bad:
         raise InputError(f"--adult {bad[0]!r} is not a member id")
-    published = load_published(input_path(args.published), start=args.start, end=args.end,
-                               time_control=args.time_control, system=args.system,
-                               adult=adult, section=args.section, name=args.name)
-    if args.as_rated:
-        if options.known_on is not None:
-            raise InputError("--as-rated and --known-on both name a knowledge date: give one")
-        options.known_on = published.rated_on
-        if options.known_on is None:
-            raise InputError("the page states no Rated date: give --known-on DATE",
-                             file=args.published)
-    result = audit(published, tolerance=args.tolerance, options=options)
+    with console.working(f"auditing {args.published}", force=args.progress):
+        published = load_published(input_path(args.published), start=args.start, end=args.end,
+                                   time_control=args.time_control, system=args.system,
+                                   adult=adult, section=args.section, name=args.name)
+        if args.as_rated:
+            if options.known_on is not None:
+                raise InputError("--as-rated and --known-on both name a knowledge date: give one")
+            options.known_on = published.rated_on
+            if options.known_on is None:
+                raise InputError("the page states no Rated date: give --known-on DATE",
+                                 file=args.published)
+        result = audit(published, tolerance=args.tolerance, options=options)
     if html is not None:
         html.write(format_html(result), console)
     if args.json:

@@ -29,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
@@ -127,6 +128,27 @@ def load_event_arg(path: str, players: str | None = None, *, member_data: Option
                           member_data=member_data)
 
 
+# ------------------------------------------------------------ help
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Help whose one-paragraph texts are wrapped to the terminal and whose
+    texts of several lines (an epilog laid out by hand, the examples) are
+    kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text.strip("\n"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def add_examples(p: argparse.ArgumentParser, *examples: str) -> None:
+    """End the command's ``-h`` with ``examples`` (whole command lines, run
+    as written by the test suite from a folder holding the ``fixtures``)."""
+    block = "examples:\n" + "".join(f"  {line}\n" for line in examples)
+    p.epilog = (p.epilog.rstrip("\n") + "\n\n" if p.epilog else "") + block
+    p.formatter_class = HelpFormatter
+
+
 # ------------------------------------------------------------ member data
 
 def add_member_data_options(p: argparse.ArgumentParser, *, rates: bool = True) -> None:
@@ -216,9 +238,16 @@ class Console:
             print(f"wrote {path}" + (f" ({what})" if what else ""), file=sys.stderr)
 
     def member_data(self, report) -> None:
-        """Warn about the players of a report who have no member data."""
+        """Warn about the players of a report who have no member data, and
+        those whose birth date is a year only."""
         if report is not None and report.missing:
             self.warn(report.message(None if self.verbose else NAMES_SHOWN))
+        self.birth_years(report)
+
+    def birth_years(self, report) -> None:
+        """Warn about the players of a report whose birth date is a year only."""
+        if report is not None and report.birth_years:
+            self.warn(report.birth_year_message(None if self.verbose else NAMES_SHOWN))
 
     def progress(self, *, total=None, unit: str = "event", desc: str = "", force: bool = False):
         """A tqdm progress bar on standard error: shown on a terminal (or
@@ -229,6 +258,35 @@ class Console:
         from tqdm import tqdm
         return tqdm(total=total or None, unit=unit, desc=desc, file=sys.stderr,
                     dynamic_ncols=True, leave=False)
+
+
+    @contextmanager
+    def working(self, desc: str, *, force: bool = False):
+        """For work whose share done is not known (the audit of one page): a
+        line on standard error naming it with the time it has taken,
+        refreshed twice a second, on a terminal (or with ``force``), never
+        when quiet; removed when the block ends."""
+        if self.quiet or not (force or sys.stderr.isatty()):
+            yield
+            return
+        import threading
+
+        from tqdm import tqdm
+        bar = tqdm(total=None, desc=desc, bar_format="{desc}: {elapsed}", file=sys.stderr,
+                   leave=False)
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(0.5):
+                bar.refresh()
+        ticker = threading.Thread(target=tick, name="uschess-progress", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
+            bar.close()
 
 
 class HiddenBar:

@@ -10,9 +10,9 @@ from uschess.apps.compare import (EPSILON, compare_streamed, iter_json, iter_tex
                                   parse_rules_spec, to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import (Console, add_force_option, add_member_data_options,
-                                     input_path, load_event_input, one_stdout, output_dir,
-                                     output_file, stdin_named)
+from uschess.commands.common import (Console, add_examples, add_force_option,
+                                     add_member_data_options, input_path, load_event_input,
+                                     one_stdout, output_dir, output_file, stdin_named)
 
 #: Files --plot-dir receives.
 PLOT_STEMS = ("differences", "paths")
@@ -35,8 +35,9 @@ def register(sub) -> None:
                                    "player's post-event rating under each, with the difference.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("events", nargs="+", metavar="EVENT",
-                   help="event files (.yaml/.yml/.json), DBF directories or .trf files; - for "
-                        "one read from standard input")
+                   help="event files (.yaml/.yml/.json), DBF directories or .trf files, or "
+                        "directories of these (as replay reads them); - for one read from "
+                        "standard input")
     p.add_argument("--a", default="baseline", metavar="RULES",
                    help=f"rules of side A (default: baseline). {RULES_HELP}")
     p.add_argument("--b", required=True, metavar="RULES", help=f"rules of side B. {RULES_HELP}")
@@ -58,6 +59,9 @@ def register(sub) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar on stderr even when it is not a terminal "
                         "(never with --quiet)")
+    add_examples(p,
+                 "uschess compare fixtures/events/wfcc15.yaml --b reform:fixtures/reforms/b-16.yaml",
+                 "uschess compare hist --a edition:2017-04-24 --b baseline --changed-only")
     p.set_defaults(func=run)
 
 
@@ -96,7 +100,10 @@ def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
             reports[str(path)] = loaded.member_data
         return loaded.event
 
-    paths = [input_path(path) for path in args.events]
+    from uschess.commands.replay import expand
+    paths = [input_path(path) for path in expand(args.events)]
+    if args.player:
+        _check_players(paths, args.player, load_event)
     with console.progress(total=len(paths), unit="file", desc="reading",
                           force=args.progress) as reading, \
             console.progress(total=2 * len(paths), unit="event", desc="rating A and B",
@@ -136,3 +143,38 @@ def _run_streamed(args, console: Console, side_a, side_b, book, csv) -> int:
             for line in iter_text(cmp, changed_only=args.changed_only):
                 sys.stdout.write(line)
         return 1 if args.strict and cmp.differs else 0
+
+
+def _check_players(paths: list, wanted: list, loader) -> None:
+    """Each ``--player`` in one of the events, checked before anything is
+    rated: the players of an event file as the plain parsers read them (a
+    glance, no checks: the comparison reads it again, checked), of any other
+    input (a TRF, a DBF report, a FIDE update) as its reader reads it.  The
+    reading stops at the first file that completes the list."""
+    missing = set(wanted)
+    for path in paths:
+        missing -= _player_ids(path, loader)
+        if not missing:
+            return
+    raise InputError(f"--player {', '.join(p for p in wanted if p in missing)}: "
+                     "in none of the events")
+
+
+def _player_ids(path, loader) -> set:
+    from pathlib import Path
+
+    from uschess.apps.replay import load_item
+    from uschess.io.eventfile import MAX_FILE_BYTES
+    from uschess.io.fide_file import FideUpdate
+    from uschess.io.textdata import peek_top_level, read_limited
+    suffix = Path(path).suffix.lower()
+    if suffix in (".json", ".yaml", ".yml"):
+        data = peek_top_level(read_limited(path, MAX_FILE_BYTES, "file"), ("sections", "kind"),
+                              json_format=suffix == ".json")
+        if isinstance(data, dict) and "kind" not in data and isinstance(data.get("sections"), list):
+            return {str(pl["id"]) for sec in data["sections"] if isinstance(sec, dict)
+                    for pl in (sec.get("players") or ()) if isinstance(pl, dict) and "id" in pl}
+    item = load_item(path, loader)
+    if isinstance(item, FideUpdate):
+        return {item.player_id}
+    return {pl.id for sec in item.sections for pl in sec.players}

@@ -9,8 +9,8 @@ import time
 from uschess.apps.compare import parse_rules_spec
 from uschess.apps.evaluate import evaluate, find_truth, format_mean, format_text
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import (Console, add_force_option, input_path, load_event_arg,
-                                     output_dir, print_json)
+from uschess.commands.common import (Console, add_examples, add_force_option, input_path,
+                                     load_event_arg, output_dir, print_json)
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
@@ -49,6 +49,9 @@ def register(sub) -> None:
     p.add_argument("--plot-dir", metavar="DIR",
                    help="write calibration.png/.svg and drift.png/.svg to DIR")
     add_force_option(p)
+    add_examples(p,
+                 "uschess evaluate hist --rules baseline "
+                 "--rules reform:fixtures/reforms/b-stays-14.yaml")
     p.set_defaults(func=run)
 
 

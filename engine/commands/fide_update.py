@@ -9,7 +9,7 @@ from uschess.errors import InputError
 from uschess.io.fide_file import fide_update_from_trf, load_fide_update
 from uschess.apps.report import format_fide_update
 from uschess.rating.fide_update import fide_update
-from uschess.commands.common import (add_rules_options, input_path, print_json,
+from uschess.commands.common import (add_examples, add_rules_options, input_path, print_json,
                                      rating_options)
 
 TRF_SUFFIXES = (".trf", ".txt")
@@ -32,6 +32,10 @@ def register(sub) -> None:
     p.add_argument("--youth", action="store_true",
                    help="TRF input: the event is a youth event (youth conversion, sec. 6)")
     add_rules_options(p)
+    add_examples(p,
+                 "uschess fide-update fixtures/fide/open-abroad.yaml",
+                 "uschess fide-update fixtures/fide/reykjavik.trf --players "
+                 "fixtures/fide/reykjavik.players.yaml --player 12345678")
     p.set_defaults(func=run)
 
 

@@ -4,7 +4,7 @@ players' true strengths beside them."""
 from __future__ import annotations
 
 from uschess.apps.generate import TRUTH_FILE, player_games, write_history
-from uschess.commands.common import Console, print_json
+from uschess.commands.common import Console, add_examples, print_json
 
 
 def register(sub) -> None:
@@ -31,6 +31,8 @@ def register(sub) -> None:
                         '"files": [...]} as JSON')
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar even when standard error is not a terminal")
+    add_examples(p,
+                 "uschess generate --players 200 --events 60 -o hist")
     p.set_defaults(func=run)
 
 

@@ -26,9 +26,10 @@ from uschess.io.formats.uscf_dbf import FILE_NAMES, WRITABLE_HEADER, write_uscf_
 from uschess.model import PublishedPost
 from uschess.rating.pipeline import rate_event
 from uschess.timecontrol import parse_time_control
-from uschess.commands.common import (STDIO, Console, add_force_option, add_member_data_options,
-                                     add_rules_options, load_event_input, one_stdout, output_dir,
-                                     output_file, print_json, rating_options)
+from uschess.commands.common import (STDIO, Console, add_examples, add_force_option,
+                                     add_member_data_options, add_rules_options, load_event_input,
+                                     one_stdout, output_dir, output_file, print_json,
+                                     rating_options)
 
 KINDS = ("dbf", "trf", "crosstable")
 #: Crosstable format implied by the suffix of ``-o`` when --format is not given.
@@ -89,6 +90,8 @@ def register(sub) -> None:
     g.add_argument("--adult", action="append", default=[], metavar="ID[,ID...]",
                    help="an unrated player known to be an adult")
     g.add_argument("--section", metavar="N|NAME", help="only this section of the page")
+    add_examples(p, "uschess import fixtures/dbf/club-championship --players "
+                    "fixtures/events/club-championship.players.yaml -o club.yaml")
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="write an event as a DBF report, a TRF or a rated crosstable",
@@ -110,6 +113,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"wrote": [files], "member_data"} as JSON (the output must be a file)')
     add_rules_options(p)
+    add_examples(p, "uschess export crosstable fixtures/events/wfcc15.yaml",
+                 "uschess export trf fixtures/events/wfcc15.yaml -o wfcc15.trf")
     p.set_defaults(func=run_export)
 
 

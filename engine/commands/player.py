@@ -8,7 +8,7 @@ from uschess.errors import InputError
 from uschess.rating.finish import lowered_floor_for
 from uschess.calendar.rulebook import RuleBook
 from uschess.io.store import Store
-from uschess.commands.common import add_db_option, db_target, print_json
+from uschess.commands.common import add_db_option, add_examples, db_target, print_json
 
 
 def register(sub) -> None:
@@ -19,6 +19,8 @@ def register(sub) -> None:
     add_db_option(p)
     p.add_argument("--json", action="store_true",
                    help='print {"id", "systems": {SYSTEM: {rating, games, ..., history}}}')
+    add_examples(p,
+                 "uschess player A --db ratings.db")
     p.set_defaults(func=run)
 
 

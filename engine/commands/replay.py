@@ -11,8 +11,9 @@ from pathlib import Path, PurePath
 from uschess.errors import InputError
 from uschess.apps.replay import COMMIT_EVERY, event_id, replay
 from uschess.io.store import Store
-from uschess.commands.common import (Console, add_db_option, add_rules_options, db_target,
-                                     input_path, load_event_input, print_json, rating_options)
+from uschess.commands.common import (Console, add_db_option, add_examples, add_rules_options,
+                                     db_target, input_path, load_event_input, print_json,
+                                     rating_options)
 from uschess.io.formats.member_data import NAMES_SHOWN
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
@@ -47,6 +48,8 @@ def register(sub) -> None:
                         "(never with --quiet)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_rules_options(p)
+    add_examples(p,
+                 "uschess replay fixtures/replay-mixed --db ratings.db")
     p.set_defaults(func=run)
 
 

@@ -6,7 +6,8 @@ import json
 
 from uschess.errors import RuleError
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import add_rules_options, date_arg, print_json, readings_given
+from uschess.commands.common import (add_examples, add_rules_options, date_arg, print_json,
+                                     readings_given)
 
 
 def register(sub) -> None:
@@ -22,6 +23,8 @@ def register(sub) -> None:
     show.add_argument("--json", action="store_true",
                       help='print {"on", "fingerprint", "parameters", "plugins", "warnings", ...}')
     add_rules_options(show, rules_on=False)
+    add_examples(show,
+                 "uschess rules show --on 2017-06-01")
     show.set_defaults(func=run_show)
     tl = rs.add_parser("timeline", help="how a parameter or plugin slot changed over time",
                        description="Every dated value of a parameter or plugin slot, with its "
@@ -29,6 +32,8 @@ def register(sub) -> None:
     tl.add_argument("name", nargs="?", help="parameter or plugin slot (all when omitted)")
     tl.add_argument("--json", action="store_true",
                     help='print {NAME: {"description", "kind", "values": [...]}}')
+    add_examples(tl,
+                 "uschess rules timeline bonus_multiplier")
     tl.set_defaults(func=run_timeline)
     diff = rs.add_parser("diff", help="what differs between the rules of two dates",
                          description="Every parameter and plugin whose value differs between "
@@ -38,12 +43,16 @@ def register(sub) -> None:
     diff.add_argument("--json", action="store_true",
                       help='print {"a", "b", "changes": [{name, kind, a, b, source_b}]}')
     add_rules_options(diff, rules_on=False)
+    add_examples(diff,
+                 "uschess rules diff 2016-01-01 2017-06-01")
     diff.set_defaults(func=run_diff)
     cf = rs.add_parser("conflicts", help="the recorded conflicts between documents and their readings",
                        description="The recorded disagreements between the documents, each "
                                    "with its readings; * marks the default.")
     cf.add_argument("--json", action="store_true",
                     help='print {CONFLICT: {"description", "default", "readings"}}')
+    add_examples(cf,
+                 "uschess rules conflicts")
     cf.set_defaults(func=run_conflicts)
 
 

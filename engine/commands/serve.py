@@ -7,7 +7,7 @@ import math
 import socket
 import sys
 
-from uschess.commands.common import add_db_option, db_target, print_json
+from uschess.commands.common import add_db_option, add_examples, db_target, print_json
 from uschess.errors import InputError
 
 
@@ -39,6 +39,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"url", "host", "port", "db", "max_upload_bytes", "time_limit"} '
                         "once listening")
+    add_examples(p,
+                 "uschess serve --port 8000 --db ratings.db")
     p.set_defaults(func=run)
 
 

@@ -12,7 +12,7 @@ from uschess.apps.evaluate import Tally, format_mean, format_ranking
 from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
     parse_vary, sweep
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import STDIO, Console, input_path, print_json
+from uschess.commands.common import STDIO, Console, add_examples, input_path, print_json
 from uschess.commands.evaluate import SYSTEMS, load_history
 from uschess.errors import InputError
 
@@ -58,6 +58,8 @@ def register(sub) -> None:
     p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
                    help="the system whose drift to follow (default OTBR)")
     p.add_argument("--json", action="store_true", help="print the evaluation as JSON")
+    add_examples(p,
+                 "uschess sweep hist --vary bonus_multiplier=10,14 --results sweep.json")
     p.set_defaults(func=run)
 
 

@@ -24,9 +24,9 @@ from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
 from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file, refuse_unknown
-from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, Event,
-                           ForeignRating, MatchChange, Player, PublishedPost, Round, Section,
-                           SystemRecord)
+from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, BirthYear,
+                           Event, ForeignRating, MatchChange, Player, PublishedPost, Round,
+                           Section, SystemRecord)
 
 ROUND_RE = re.compile(r"^\s*([WLDXFZBHU])\s*(\d{1,6})?\s*$", re.IGNORECASE | re.ASCII)
 #: The one bound on ratings, read and written alike: no rating, converted
@@ -104,6 +104,21 @@ def check_date(day: _dt.date, what: str) -> _dt.date:
         raise InputError(f"{what}: {day.isoformat()} is impossible (dates are read from "
                          f"{EARLIEST_DATE.isoformat()} to {LATEST_DATE.isoformat()})")
     return day
+
+
+def parse_birth_date(value: Any, what: str = "birth_date") -> _dt.date:
+    """A birth date (:func:`parse_date`), or a year alone (``1980`` or
+    ``"1980"``): a :class:`~uschess.model.BirthYear`, the age then known to
+    within a year."""
+    if isinstance(value, int) and not isinstance(value, bool) or (
+            isinstance(value, str) and len(value.strip()) == 4 and value.strip().isdigit()):
+        return check_date(BirthYear(int(value)), what)
+    return parse_date(value, what)
+
+
+def birth_date_text(day: _dt.date) -> str:
+    """A birth date as a file states it: ``YYYY-MM-DD``, or the year alone."""
+    return day.text if isinstance(day, BirthYear) else day.isoformat()
 
 
 def flag(raw: dict, key: str, what: str, default: Optional[bool] = False) -> Optional[bool]:
@@ -275,7 +290,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             name=name if type(name) is str else str(name),
             rounds=rounds,
             ratings=ratings,
-            birth_date=parse_date(birth, "birth_date") if birth else None,
+            birth_date=parse_birth_date(birth) if birth else None,
             adult=adult,
             fide=parse_foreign(fide, "fide") if fide else None,
             cfc=parse_foreign(cfc, "cfc") if cfc else None,
@@ -591,7 +606,7 @@ def player_to_dict(p: Player) -> dict:
     if p.state:
         out["state"] = p.state
     if p.birth_date:
-        out["birth_date"] = _date(p.birth_date)
+        out["birth_date"] = birth_date_text(p.birth_date)
     if p.adult is not None:
         out["adult"] = p.adult
     for key in ("fide", "cfc"):

@@ -26,8 +26,8 @@ so two replays into one store would rate from states the other is about to
 change.  :meth:`Store.writer` is the store's writer lock, held for a whole
 replay: a second replay waits for the first to finish (saying so), or is
 refused when it may not wait.  On SQLite it is an exclusive ``flock`` on
-the file ``STORE-writer`` beside the store (created once, left in place;
-the kernel releases it when the process ends, however it ends); on
+the file ``STORE-writer`` beside the store (removed when released; the
+kernel releases the lock when the process ends, however it ends); on
 PostgreSQL a session advisory lock (released when the connection closes).
 A new SQLite store a failed replay wrote nothing into is removed with its
 lock file (:meth:`Store.discard_if_new`); a lock taken on a lock file
@@ -1072,6 +1072,14 @@ class Store:
             pass  # the pid is only for messages
 
         def release_file() -> None:
+            # the lock file goes with the lock (no empty file left beside the
+            # store); removed while still held, so that a program waiting on
+            # this file finds it gone and takes the lock on a new one (above)
+            try:
+                if _identity(str(path)) == (st.st_dev, st.st_ino):
+                    os.unlink(path)
+            except OSError:
+                pass
             try:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Mapping, Sequence
 
+from uschess.calendar.spans import period_end
 from uschess.model import MatchChange
 from uschess.rating.results import CapOutcome
 
@@ -13,14 +14,11 @@ from uschess.rating.results import CapOutcome
 def window_end(start: _dt.date, window: Mapping) -> _dt.date:
     """The first day after the period of ``window`` (``days`` days or
     ``years`` calendar years) that begins on ``start``.  A period of years
-    beginning on 29 February ends on 28 February."""
+    beginning on 29 February ends on 28 February (see
+    :mod:`uschess.calendar.spans`)."""
     if "days" in window:
-        return start + _dt.timedelta(days=int(window["days"]))
-    years = int(window["years"])
-    try:
-        return start.replace(year=start.year + years)
-    except ValueError:  # 29 February in a year that has none
-        return _dt.date(start.year + years, 3, 1)
+        return period_end(start, days=int(window["days"]))
+    return period_end(start, years=int(window["years"]))
 
 
 def shares_window(earlier: _dt.date, on: _dt.date, window: Mapping) -> bool:

@@ -225,7 +225,7 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
     st = five_steps(section, SYSTEM, rules, None, kind=FIDE_UPDATE, trace=trace, records=records)
     e = st.entrants[PLAYER_PAIR]
     e.reads.names.add(conversion)
-    pr = finish(e, SYSTEM, st, rules, update.end, trace=trace)
+    pr = finish(e, SYSTEM, st, rules, update.end)
     return FideUpdateResult(
         **common, post=pr.post, k=pr.k, bonus=pr.bonus, bonus_eligible=e.eligible,
         expected=pr.expected, score=pr.score, m=pr.m, n_eff=pr.n_eff,

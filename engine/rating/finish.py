@@ -23,8 +23,8 @@ from uschess.io.eventfile import MAX_RATING
 from uschess.model import MatchChange, SystemRecord
 from uschess.rating.caps import cap_change
 from uschess.rating.results import MatchPlayerResult, PlayerResult
-from uschess.rating.steps import NO_READS, Entrant, Reads, Steps
-from uschess.rules.base import EventCounts, Floor, prepared
+from uschess.rating.steps import Entrant, Steps
+from uschess.rules.base import EventCounts, Floor
 
 
 def record_after(rec: Optional[SystemRecord], m: int, wins: int, draws: int, losses: int,
@@ -115,131 +115,38 @@ class MatchInputs:
 
 
 def finish(e: Entrant, system: str, st: Steps, rules, end: _dt.date, *,
-           match: Optional[MatchInputs] = None, trace: bool = True) -> PlayerResult:
-    """The finish step for one player with rated games (``e.m > 0``)."""
-    return FinishStep(system, st, rules, end, trace=trace)(e, match)
+           match: Optional[MatchInputs] = None) -> PlayerResult:
+    """The finish step for one player with rated games (``e.m > 0``); traced
+    as the steps were (``st.recorder``)."""
+    return FinishStep(system, st, rules, end)(e, match)
 
 
 class FinishStep:
     """The finish step of one rated unit in one system, for each of its
     players with rated games in turn (``step(e)``; a match's player with
-    their :class:`MatchInputs`).  What is the same for every player (the
-    unit's steps and kind; without a trace, the rules' hooks and the values
-    of ``rules.p`` every player reads) is looked up once, here.
+    their :class:`MatchInputs`): the caps of a match (sec. 7), the personal
+    floor (sec. 5; in a match, a request to lower it), storage, and the
+    record after the event.  It keeps what the steps' recorder asks
+    (``st.recorder``): the rules each rating read, turned into the warnings
+    of the rules in force, and what steps 4 and 5 did."""
 
-    ``lean``: the unit is rated without a trace and its kind has neither caps
-    nor floor requests (every kind but a match), so :meth:`lean_player` may
-    serve each player: the same step without the branches for a trace and a
-    match (bulk rating).  Both give the same results, bit for bit."""
+    __slots__ = ("system", "st", "rules", "end", "kind", "last5", "recorder")
 
-    __slots__ = ("system", "st", "rules", "end", "trace", "kind", "last5", "step5", "step4",
-                 "initial", "step3", "p", "personal_floor", "store_rating", "event_games",
-                 "lean")
-
-    def __init__(self, system: str, st: Steps, rules, end: _dt.date, *, trace: bool = True):
-        self.system, self.st, self.rules, self.end, self.trace = system, st, rules, end, trace
+    def __init__(self, system: str, st: Steps, rules, end: _dt.date):
+        self.system, self.st, self.rules, self.end = system, st, rules, end
         self.kind = st.kind
         self.last5 = st.kind.last_step == 5
-        self.step5, self.step4, self.initial, self.step3 = st.step5, st.step4, st.initial, st.step3
-        self.p = rules.p
-        if trace:  # each player's reads go through its own views (noted)
-            self.personal_floor = self.store_rating = self.event_games = None
-        else:
-            self.personal_floor = rules.call.uschess_personal_floor
-            self.store_rating = rules.call.uschess_store_rating
-            self.event_games = rules.p.event_rated_games
-        self.lean = not trace and not self.kind.caps and not self.kind.floor_requests
-
-    def lean_player(self, e: Entrant) -> PlayerResult:
-        """The finish step for one player of a ``lean`` unit (see the class):
-        :meth:`lean_players` of that player alone."""
-        return self.lean_players((e,))[0]
-
-    def lean_players(self, entrants) -> list[PlayerResult]:
-        """The finish step for each player of a ``lean`` unit (see the class)
-        in ``entrants`` (each with rated games), in their order: :meth:`__call__`
-        without a trace or a match, in the same order of operations, with what
-        is the same for every player read once."""
-        system, end, p = self.system, self.end, self.p
-        step5s, step4s = self.step5, self.step4
-        initial, step3 = self.initial, self.step3
-        personal_floor, store_rating = self.personal_floor, self.store_rating
-        event_games, established = self.event_games, p.established_games
-        last5 = self.last5
-        # the floors plugin's hook made once for the unit, where it hands one out
-        floor_of = prepared(personal_floor, system=system, p=p)
-        out = []
-        add = out.append
-        for e in entrants:
-            pl = e.pl
-            pair = pl.pair
-            rec = e.rec
-            value = step5 = step5s[pair]
-            m, wins, losses = e.m, e.wins, e.losses
-            draws = m - wins - losses  # Entrant.draws
-            after = record_after(rec, m, wins, draws, losses, value, end, p,
-                                 0 if rec is not None else e.n)
-            event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
-            if floor_of is not None:
-                fl = None
-                sec5, sec5_reason, could_be, unknown = floor_of(after, event)
-            else:
-                fl = personal_floor(system=system, after=after, event=event, p=p)
-                sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
-            reason = sec5_reason
-            if rec is None:
-                pre = None
-                floor = sec5
-            else:
-                pre = rec.rating
-                if rec.lowered_floor is not None:
-                    floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5,
-                                                                             sec5_reason)
-                    if lowered is not None:
-                        after.lowered_floor, after.lowered_from = lowered, lowered_from
-                else:  # no floor was lowered after a match: the sec. 5 floor
-                    floor = sec5
-            if value < floor:
-                post, floor_applied = float(floor), True
-            else:
-                post, floor_applied = value, False
-            post = store_rating(pre=pre, value=post, p=p)
-            # settle_record, which refuses a post above MAX_RATING
-            if post > MAX_RATING:
-                settle_record(after, post, p, pl)
-            after.rating = post
-            if after.games > established:
-                peak = after.peak
-                after.peak = post if peak is None or post > peak else peak  # max(peak, post)
-            if could_be is None or value >= could_be:  # no warning (as that function)
-                warnings = []
-            else:
-                warnings = unknown_history_warnings(
-                    fl or Floor(sec5, sec5_reason, could_be, unknown), value, system)
-            if floor_applied and pre is not None and pre < floor:
-                warnings = warnings + below_floor_warnings(pre, floor, reason)
-            if not last5:
-                step5 = None
-            # positional, in the order of PlayerResult's fields (as __call__)
-            add(PlayerResult(
-                pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, e.score, post,
-                after.games, "special" if e.special else "standard", initial.get(pair),
-                e.n_eff, step3.get(pair), step4s[pair] if last5 else None, step5, e.k,
-                e.bonus, e.expected, floor, reason, floor_applied, after, _NOTHING, warnings))
-        return out
+        self.recorder = st.recorder
 
     def __call__(self, e: Entrant, match: Optional[MatchInputs] = None) -> PlayerResult:
-        kind, system, end, trace = self.kind, self.system, self.end, self.trace
+        kind, system, end, rules = self.kind, self.system, self.end, self.rules
         pl = e.pl
         pair = pl.pair
         reads = e.reads
-        if trace:
-            p, call = reads.params(self.rules.p), reads.calls(self.rules.call)
-        else:
-            p = self.p
+        p, call = reads.params(rules.p), reads.calls(rules.call)
         rec = e.rec
         pre = rec.rating if rec is not None else None
-        step5 = self.step5[pair]
+        step5 = self.st.step5[pair]
         value = step5
         notes: list[str] = []
         caps = None
@@ -255,17 +162,15 @@ class FinishStep:
 
         m, wins, losses = e.m, e.wins, e.losses
         draws = m - wins - losses  # Entrant.draws
-        after = record_after(rec, m, wins, draws, losses, value, end, p,
+        # The highest rating attained is the rating as stored (sec. 5): in the
+        # integer era the rounded one, so the record's peak is taken from it
+        attained = call.uschess_store_rating(pre=pre, value=value, p=p)
+        after = record_after(rec, m, wins, draws, losses, attained, end, p,
                              0 if rec is not None else e.n)
-        if trace:
-            event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
-            floor_reads = Reads()
-            fl = floor_reads.calls(self.rules.call).uschess_personal_floor(
-                system=system, after=after, event=event, p=floor_reads.params(self.rules.p))
-        else:
-            event = EventCounts(wins, draws, losses, 1 if m >= self.event_games else 0)
-            floor_reads = NO_READS
-            fl = self.personal_floor(system=system, after=after, event=event, p=p)
+        event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
+        floor_reads = self.recorder.reads()
+        fl = floor_reads.calls(rules.call).uschess_personal_floor(
+            system=system, after=after, event=event, p=floor_reads.params(rules.p))
         if rec is not None and rec.lowered_floor is not None:
             floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
             if lowered is not None:
@@ -276,73 +181,45 @@ class FinishStep:
         post, floor_applied, request = value, False, None
         if value < floor:
             if kind.floor_requests and floor > p.absolute_floor:
-                new_floor = max(floor - p.match_floor_step, p.absolute_floor)
-                request = {"floor": float(floor), "requested_floor": float(new_floor),
-                           "rating_if_granted": max(value, new_floor), "granted": match.grant,
-                           "reason": reason}
-                if match.grant:
-                    post = max(value, new_floor)
-                    after.lowered_floor = float(new_floor)
-                    if after.lowered_from is None:
-                        after.lowered_from = float(floor)
-                    notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
-                                 f"lower it by {p.match_floor_step:g} GRANTED; new floor "
-                                 f"{new_floor:g}")
-                else:
-                    post, floor_applied = float(floor), True
-                    notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
-                                 f"lower it to {new_floor:g} (not granted here; rating held at "
-                                 "the floor; grant with --grant-floor-requests)")
+                post, floor_applied, request = _floor_request(value, floor, reason, match,
+                                                              after, p, notes)
             else:
                 post, floor_applied = float(floor), True
-        if trace:
-            post = call.uschess_store_rating(pre=pre, value=post, p=p)
-        else:
-            post = self.store_rating(pre=pre, value=post, p=p)
+        post = call.uschess_store_rating(pre=pre, value=post, p=p)
         settle_record(after, post, p, who=pl)
 
         # A floor is part of what the rating depended on when it bound, when a
         # lowered floor stood in for it, or in a match (where it decides a request).
-        if trace:
-            names = reads.names
-            if floor_applied or lowered is not None or kind.floor_requests:
-                names = names | floor_reads.names
-            depends = frozenset(names)
-            warnings = (self.rules.warnings(depends) + notes if depends else notes) + \
-                unknown_history_warnings(fl, value, system)
-        else:
-            depends = _NOTHING
-            warnings = notes + unknown_history_warnings(fl, value, system) \
-                if fl.could_be is not None else notes
+        names = reads.names
+        if floor_applied or lowered is not None or kind.floor_requests:
+            names = names | floor_reads.names
+        depends = frozenset(names)
+        warnings = (rules.warnings(depends) if depends else []) + notes + \
+            unknown_history_warnings(fl, value, system)
         if floor_applied and pre is not None and pre < floor:
-            warnings = warnings + below_floor_warnings(pre, floor, reason)
-        formula = "special" if e.special else "standard"
+            warnings += below_floor_warnings(pre, floor, reason)
         last5 = self.last5
         # K, E and the bonus are the standard formula's (None for the special
         # formula), from the last step
+        fields = dict(
+            pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
+            games_before=rec.games if rec else 0, m=m, score=e.score, post=post,
+            games_after=after.games, formula="special" if e.special else "standard",
+            initial=self.st.initial.get(pair), n_eff=e.n_eff, step3=self.st.step3.get(pair),
+            step4=self.st.step4[pair] if last5 else None, step5=step5 if last5 else None,
+            k=e.k, bonus=e.bonus, expected=e.expected,
+            floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
+            floor_applied=floor_applied, record_after=after, depends=depends,
+            warnings=warnings)
         if match is None:
-            # positional, in the order of PlayerResult's fields (a call with 25
-            # keywords costs three times as much, once per player)
-            out = PlayerResult(
-                pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, e.score, post,
-                after.games, formula, self.initial.get(pair), e.n_eff, self.step3.get(pair),
-                self.step4[pair] if last5 else None, step5 if last5 else None, e.k, e.bonus,
-                e.expected, float(floor) if kind.floor_requests else floor, reason,
-                floor_applied, after, depends, warnings)
+            out = PlayerResult(**fields)
         else:
+            fields["formula"] = f"match ({fields['formula']}, no bonus)"
             out = MatchPlayerResult(
-                pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
-                games_before=rec.games if rec else 0, m=m, score=e.score, post=post,
-                games_after=after.games, formula=f"match ({formula}, no bonus)",
-                initial=self.initial.get(pair), n_eff=e.n_eff, step3=self.step3.get(pair),
-                step4=self.step4[pair] if last5 else None, step5=step5 if last5 else None,
-                k=e.k, bonus=e.bonus, expected=e.expected,
-                floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
-                floor_applied=floor_applied, record_after=after, depends=depends,
-                warnings=warnings, change_uncapped=step5 - pre, change=post - pre, caps=caps,
+                **fields, change_uncapped=step5 - pre, change=post - pre, caps=caps,
                 history=list(match.history), history_source=match.history_source,
                 floor_request=request)
-        if trace:
+        if self.recorder.on:
             info5 = self.st.details5[pair]
             if match is not None:
                 info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
@@ -350,7 +227,26 @@ class FinishStep:
         return out
 
 
-_NOTHING: frozenset = frozenset()
+def _floor_request(value: float, floor: float, reason: str, match: MatchInputs,
+                   after: SystemRecord, p, notes: list) -> tuple:
+    """A match result below the floor (sec. 7 restriction 4): a request to
+    lower the floor by ``match_floor_step``, granted or not.  Returns (post
+    before storage, whether the floor holds it, the request)."""
+    new_floor = max(floor - p.match_floor_step, p.absolute_floor)
+    request = {"floor": float(floor), "requested_floor": float(new_floor),
+               "rating_if_granted": max(value, new_floor), "granted": match.grant,
+               "reason": reason}
+    if match.grant:
+        after.lowered_floor = float(new_floor)
+        if after.lowered_from is None:
+            after.lowered_from = float(floor)
+        notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
+                     f"lower it by {p.match_floor_step:g} GRANTED; new floor {new_floor:g}")
+        return max(value, new_floor), False, request
+    notes.append(f"result {value:.2f} is below the floor {floor:g}: request to "
+                 f"lower it to {new_floor:g} (not granted here; rating held at "
+                 "the floor; grant with --grant-floor-requests)")
+    return float(floor), True, request
 
 
 def unknown_history_warnings(fl: Floor, value: float, system: str) -> list[str]:

@@ -259,7 +259,7 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
         if how in ("held", "unrated"):
             if plain is None:  # no cap, no floor request: nothing is rated as a match
                 plain = dataclasses.replace(st, kind=STANDARD)
-            res = finish(e, system, plain, rules, on, trace=trace)
+            res = finish(e, system, plain, rules, on)
             if how == "held":
                 res.formula = HELD
                 res.warnings.append(
@@ -275,7 +275,7 @@ def rate_match(section: Section, system: str, rules, tc: TimeControl, *,
             continue
         hist, hsource = _history_for(pl, system, on, match_history, options, chain_history)
         _check_history(hist, on, rules.p.match_change_cap, pl)
-        res = finish(e, system, st, rules, on, trace=trace,
+        res = finish(e, system, st, rules, on,
                      match=MatchInputs(hist, hsource, grant_floor_requests))
         if how == "match":
             res.warnings.append(

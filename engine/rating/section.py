@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -56,30 +57,24 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
     if not trace and LEAN is not None:  # it reads the games itself (``played`` or not)
         result = LEAN(section, system, rules, tc, pre_from)
         if result is not None:  # None: a value it declines to compute on
+            RATED_BY["kernel"] += 1
             return result
+        RATED_BY["declined"] += 1
+    else:
+        RATED_BY["traced" if trace else "python"] += 1
     st = five_steps(section, system, rules, tc, trace=trace, played=played)
     pre_from = pre_from or {}
-    step = FinishStep(system, st, rules, section.end, trace=trace)
-    entrants = st.entrants
-    ordered = [entrants[pl.pair] for pl in section.players]
-    lean = step.lean
-    if lean:  # every player with rated games at once, in the section's order
-        rated = [e for e in ordered if e.m]
-        finished = step.lean_players(rated)
-        if len(rated) == len(ordered) and not pre_from:  # as the loop below would give
-            return SectionResult(section, system, rules, tc, finished)
-        finished = iter(finished)
+    step = FinishStep(system, st, rules, section.end)
     out = []
-    add = out.append
-    for e in ordered:
-        if not e.m:
-            pl = e.pl
-            add(unrated(pl, system, e.rec, pre_from.get(pl.pair)))
-            continue
-        res = next(finished) if lean else step(e)
-        if pre_from:
-            res.pre_from = pre_from.get(e.pl.pair)
-        add(res)
+    for pl in section.players:
+        e = st.entrants[pl.pair]
+        if e.m:
+            res = step(e)
+            if pre_from:
+                res.pre_from = pre_from.get(pl.pair)
+        else:
+            res = unrated(pl, system, e.rec, pre_from.get(pl.pair))
+        out.append(res)
     return SectionResult(section, system, rules, tc, out)
 
 
@@ -102,10 +97,37 @@ def _lean() -> tuple:
 LEAN, LEAN_STATUS = _lean()
 
 
+#: The sections rated in this process by the compiled kernel ("kernel"), and
+#: by the Python body: traced ("traced"), untraced without a kernel
+#: ("python"), or untraced where the kernel declined a value ("declined").
+#: ``-v`` prints them at the end of a command (:func:`rated_by_line`).
+RATED_BY: Counter = Counter()
+
+
+def rated_by_line() -> str:
+    """Which body rated this process's sections, in a line ("" for none)."""
+    if not RATED_BY:
+        return ""
+    parts = [f"{RATED_BY['kernel']:,} by the compiled kernel"] if RATED_BY["kernel"] else []
+    why = [f"{RATED_BY[k]:,} {what}" for k, what in
+           (("traced", "traced"), ("declined", "declined by the kernel: a value not a plain "
+                                               "number"),
+            ("python", "untraced, no kernel")) if RATED_BY[k]]
+    body = RATED_BY["traced"] + RATED_BY["python"] + RATED_BY["declined"]
+    if body:
+        parts.append(f"{body:,} by the Python body ({', '.join(why)})")
+    return "sections rated: " + "; ".join(parts)
+
+
 def kernel_status() -> str:
     """Which code runs, in a line (``uschess --version``, the benchmarks):
     the formulas', the sections' and the reader's kernel or the pure-Python
     reference."""
     from uschess.io.eventfile import READER_STATUS  # noqa: PLC0415
 
-    return f"formulas: {formulas.KERNEL_STATUS}; sections: {LEAN_STATUS}; reader: {READER_STATUS}"
+    sections = LEAN_STATUS
+    if LEAN is not None:
+        sections += (" for untraced sections of the standard kind, any plugins (traced ratings, "
+                     "matches, FIDE updates and values that are not plain numbers: the Python "
+                     "body)")
+    return f"formulas: {formulas.KERNEL_STATUS}; sections: {sections}; reader: {READER_STATUS}"

@@ -26,7 +26,7 @@ from typing import Optional
 from uschess.errors import InputError, RuleError
 from uschess.formulas import SpecialTrace, n_star, standard_rating
 from uschess.model import GAME_CODES, Player, Section, SystemRecord
-from uschess.rules.base import Initial, prepared
+from uschess.rules.base import Initial
 from uschess.rules.hookspecs import HOOK_SLOTS
 from uschess.timecontrol import TimeControl
 
@@ -82,10 +82,17 @@ class Reads:
             view = self._cview = _ReadCalls(call, self.names)
         return view
 
+    def params_into(self, p, names: set) -> "_ReadParams":
+        """``p`` read through a view noting into ``names`` (another set than
+        the player's own: the bonus eligibility's wording, see
+        :func:`five_steps`)."""
+        return _ReadParams(p, names)
+
 
 class _NoReads(Reads):
-    """Reading without noting (``trace=False``: bulk rating, where no one
-    reads per-player warnings): the views are the objects themselves."""
+    """Reading without noting (no trace: bulk rating, where no one reads
+    per-player warnings): the views are the objects themselves and what is
+    noted is dropped."""
 
     __slots__ = ()
 
@@ -94,7 +101,7 @@ class _NoReads(Reads):
 
     @property
     def names(self) -> set:
-        return set()  # a fresh set each time: what is added is dropped
+        return _DROPPED
 
     def params(self, p):
         return p
@@ -102,13 +109,13 @@ class _NoReads(Reads):
     def calls(self, call):
         return call
 
-
-NO_READS = _NoReads()
+    def params_into(self, p, names):
+        return p
 
 
 class _Dropped(set):
     """A set that keeps nothing: the names a player's rating read, where no
-    one reads them (``trace=False``)."""
+    one reads them (no trace)."""
 
     __slots__ = ()
 
@@ -117,6 +124,74 @@ class _Dropped(set):
 
 
 _DROPPED = _Dropped()
+NO_READS = _NoReads()
+
+
+class Recorder:
+    """What a traced rating keeps beside the ratings, passed through the one
+    body of steps 1-5 (:func:`five_steps`) and the finish step
+    (:class:`uschess.rating.finish.FinishStep`): the rules each player's
+    rating read (:class:`Reads`), the special formula's knot walk of the
+    last step (:class:`~uschess.formulas.SpecialTrace`), and what steps 4
+    and 5 did for each player (the ``details`` shown by ``--explain`` and
+    ``--json``).  :data:`NO_TRACE` keeps nothing: the same lines run, and
+    each of these calls returns at once."""
+
+    on = True
+
+    def reads(self) -> Reads:
+        """A player's reads: noted."""
+        return Reads()
+
+    def wording(self) -> set:
+        """Where the bonus eligibility's reads are noted when the wording in
+        force cannot change the rating (see :func:`five_steps`)."""
+        return set()
+
+    def walk(self) -> Optional[SpecialTrace]:
+        """The knot walk of the special formula (sec. 3.2) for the last step."""
+        return SpecialTrace()
+
+    def step(self, details: dict, e: "Entrant", opps, walk: Optional[SpecialTrace]) -> None:
+        """What step 4 or 5 did for player ``e`` (its formula's inputs and
+        outputs), into ``details`` by pair."""
+        if e.special:
+            info: dict = {"opponents": opps, "score": e.score, "m": e.m, "formula": "special",
+                          "all_wins": e.all_wins, "all_losses": e.all_losses}
+            if walk is not None:
+                info["special"] = walk.as_dict()
+        else:
+            info = {"opponents": opps, "score": e.score, "m": e.m, "formula": "standard",
+                    "k": e.k, "expected": e.expected, "bonus": e.bonus,
+                    "bonus_eligible": e.eligible}
+        details[e.pl.pair] = info
+
+    def held(self, details: dict, pair: int, rating: float) -> None:
+        """A held match player's step (:func:`five_steps`' ``held``)."""
+        if pair in details:
+            details[pair] = dict(details[pair], formula="held", held=rating)
+
+
+class _NoTrace(Recorder):
+    """The recorder that keeps nothing (bulk rating: replay, compare,
+    evaluate, the audit's searches)."""
+
+    on = False
+
+    def reads(self) -> Reads:
+        return NO_READS
+
+    def wording(self) -> set:
+        return _DROPPED
+
+    def walk(self) -> None:
+        return None
+
+    def step(self, details, e, opps, walk) -> None:
+        pass
+
+    def held(self, details, pair, rating) -> None:
+        pass
 
 
 class _ReadParams:
@@ -146,6 +221,15 @@ class _ReadCalls:
         self._names.add(HOOK_SLOTS[name])
         self.__dict__[name] = fn
         return fn
+
+
+TRACE = Recorder()
+NO_TRACE = _NoTrace()
+
+
+def recorder(trace: bool) -> Recorder:
+    """The recorder for a rating with or without a trace."""
+    return TRACE if trace else NO_TRACE
 
 
 class Played:
@@ -186,16 +270,15 @@ def played_games(section: Section) -> dict:
 class Entrant:
     """What steps 1-5 know of one player in one system: the games (opponent
     pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings; rating a
-    section without a trace, eligibility is asked only where the bonus term
-    would be positive, and is None where it was not); after the last step,
-    what the standard formula gave there (E and the bonus)."""
+    and bonus eligibility (neither depends on the opponents' ratings); after
+    the last step, what the standard formula gave there (E and the bonus).
+    ``reads`` and ``wording`` are the recorder's (:class:`Recorder`)."""
 
     __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
                  "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
                  "expected", "bonus", "opp_get")
 
-    def __init__(self, pl: Player, rec: Optional[SystemRecord], reads: bool = True,
+    def __init__(self, pl: Player, rec: Optional[SystemRecord], recorder: Recorder = TRACE,
                  played: Optional[Played] = None):
         g = Played(pl) if played is None else played
         self.pl, self.rec = pl, rec
@@ -206,10 +289,7 @@ class Entrant:
         else:
             self.all_wins, self.all_losses = rec.all_wins, rec.all_losses  # bools (SystemRecord)
         self.k = self.eligible = self.expected = self.bonus = None
-        if reads:
-            self.reads, self.wording = Reads(), set()
-        else:
-            self.reads, self.wording = NO_READS, _DROPPED
+        self.reads, self.wording = recorder.reads(), recorder.wording()
 
     @property
     def draws(self) -> int:
@@ -222,7 +302,7 @@ class Steps:
     :class:`Entrant`, step-1 initial ratings, step-3, step-4 and step-5
     results (already at least the absolute floor; ``step5`` is the step-4
     result for a kind that stops at step 4), and what steps 4 and 5 did
-    (``details4`` only with ``trace``)."""
+    (``details4`` and ``details5``: empty without a trace)."""
 
     entrants: dict
     initial: dict
@@ -232,31 +312,58 @@ class Steps:
     details4: dict
     details5: dict
     kind: SectionKind = STANDARD
+    recorder: Recorder = TRACE
 
 
 def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
                kind: SectionKind = STANDARD, trace: bool = True,
                records: Optional[dict] = None, held: frozenset = frozenset(),
                played: Optional[dict] = None) -> Steps:
-    """Steps 1-5 of sec. 1 for ``section`` in ``system``.  ``records``: each player's pre-event record by pair (default: the
-    player's own ``ratings[system]``).  ``held``: pairs (each with a rating)
-    whose rating the unit does not move (a match player held at the pre-event
-    rating, :mod:`uschess.rating.match`): their step-4 and step-5 results are
-    their pre-event ratings, which their opponents meet in both steps."""
-    floor100 = rules.p.absolute_floor
-    nstar = rules.p.nstar
-    ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
+    """Steps 1-5 of sec. 1 for ``section`` in ``system``.
+
+    ``trace``: keep what each player's rating read and what steps 4 and 5
+    did (the :class:`Recorder`; without it the same lines run and keep
+    nothing).  ``records``: each player's pre-event record by pair (default:
+    the player's own ``ratings[system]``).  ``held``: pairs (each with a
+    rating) whose rating the unit does not move (a match player held at the
+    pre-event rating, :mod:`uschess.rating.match`): their step-4 and step-5
+    results are their pre-event ratings, which their opponents meet in both
+    steps.  ``played``: the players' games read once (:func:`played_games`)."""
+    rec = recorder(trace)
     games = (played or {}).get  # None: each Entrant reads its player's games
     if records is None:  # each player's own record
-        entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), trace, games(pl.pair))
+        entrants = {pl.pair: Entrant(pl, pl.ratings.get(system), rec, games(pl.pair))
                     for pl in section.players}
     else:
-        entrants = {pl.pair: Entrant(pl, records.get(pl.pair), trace, games(pl.pair))
+        entrants = {pl.pair: Entrant(pl, records.get(pl.pair), rec, games(pl.pair))
                     for pl in section.players}
-    playing = {pair: e for pair, e in entrants.items() if e.m}
     # every player who appears as an opponent plays a rated game (validated pairings)
+    playing = {pair: e for pair, e in entrants.items() if e.m}
+    initial = _step1(playing, section, system, rules)
+    _step2(playing, section, system, rules, tc, kind)
+    step3 = _step3(playing, initial, rules)
 
-    # Step 1: initial ratings for unrated players who play a rated game.
+    # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
+    seed = ({pair: step3.get(pair, e.r0) for pair, e in playing.items()} if step3 else
+            {pair: e.r0 for pair, e in playing.items()})
+    last4 = kind.last_step == 4
+    step4, details4 = _step(playing, seed, rules, rec, walk=last4)
+    if held:
+        _hold(held, playing, step4, details4, rec)
+    if last4:
+        return Steps(entrants, initial, step3, step4, dict(step4), details4, dict(details4), kind,
+                     rec)
+
+    # Step 5: again, with every opponent at its step-4 result.
+    step5, details5 = _step(playing, step4, rules, rec, walk=True)
+    if held:
+        _hold(held, playing, step5, details5, rec)
+    return Steps(entrants, initial, step3, step4, step5, details4, details5, kind, rec)
+
+
+def _step1(playing: dict, section: Section, system: str, rules) -> dict:
+    """Step 1 (sec. 2): R0 and N of every player who plays a rated game; an
+    initial rating for each one unrated in ``system``, by pair."""
     initial: dict[int, Initial] = {}
     for pair, e in playing.items():
         if e.rec is not None:
@@ -273,121 +380,74 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
                             f"{rules.on.isoformat()}", player=e.pl.label)
         initial[pair] = init
         e.r0, e.n = init.rating, init.games
+    return initial
 
-    # Step 2: effective games; and what does not change between steps 4 and 5.
-    # The rules' values and hooks are looked up once for the unit; with
-    # ``trace`` each player's reads go through views that note what it read.
+
+def _step2(playing: dict, section: Section, system: str, rules, tc: Optional[TimeControl],
+           kind: SectionKind) -> None:
+    """Step 2 (sec. 3): N' = min(N, N*) and the formula of each player
+    (special for N <= ``special_max_games`` or an all-wins or all-losses
+    record, sec. 3.2); for the standard formula, what does not change
+    between steps 4 and 5: K (sec. 4.2) and bonus eligibility."""
     p_unit, call_unit = rules.p, rules.call
+    nstar = p_unit.nstar
+    ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
     rated_in = rated_systems(section, system, rules, tc)  # the K exception asks if dual-rated
     standard_only, with_bonus = kind.standard_only, kind.bonus
-    half_k = special_max = k_of = None  # read when first needed, as each player reads them
-    k_factor, bonus_eligible = call_unit.uschess_k_factor, call_unit.uschess_bonus_eligible
-    # Untraced, a section's bonus eligibility is asked in steps 4 and 5, only
-    # where the bonus term would be positive (``_step``): nothing else reads it
-    # (an update from a foreign FIDE event reports it: asked here)
-    lazy_bonus = kind is STANDARD
-    if trace:
-        for e in playing.values():
-            p, call = e.reads.params(p_unit), e.reads.calls(call_unit)
-            e.reads.names.add("nstar")
-            e.special = not standard_only and (
-                e.n <= p.special_max_games or e.all_wins or e.all_losses)
-            e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
-            if e.special:
-                continue
-            otbr = e.pl.ratings.get("OTBR")
-            otbr = otbr.rating if otbr is not None else None
-            e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
-                                        half_k=section.half_k or (
-                                            section.online and bool(p.online_half_k)),
-                                        otbr=otbr, systems=rated_in, p=p)
-            if not with_bonus:
-                e.eligible = False
-                continue
-            counts = opponent_counts(e.opps)
-            # The eligibility wordings differ only for m = 3 or a repeated
-            # opponent: elsewhere the rating does not depend on which is in force.
-            target = e.reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
-            e.eligible = bool(call_unit.uschess_bonus_eligible(
-                m=e.m, opponent_counts=counts, p=_ReadParams(p_unit, target)))
-            target.add("bonus")
-    else:  # the same, the values and hooks bound once for the unit
-        a, b, center, flat_above, cap = ns
-        for e in playing.values():
-            if standard_only:
-                special = False
-            else:
-                if special_max is None:
-                    special_max = p_unit.special_max_games
-                special = e.n <= special_max or e.all_wins or e.all_losses
-            e.special = special
-            n_eff, most = float(e.n), n_star(e.r0, a, b, center, flat_above, cap)
-            e.n_eff = n_eff = most if most < n_eff else n_eff  # min(N, N*), sec. 3
-            if special:
-                continue
-            otbr = e.pl.ratings.get("OTBR")
-            otbr = otbr.rating if otbr is not None else None
-            if half_k is None:
-                half_k = section.half_k or (section.online and bool(p_unit.online_half_k))
-                k_of = prepared(k_factor, system=system, tc=tc, half_k=half_k, systems=rated_in,
-                                p=p_unit)
-            m = e.m
-            if k_of is not None:
-                e.k = k_of(e.r0, n_eff, m, otbr)
-            else:
-                e.k = k_factor(r0=e.r0, n_eff=n_eff, m=m, system=system, tc=tc, half_k=half_k,
-                               otbr=otbr, systems=rated_in, p=p_unit)
-            if not with_bonus:
-                e.eligible = False
-            elif not lazy_bonus:
-                e.eligible = bool(bonus_eligible(m=m, opponent_counts=opponent_counts(e.opps),
-                                                 p=p_unit))
+    for e in playing.values():
+        reads = e.reads
+        p, call = reads.params(p_unit), reads.calls(call_unit)
+        reads.names.add("nstar")
+        e.special = not standard_only and (
+            e.n <= p.special_max_games or e.all_wins or e.all_losses)
+        e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
+        if e.special:
+            continue
+        otbr = e.pl.ratings.get("OTBR")
+        otbr = otbr.rating if otbr is not None else None
+        e.k = call.uschess_k_factor(r0=e.r0, n_eff=e.n_eff, m=e.m, system=system, tc=tc,
+                                    half_k=section.half_k or (
+                                        section.online and bool(p.online_half_k)),
+                                    otbr=otbr, systems=rated_in, p=p)
+        if not with_bonus:
+            e.eligible = False
+            continue
+        counts = opponent_counts(e.opps)
+        # The eligibility wordings differ only for m = 3 or a repeated
+        # opponent: elsewhere the rating does not depend on which is in force.
+        target = reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
+        e.eligible = bool(call_unit.uschess_bonus_eligible(
+            m=e.m, opponent_counts=counts, p=reads.params_into(p_unit, target)))
+        target.add("bonus")
 
-    # Step 3: first estimate for unrated players with N = 0 (N' = 1).
+
+def _step3(playing: dict, initial: dict, rules) -> dict:
+    """Step 3 (sec. 1): a first estimate for each unrated player with N = 0,
+    the special formula with N' = ``step3_n_eff`` against the opponents'
+    step-1 ratings, at least the absolute floor; by pair."""
     step3: dict[int, float] = {}
+    floor100 = rules.p.absolute_floor
     for pair, init in initial.items():
         if init.games == 0:
             e = playing[pair]
-            value = e.reads.calls(call_unit).uschess_special_rating(
-                r0=e.r0, n_eff=p_unit.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
+            p = e.reads.params(rules.p)
+            value = e.reads.calls(rules.call).uschess_special_rating(
+                r0=e.r0, n_eff=p.step3_n_eff, opponents=[playing[o].r0 for o in e.opps],
                 score=e.score, wins=e.wins, losses=e.losses, all_wins=False, all_losses=False,
-                n=0, p=e.reads.params(p_unit), trace=None)
-            e.reads.names.add("step3_n_eff")
+                n=0, p=p, trace=None)
             step3[pair] = max(value, floor100)
-
-    # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
-    seed = ({pair: step3.get(pair, e.r0) for pair, e in playing.items()} if step3 else
-            {pair: e.r0 for pair, e in playing.items()})
-    last4 = kind.last_step == 4
-    if trace:
-        step4, details4 = _traced_step(playing, seed, rules, floor100, last4)
-    else:
-        step4, details4 = _step(playing, seed, p_unit, call_unit, floor100), {}
-    if held:
-        _hold(held, playing, step4, details4)
-    if last4:
-        return Steps(entrants, initial, step3, step4, dict(step4), details4, dict(details4), kind)
-
-    # Step 5: again, with every opponent at its step-4 result.
-    if trace:
-        step5, details5 = _traced_step(playing, step4, rules, floor100, True)
-    else:
-        step5, details5 = _step(playing, step4, p_unit, call_unit, floor100), {}
-    if held:
-        _hold(held, playing, step5, details5)
-    return Steps(entrants, initial, step3, step4, step5, details4, details5, kind)
+    return step3
 
 
-def _hold(held: frozenset, playing: dict, results: dict, details: dict) -> None:
+def _hold(held: frozenset, playing: dict, results: dict, details: dict, rec: Recorder) -> None:
     """A step's results with each held player at the pre-event rating (see
-    :func:`five_steps`); with a trace, what the step did for them says so."""
+    :func:`five_steps`); the recorder notes it in what the step did."""
     for pair in held:
         e = playing.get(pair)
         if e is None:
             continue
         results[pair] = e.r0
-        if pair in details:
-            details[pair] = dict(details[pair], formula="held", held=e.r0)
+        rec.held(details, pair, e.r0)
 
 
 def opponent_counts(opps: list) -> dict:
@@ -401,57 +461,34 @@ def opponent_counts(opps: list) -> dict:
     return counts
 
 
-def _step(playing: dict, opp_rating: dict, p, call, floor100) -> dict:
-    """Step 4 or 5 without a trace: every player's rating (at least the
-    absolute floor), the opponents at ``opp_rating``; a standard-formula
-    player keeps E and the bonus (``Entrant.expected``, ``.bonus``).
-
-    Bonus eligibility not asked yet (``Entrant.eligible`` None) is asked only
-    where the bonus term is positive: elsewhere the standard formula gives the
-    same rating, E and bonus (0.0) whatever the answer, and the player's
-    eligibility stays None (not asked)."""
-    special = call.uschess_special_rating
-    b = m_prime_min = None  # read when first needed, as each player reads them
-    out: dict[int, float] = {}
-    for pair, e in playing.items():
-        get = e.opp_get
-        opps = get(opp_rating) if get is not None else [opp_rating[o] for o in e.opps]
-        if e.special:
-            value = special(r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
-                            losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n,
-                            p=p, trace=None)
-        else:
-            if b is None:
-                b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
-            eligible = e.eligible
-            value, e.expected, bonus = standard_rating(e.r0, e.k, opps, e.score,
-                                                       eligible is not False, b, m_prime_min)
-            if bonus and eligible is None:  # is the player eligible for what it gives?
-                if not _bonus_eligible(e, call, p):
-                    value, e.expected, bonus = standard_rating(e.r0, e.k, opps, e.score, False,
-                                                               b, m_prime_min)
-            e.bonus = bonus
-        out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
-    return out
-
-
-def _bonus_eligible(e: Entrant, call, p) -> bool:
-    """Ask the rules whether ``e`` is eligible for the bonus (sec. 4.2), and
-    keep the answer (``e.eligible``)."""
-    e.eligible = eligible = bool(call.uschess_bonus_eligible(
-        m=e.m, opponent_counts=opponent_counts(e.opps), p=p))
-    return eligible
-
-
-def _traced_step(playing: dict, opp_rating: dict, rules, floor100, trace: bool):
-    """Step 4 or 5 with what each player's rating did (:func:`rate_one`);
-    ``trace``: with the special formula's knot walk."""
+def _step(playing: dict, opp_rating: dict, rules, rec: Recorder, walk: bool):
+    """Step 4 or 5 (sec. 1): every player's rating by the special (sec. 3.2)
+    or the standard formula (sec. 4.2), the opponents at ``opp_rating``, at
+    least the absolute floor; a standard-formula player keeps E and the bonus
+    (``Entrant.expected``, ``.bonus``).  Returns (ratings, details) by pair;
+    the recorder fills the details (and, with ``walk``, the special
+    formula's knot walk)."""
+    p_unit, call_unit = rules.p, rules.call
+    floor100 = p_unit.absolute_floor
     out: dict[int, float] = {}
     details: dict[int, dict] = {}
     for pair, e in playing.items():
-        value, info = rate_one(e, [opp_rating[o] for o in e.opps], rules, trace=trace)
+        get = e.opp_get
+        opps = list(get(opp_rating)) if get is not None else [opp_rating[o] for o in e.opps]
+        p = e.reads.params(p_unit)
+        if e.special:
+            st = rec.walk() if walk else None
+            value = e.reads.calls(call_unit).uschess_special_rating(
+                r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
+                losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p,
+                trace=st)
+        else:
+            st = None
+            value, e.expected, e.bonus = standard_rating(
+                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
+                m_prime_min=p.bonus_m_prime_min)
+        rec.step(details, e, opps, st)
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
-        details[pair] = info
     return out, details
 
 
@@ -473,33 +510,6 @@ def rated_systems(section: Section, system: str, rules, tc: Optional[TimeControl
     return tuple(declared_or_classified(section, rules, tc)) or (system,)
 
 
-def rate_one(e: Entrant, opps: list, rules, trace: bool, details: bool = True):
-    """Step 4 or 5 for one player: the special or the standard formula.
-    Returns (rating, what was done); without ``details`` only the rating."""
-    p = e.reads.params(rules.p)
-    if e.special:
-        call = e.reads.calls(rules.call)
-        st = SpecialTrace() if trace else None
-        value = call.uschess_special_rating(
-            r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins, losses=e.losses,
-            all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p, trace=st)
-        if not details:
-            return value, None
-        info: dict = {"opponents": opps, "score": e.score, "m": e.m, "formula": "special",
-                      "all_wins": e.all_wins, "all_losses": e.all_losses}
-        if st is not None:
-            info["special"] = st.as_dict()
-        return value, info
-    value, expected, bonus = standard_rating(e.r0, e.k, opps, e.score, bonus_eligible=e.eligible,
-                                             b=p.bonus_multiplier,
-                                             m_prime_min=p.bonus_m_prime_min)
-    e.expected, e.bonus = expected, bonus
-    if not details:
-        return value, None
-    return value, {"opponents": opps, "score": e.score, "m": e.m, "formula": "standard",
-                   "k": e.k, "expected": expected, "bonus": bonus,
-                   "bonus_eligible": e.eligible}
-
-
 __all__ = ["SectionKind", "STANDARD", "MATCH", "FIDE_UPDATE", "Reads", "Entrant", "Steps",
-           "five_steps", "opponent_counts", "declared_or_classified", "rated_systems", "rate_one"]
+           "Recorder", "TRACE", "NO_TRACE", "recorder", "five_steps", "played_games",
+           "opponent_counts", "declared_or_classified", "rated_systems"]

@@ -52,7 +52,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from uschess.apps.audit import Audit, audit
-from uschess.apps.report import explain_player, rating_label
+from uschess.apps.report import (explain_player, expectancy_text, k_text, rating_label,
+                                 rating_text)
 from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.io.exports import crosstable
@@ -188,7 +189,8 @@ class WebApp:
         self.templates.env.globals.update(system_letter=SYSTEM_LABELS, systems=SYSTEMS,
                                           established_games=ESTABLISHED_GAMES)
         self.templates.env.filters["label"] = rating_label
-        self.templates.env.filters["full"] = lambda x: "-" if x is None else repr(x)
+        self.templates.env.filters["shown"] = shown
+        self.templates.env.globals["unrated_opponents"] = est.unrated_opponents
 
     # ------------------------------------------------------------ plumbing
 
@@ -197,7 +199,7 @@ class WebApp:
         return self.templates.TemplateResponse(request, name, context, status_code=status_code)
 
     def error_page(self, request: Request, err: InputError, name: str, **context) -> Response:
-        return self.page(request, name, status_code=400, error=str(err), **context)
+        return self.page(request, name, status_code=400, error=page_error(err), **context)
 
     def _late(self) -> InputError:
         return InputError(f"not done within the {self.time_limit:g} s this server allows "
@@ -508,6 +510,49 @@ class WebApp:
 
 def _api_error(err: InputError, status: int = 400) -> Response:
     return json_response({"error": str(err)}, status)
+
+
+#: The fields of the page that rates an upload, by the names its form sends
+#: (the estimator's messages name their fields in words).
+FIELD_LABELS = {"rules": "Rate under", "event": "Event", "players": "Players", "start": "Start",
+                "end": "End", "time_control": "Time control", "tolerance": "Tolerance"}
+#: The command line's options an error may name, as the pages name them.
+PAGE_WORDS = [(re.compile(pattern), words) for pattern, words in (
+    (r"'uschess audit FILE --start DATE'", "the Start field"),
+    (r"--start(?: DATE)?", "the Start field"), (r"--end(?: DATE)?", "the End field"),
+    (r"--time-control(?: TC)?", "the Time control field"),
+    (r"--system(?: SYSTEM)?", "the System field"),
+    (r"--players(?: FILE)?", "the Players file"),
+    (r"--all-unrated", "the box 'rate them all as unrated'"),
+    (r"--known-on(?: DATE)?", "known-on:DATE in Rate under"),
+    (r"--rules-on(?: DATE)?", "rules-on:DATE in Rate under"),
+    (r"--edition(?: DATE)?", "edition:DATE in Rate under"),
+    (r"--reading(?: CONFLICT=READING)?", "reading:CONFLICT=READING in Rate under"))]
+
+
+def page_error(err: InputError) -> str:
+    """An error as a page says it: the field by its label on the page, the
+    command line's options by the page's fields that stand for them."""
+    estimator = err.file == est.SOURCE  # whose messages name their fields in words
+    label = FIELD_LABELS.get(err.field) if not estimator else None
+    where = InputError(err.message, file=None if estimator else err.file, section=err.section,
+                       player=err.player, round=err.round, record=err.record,
+                       field=None if estimator or label else err.field)  # a file's own field
+    text = (f"{label}: " if label else "") + str(where)
+    for pattern, words in PAGE_WORDS:
+        text = pattern.sub(words, text)
+    return text
+
+
+#: How the page shows each kind of number (as the command line's text does;
+#: the JSON downloads and /api/ keep them unrounded).
+SHOWN = {"rating": rating_text, "k": k_text, "e": expectancy_text, "count": str,
+         "floor": lambda x: f"{x:g}"}
+
+
+def shown(value, kind: str = "rating") -> str:
+    """A number on the page: ``-`` when there is none."""
+    return "-" if value is None else SHOWN[kind](value)
 
 
 def _fmt(value) -> str:

@@ -50,6 +50,7 @@ class Opponent:
     rating: Optional[float]
     games: Optional[int]
     result: str
+    row: int = 0  # the form's row
 
     @property
     def games_assumed(self) -> bool:
@@ -105,6 +106,31 @@ def _number(form, key: str, what: str, *, integer=False) -> Optional[float]:
     return value
 
 
+#: A rating as US Chess prints it: ``1500``, ``1500P5`` (provisional, on 5
+#: games) or ``Unrated`` (also ``unr``, ``unr.``), in any case.
+_SHOWN_RATING = re.compile(r"(?P<rating>[0-9]+(?:\.[0-9]*)?)(?:\s*[Pp]\s*(?P<games>[0-9]+))?",
+                           re.ASCII)
+_UNRATED = {"unrated", "unr", "unr.", "(unrated)", "none"}
+
+
+def _rating(form, key: str, games_key: str, what: str) -> tuple[Optional[float], Optional[int]]:
+    """A rating field: the rating (None: unrated) and the game count its
+    ``P`` suffix gives (None when it has none).  The number of games field
+    ``games_key``, when filled, must agree with the suffix."""
+    text = _text(form, key)
+    if text.lower() in _UNRATED:
+        return None, None
+    m = _SHOWN_RATING.fullmatch(text)
+    if m is None or not m.group("games"):
+        return _number(form, key, f"{what}"), None
+    rating, games = float(m.group("rating")), int(m.group("games"))
+    given = _text(form, games_key)
+    if given and given != str(games):
+        raise InputError(f"{what} {text!r} is provisional on {games} games, but the games field "
+                         f"says {given}: leave one of them empty", file=SOURCE, field=games_key)
+    return rating, games
+
+
 def _date(form, key: str, what: str) -> Optional[_dt.date]:
     text = _text(form, key)
     if not text:
@@ -151,8 +177,10 @@ def parse_form(form: Mapping[str, str]) -> EstimateRequest:
         raise InputError(f"at most {MAX_ROWS} opponents", file=SOURCE)
     for i in range(1, rows + 1):
         result = _text(form, f"opp_result_{i}").upper()
-        rating = _number(form, f"opp_rating_{i}", f"opponent {i}: rating")
+        rating, shown_games = _rating(form, f"opp_rating_{i}", f"opp_games_{i}",
+                                      f"opponent {i}: rating")
         games = _number(form, f"opp_games_{i}", f"opponent {i}: games", integer=True)
+        games = shown_games if shown_games is not None else games
         if not result:
             if rating is not None or games is not None:
                 raise InputError(f"opponent {i}: choose the result (W, D or L)", file=SOURCE,
@@ -164,13 +192,14 @@ def parse_form(form: Mapping[str, str]) -> EstimateRequest:
         if rating is None and games is not None:
             raise InputError(f"opponent {i}: a game count needs a rating (leave both empty for "
                              "an unrated opponent)", file=SOURCE, field=f"opp_games_{i}")
-        opponents.append(Opponent(rating, games, result))
+        opponents.append(Opponent(rating, games, result, i))
     if not opponents:
         raise InputError("enter at least one opponent with a result", file=SOURCE)
+    rating, shown_games = _rating(form, "rating", "games", "your rating")
+    games = _number(form, "games", "your games", integer=True)
     req = EstimateRequest(
         date=date, time_control=tc, online=bool(_text(form, "online")), system=system,
-        rating=_number(form, "rating", "your rating"),
-        games=_number(form, "games", "your games", integer=True),
+        rating=rating, games=shown_games if shown_games is not None else games,
         wins=_number(form, "wins", "your wins", integer=True),
         draws=_number(form, "draws", "your draws", integer=True),
         losses=_number(form, "losses", "your losses", integer=True),
@@ -179,8 +208,9 @@ def parse_form(form: Mapping[str, str]) -> EstimateRequest:
         canadian=bool(_text(form, "canadian")), opponents=opponents, rules=_text(form, "rules") or "baseline",
         compare=_text(form, "compare") or None)
     if req.rating is not None and req.games is None:
-        raise InputError("your rating needs the number of games it is based on", file=SOURCE,
-                         field="games")
+        raise InputError("your rating needs the number of games it is based on: fill in "
+                         "Games, or write the rating as US Chess prints a provisional one "
+                         "(1500P12: on 12 games)", file=SOURCE, field="games")
     if req.rating is None and any(x is not None for x in (req.games, req.wins, req.draws, req.losses)):
         raise InputError("games and wins/draws/losses need your rating (leave them empty if "
                          "you are unrated)", file=SOURCE, field="rating")
@@ -238,6 +268,41 @@ class Estimate:
         """(system, the player's result) for every system the section is rated in."""
         result = result or self.result
         return [(s.system, p) for s in result.sections for p in s.players if p.id == PLAYER_ID]
+
+
+@dataclass
+class UnratedOpponent:
+    """An unrated opponent of the estimate, in the player's system: the
+    rating step 1 gave them and why, and the rating step 4 gave them from
+    their one game (the one the player's step 5 uses)."""
+
+    row: int
+    initial: float
+    how: str
+    step4: Optional[float]
+
+    def text(self) -> str:
+        from uschess.apps.report import rating_text
+        out = (f"Opponent {self.row} is unrated: step 1 gives them {rating_text(self.initial)} "
+               f"({self.how})")
+        if self.step4 is not None:
+            out += (f"; step 4 rates them {rating_text(self.step4)} from their game with you, "
+                    "the rating your step 5 uses")
+        return out + "."
+
+
+def unrated_opponents(est: Estimate, result: Optional[EventResult] = None) -> list[UnratedOpponent]:
+    """The unrated opponents of ``result`` (default: the estimate's), in the
+    system the player's rating was entered in (else the first rated)."""
+    result = result or est.result
+    sections = [s for s in result.sections if s.system == est.request.system] or result.sections[:1]
+    out = []
+    for sec in sections:
+        for p in sec.players:
+            if p.id != PLAYER_ID and p.pre is None and p.initial is not None:
+                row = est.request.opponents[p.pair - 2].row
+                out.append(UnratedOpponent(row, p.initial.rating, p.initial.how, p.step4))
+    return out
 
 
 def estimate(req: EstimateRequest) -> Estimate:

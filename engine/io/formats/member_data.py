@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from uschess.model import Event
+from uschess.model import BirthYear, Event
 
 #: Names listed in a one-line message before "and N more".
 NAMES_SHOWN = 10
@@ -54,6 +54,9 @@ class MemberDataReport:
     #: set when ``missing`` lists only the players a ratings store had no
     #: record of either (a replay): the store's name
     store: Optional[str] = None
+    #: the players whose birth date the report gives by its year only
+    #: (:class:`~uschess.model.BirthYear`), none of them from a players file
+    birth_years: list[MissingMember] = field(default_factory=list)
 
     @property
     def missing_ids(self) -> int:
@@ -83,6 +86,16 @@ class MemberDataReport:
         more = len(self.missing) - len(shown)
         return f"{self.summary()}: {names}" + (f"; and {more} more" if more > 0 else "")
 
+    def birth_year_message(self, limit: Optional[int] = NAMES_SHOWN) -> str:
+        """The players with a birth year only, on one line (``limit`` names
+        at most; None: all)."""
+        shown = self.birth_years if limit is None else self.birth_years[:limit]
+        more = len(self.birth_years) - len(shown)
+        return (f"{len(self.birth_years)} player(s) have a birth year but no day: the age "
+                "(sec. 2.3) is taken from 2 July of that year, within half a year of the "
+                f"true one: {'; '.join(m.label() for m in shown)}"
+                + (f"; and {more} more" if more > 0 else ""))
+
     def lines(self, limit: Optional[int] = None) -> list[str]:
         """The summary, then one indented line per player (at most ``limit``)."""
         shown = self.missing if limit is None else self.missing[:limit]
@@ -93,7 +106,8 @@ class MemberDataReport:
     def as_dict(self) -> dict:
         return {"source": self.source, "format": self.format, "players": self.players,
                 "players_file": self.players_file, "store": self.store,
-                "missing_count": self.missing_ids, "missing": [m.as_dict() for m in self.missing]}
+                "missing_count": self.missing_ids, "missing": [m.as_dict() for m in self.missing],
+                "birth_year_only": [m.as_dict() for m in self.birth_years]}
 
 
 def member_data_report(event: Event, fmt: str, members: Optional[Mapping] = None, *,
@@ -106,10 +120,13 @@ def member_data_report(event: Event, fmt: str, members: Optional[Mapping] = None
     members = members or {}
     shown = shown or {}
     ids: set[str] = set()
-    missing = []
+    missing, birth_years = [], []
     for section in event.sections:
         for p in section.players:
             ids.add(p.id)
+            if isinstance(p.birth_date, BirthYear):
+                birth_years.append(MissingMember(p.id, p.name, section.name, p.pair,
+                                                 f"born {p.birth_date.text}"))
             if p.id in members:
                 continue
             display = shown.get((section.name, p.pair))
@@ -118,4 +135,4 @@ def member_data_report(event: Event, fmt: str, members: Optional[Mapping] = None
             missing.append(MissingMember(p.id, p.name, section.name, p.pair, display))
     return MemberDataReport(source=str(event.source or ""), format=fmt, players=len(ids),
                             players_file=str(players_file) if players_file is not None else None,
-                            missing=missing)
+                            missing=missing, birth_years=birth_years)

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import (check_birth_dates, parse_date, parse_foreign, parse_record,
-                                  record_to_dict)
+from uschess.io.eventfile import (birth_date_text, check_birth_dates, parse_birth_date,
+                                  parse_foreign, parse_record, record_to_dict)
 from uschess.io.textdata import (MAX_DATA_BYTES, decode_utf8, kind_of, parse_data, read_limited,
                                  refuse_unknown)
 from uschess.model import SYSTEMS, Event, ForeignRating, SystemRecord
@@ -128,7 +128,7 @@ def _entry(raw: Any) -> MemberData:
             raise InputError("'state' must be text", field="state")
         m.state = raw["state"]
     if raw.get("birth_date") is not None:
-        m.birth_date = parse_date(raw["birth_date"], "birth_date")
+        m.birth_date = parse_birth_date(raw["birth_date"])
     if raw.get("adult") is not None:
         if not isinstance(raw["adult"], bool):
             raise InputError("'adult' must be true or false", field="adult")
@@ -205,7 +205,7 @@ def players_to_dict(players: Mapping[str, MemberData]) -> dict:
         if m.state:
             entry["state"] = m.state
         if m.birth_date:
-            entry["birth_date"] = m.birth_date.isoformat()
+            entry["birth_date"] = birth_date_text(m.birth_date)
         if m.adult is not None:
             entry["adult"] = m.adult
         for key in ("fide", "cfc"):

@@ -62,8 +62,8 @@ from pathlib import Path
 from typing import Optional
 
 from uschess.errors import InputError
-from uschess.io.eventfile import check_header_dates, event_from_dict, validate_section
-from uschess.model import SYSTEMS, Event, Round
+from uschess.io.eventfile import check_date, check_header_dates, event_from_dict, validate_section
+from uschess.model import SYSTEMS, BirthYear, Event, Round
 from uschess.io.files import atomic_write
 from uschess.io.textdata import check_text, read_limited
 
@@ -276,8 +276,16 @@ def _birth(text: str, number: int, source) -> Optional[_dt.date]:
     if not m:
         raise InputError(f"birth date {text!r} is not YYYY/MM/DD", file=source, record=number,
                          field="birth date (columns 70-79)")
-    if not m.group(2) or m.group(2) == "00" or m.group(3) == "00" or int(m.group(1)) == 0:
-        return None  # year only: no usable date
+    if int(m.group(1)) == 0:
+        return None  # no year: nothing known
+    if not m.group(2) or m.group(2) == "00" or m.group(3) == "00":
+        # the year only: kept as a year (the age known to within a year),
+        # named in the member data report's warning
+        try:
+            return check_date(BirthYear(int(m.group(1))), "birth date")
+        except InputError as err:
+            raise InputError(str(err), file=source, record=number,
+                             field="birth date (columns 70-79)") from None
     try:
         return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     except ValueError:
@@ -559,7 +567,9 @@ def _player_line(p, info: TrfPlayerDetails, rank: int, section: str) -> str:
         if p.fide.rating > 9999:
             raise InputError(f"FIDE rating {p.fide.rating} does not fit 4 columns", **where)
         rating = str(int(round(p.fide.rating)))
-    birth = p.birth_date.strftime("%Y/%m/%d") if p.birth_date and p.birth_date.year >= 1000 else ""
+    birth = ("" if not p.birth_date or p.birth_date.year < 1000
+             else f"{p.birth_date.year}/00/00" if isinstance(p.birth_date, BirthYear)
+             else p.birth_date.strftime("%Y/%m/%d"))
     fide_id = info.fide_id if _DIGITS.match(info.fide_id or "") and len(info.fide_id) <= 11 else ""
     head = (f"001 {p.pair:>4} {(info.sex or ' ')[:1]}{(info.title or '')[:3]:>3} "
             f"{p.name:<{NAME_WIDTH}} {rating:>4} {(info.federation or '')[:3]:<3} "
