@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
+import time
 
 import pytest
 
@@ -103,3 +103,17 @@ def test_blocks_not_run_say_why(tmp_path):
 def test_a_page_that_breaks_the_convention_is_refused(tmp_path, text, message):
     with pytest.raises(docs_examples.PageError, match=re.escape(message)):
         _page(tmp_path, text)
+
+
+def test_what_a_page_leaves_running_is_stopped(tmp_path):
+    page = _page(tmp_path, "```console\n$ sleep 300 > /dev/null 2>&1 & echo $! > pid\n```\n")
+    outcome = _run(tmp_path, page)
+    assert outcome.ran == 1 and not outcome.failures
+    pid = int((tmp_path / "work" / "project" / "pid").read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"process {pid} still runs")

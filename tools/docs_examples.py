@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -234,6 +235,38 @@ def _prepare(workdir: Path, shared: Path | None) -> Path:
 
 def run_page(page: Page, workdir: Path, *, shared: Path | None, full: bool) -> Outcome:
     """Run a page's examples in order in ``workdir`` and compare their output."""
+    groups: list[int] = []
+    try:
+        return _run_blocks(page, workdir, shared, full, groups)
+    finally:
+        _stop(groups)
+
+
+def _run(text: str, project: Path, env: dict, groups: list[int]) -> subprocess.CompletedProcess:
+    """One command in a process group of its own (recorded in ``groups``),
+    so that what it leaves running (a server started with ``&``) is
+    stopped when the page is done."""
+    with subprocess.Popen(["bash", "-c", text], cwd=project, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True) as proc:
+        groups.append(proc.pid)
+        try:
+            out, _ = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _stop([proc.pid])
+            proc.communicate()
+            raise
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out)
+
+
+def _stop(groups: list[int]) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _run_blocks(page: Page, workdir: Path, shared: Path | None, full: bool, groups: list[int]) -> Outcome:
     out = Outcome()
     project = _prepare(workdir, shared)
     env = _environment(project)
@@ -251,8 +284,7 @@ def run_page(page: Page, workdir: Path, *, shared: Path | None, full: bool) -> O
         for cmd in block.commands:
             out.ran += 1
             try:
-                proc = subprocess.run(["bash", "-c", cmd.text], cwd=project, env=env, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+                proc = _run(cmd.text, project, env, groups)
             except subprocess.TimeoutExpired:
                 out.failures.append(f"{page.name}, line {cmd.line + 1}: `{cmd.text}` ran over {TIMEOUT} s")
                 continue
