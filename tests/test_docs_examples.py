@@ -117,3 +117,14 @@ def test_what_a_page_leaves_running_is_stopped(tmp_path):
             return
         time.sleep(0.1)
     pytest.fail(f"process {pid} still runs")
+
+
+TIMING = re.compile(r"\bin [0-9][0-9.]* ?m?s\b|\([0-9][0-9,.]*/s\)|\([0-9][0-9.]* ?m?s\)|[0-9][0-9,.]* requests/s")
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_timings_are_not_shown_as_figures(path):
+    """A time or a rate differs from run to run: a page shows it as '...'."""
+    shown = [line for block in docs_examples.parse(path).blocks for cmd in block.commands
+             for line in cmd.expected if TIMING.search(line)]
+    assert not shown, shown
