@@ -361,7 +361,7 @@ def _compiled() -> tuple[Optional[FormulaSet], str]:
 
 _KERNEL, KERNEL_STATUS = _compiled()
 #: The formulas the steps call: the compiled kernel's where it is built and
-#: current (the same results, bit for bit; ``tests/test_formulas_kernel.py``),
+#: current (the same results, bit for bit; ``tests/engine/test_formulas_kernel.py``),
 #: else the reference's.  ``KERNEL_STATUS`` says which, and why.
 ACTIVE = _KERNEL or PURE
 special_rating = ACTIVE.special_rating

@@ -6,7 +6,7 @@ the knot walk) and :func:`uschess.formulas.standard_rating` (sec. 4.2), with
 C doubles instead of Python floats, for the hot loops of steps 4 and 5 and
 of an audit's searches.  ``formulas.py`` is the reference: this file does
 the same operations in the same order (every value a double, so the results
-are the reference's bit for bit, which ``tests/test_formulas_kernel.py``
+are the reference's bit for bit, which ``tests/engine/test_formulas_kernel.py``
 checks across the parameters of every era), returns the very objects the
 reference returns (R0 itself where the walk ends on it), and hands a traced
 call (``--explain``) to the reference.  Built only on request

@@ -13,7 +13,7 @@ values they give.  It never says what is wrong: on anything the reference
 would refuse, or that it does not do itself (a match history, a player
 mapping of another type, data not from the checked reader), :func:`players`
 returns None and :func:`valid` False, and the reference reads the section
-again and refuses it with its own message.  ``tests/test_reader_kernel.py``
+again and refuses it with its own message.  ``tests/engine/test_reader_kernel.py``
 checks that the two give equal events, and the same verdicts.
 
 Imported by :mod:`uschess.io.eventfile` once that module's functions are

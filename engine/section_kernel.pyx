@@ -14,7 +14,7 @@ floor and storage stay the plugins' own), and gives the same results, the
 very objects where the reference passes one through (an absolute floor, a
 special rating the plugin returned, N* at its cap).  Where the standard
 formula runs it runs on doubles (``standard_formula.pxi``, shared with
-``formulas_kernel.pyx``).  ``tests/test_section_kernel.py`` checks the two
+``formulas_kernel.pyx``).  ``tests/engine/test_section_kernel.py`` checks the two
 give equal results, field by field and bit for bit, across every era.
 
 It declines (returns None, and the reference rates the section) where one

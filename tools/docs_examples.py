@@ -25,7 +25,7 @@ The convention, for every page (README.md, CONTRIBUTING.md, docs/**/*.md):
 * Shell examples in other fences (``sh``, ``bash``, ``shell``) are refused,
   so that none escapes the run.
 
-``tests/test_docs_examples.py`` runs every page.  When a change of the
+``tests/docs/test_docs_examples.py`` runs every page.  When a change of the
 program changes what an example prints on purpose, rewrite the pages'
 expected output from a run::
 

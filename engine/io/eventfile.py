@@ -678,6 +678,6 @@ def _reader() -> tuple:
 
 #: The compiled kernel of a section's players (:func:`parse_section`,
 #: :func:`validate_section`) where it is built and current (the same
-#: events: ``tests/test_reader_kernel.py``), else None: the reference reads.
+#: events: ``tests/engine/test_reader_kernel.py``), else None: the reference reads.
 #: Loaded last, once the helpers the kernel asks are defined.
 READER, READER_STATUS = _reader()

@@ -92,7 +92,7 @@ def _lean() -> tuple:
 
 #: The compiled kernel's rating of a section without a trace, where it is
 #: built and current (the same results, field by field and bit for bit:
-#: ``tests/test_section_kernel.py``), else None: the reference below rates.
+#: ``tests/engine/test_section_kernel.py``), else None: the reference below rates.
 #: ``LEAN_STATUS`` says which, and why.
 LEAN, LEAN_STATUS = _lean()
 

@@ -39,7 +39,7 @@ from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, SYSTEM_LABELS, 
 ESTABLISHED_GAMES = 50
 #: Most games a provisional (``P<n>``) rating can be based on: the layout
 #: prints P only up to the established_games of rulesets/systems.yaml (25 in
-#: every period, 002 and sec. 1), checked against it in tests/test_msa.py.
+#: every period, 002 and sec. 1), checked against it in tests/readers/test_msa.py.
 MAX_PROVISIONAL = 25
 #: The largest crosstable read: a 3,000-player page is under 2 MB.
 MAX_FILE_BYTES = 16 * 1024 * 1024
