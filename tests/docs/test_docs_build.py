@@ -16,7 +16,7 @@ import yaml
 
 from helpers import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "docs" / "tools"))
 import docs_reference  # noqa: E402
 
 needs_mkdocs = pytest.mark.skipif(

@@ -1,6 +1,6 @@
 """Every shell example of the README and the docs runs, and prints what the
-page shows (the convention: tools/docs_examples.py).  A changed figure or a
-broken example fails here; ``python tools/docs_examples.py --update``
+page shows (the convention: docs/tools/docs_examples.py).  A changed figure or a
+broken example fails here; ``python docs/tools/docs_examples.py --update``
 rewrites the pages from a run when the change is meant."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from helpers import ROOT, SHARED_DATA
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "docs" / "tools"))
 import docs_examples  # noqa: E402
 
 FULL = os.environ.get("USCHESS_HYPOTHESIS") == "ci"

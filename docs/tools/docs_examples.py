@@ -29,9 +29,9 @@ The convention, for every page (README.md, CONTRIBUTING.md, docs/**/*.md):
 program changes what an example prints on purpose, rewrite the pages'
 expected output from a run::
 
-    python tools/docs_examples.py --update            # every page
-    python tools/docs_examples.py --update docs/guides/td.md
-    python tools/docs_examples.py --check             # what the test does
+    python docs/tools/docs_examples.py --update            # every page
+    python docs/tools/docs_examples.py --update docs/guides/td.md
+    python docs/tools/docs_examples.py --check             # what the test does
 
 A ``...`` line keeps its place: the lines shown before and after it are
 rewritten with as many lines of the new output.
@@ -49,7 +49,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 LINKED = ("fixtures", "benchmarks", "rulesets")
 FLAGS = {"slow", "shared-data", "skip", "file"}
@@ -304,7 +304,7 @@ def _difference(page: Page, cmd: Command, actual: list[str]) -> str:
     import difflib
     diff = difflib.unified_diff(cmd.expected, actual, "shown on the page", "printed", lineterm="", n=2)
     return (f"{page.name}, line {cmd.line + 1}: `{cmd.text}` prints other than the page shows "
-            f"(if the change is meant: python tools/docs_examples.py --update {page.name}):\n" + "\n".join(diff))
+            f"(if the change is meant: python docs/tools/docs_examples.py --update {page.name}):\n" + "\n".join(diff))
 
 
 def _rewritten(expected: list[str], actual: list[str]) -> list[str]:

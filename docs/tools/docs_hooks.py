@@ -1,6 +1,6 @@
 """MkDocs hooks (``hooks:`` in mkdocs.yml): the pages made at build time.
 
-The reference pages come from the code (``tools/docs_reference.py``), and
+The reference pages come from the code (``docs/tools/docs_reference.py``), and
 CHANGELOG.md and CONTRIBUTING.md, which live at the top of the repository
 where people look for them, are added to the site as they are, their links
 into ``docs/`` made relative to the site."""
@@ -15,7 +15,7 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import docs_reference  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOP_PAGES = {"changelog.md": "CHANGELOG.md", "contributing.md": "CONTRIBUTING.md"}
 #: Images kept elsewhere in the repository (the browser tests take the screenshots).
 ASSETS = {"assets/estimator.png": "fixtures/screenshots/estimator.png",

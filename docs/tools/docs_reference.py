@@ -4,8 +4,8 @@ Where the code is the source, the page is made from it, never kept by hand:
 every command and option from the argument parsers (``uschess.cli.build_parser``),
 the event file's fields from ``engine/event.schema.json``, the rules'
 timelines, conflicts and the project's readings from ``rulesets/``.
-``tools/docs_hooks.py`` adds them to the site when MkDocs builds it;
-``python tools/docs_reference.py DIR`` writes them to DIR to read them.
+``docs/tools/docs_hooks.py`` adds them to the site when MkDocs builds it;
+``python docs/tools/docs_reference.py DIR`` writes them to DIR to read them.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTE = ("<!-- Generated from {what} by tools/docs_reference.py when the docs are built; "
+ROOT = Path(__file__).resolve().parents[2]
+NOTE = ("<!-- Generated from {what} by docs/tools/docs_reference.py when the docs are built; "
         "edit the source, not this page. -->\n\n")
 
 
