@@ -7,7 +7,7 @@ id), from 2001 to 2025.  Everything is drawn from one ``random.Random(seed)``:
 the same arguments always give the same history.  ``write_history`` writes it
 as event files with the players' true strengths beside them (``truth.csv``).
 
-The model (the README's "Synthetic histories" states it with its numbers):
+The model (docs/guides/analyst.md states it with its numbers):
 
 * every player has a hidden true strength that moves over time: a random walk
   of about 35 points a year; juniors improve quickly towards a ceiling until

@@ -1,7 +1,8 @@
 """Reading and writing the event file (YAML or JSON, one structure).
 
 The structure is published as JSON Schema in ``engine/event.schema.json`` and
-documented field by field in the README.  Everything here validates as it
+documented field by field in the docs (reference/event-file.md, generated from
+the schema).  Everything here validates as it
 reads and raises :class:`~uschess.errors.InputError` naming the file, section,
 player and round of the first problem.  Files are read by the one YAML/JSON
 reader, :mod:`uschess.io.textdata` (safe loading only; duplicate keys,

@@ -393,7 +393,7 @@ def test_every_plugin_is_rated_on_the_dates_the_calendar_gives_it():
     rate_every_calendar_row(RuleBook.build(entry_point_group=None))
 
 
-# ------------------------------------------- the README's CONTRIBUTING, for real
+# -------------------------------------------- CONTRIBUTING.md's walk-through, for real
 def edit_yaml(path: Path, change) -> None:
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     change(raw)
