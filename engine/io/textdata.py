@@ -41,6 +41,7 @@ from typing import Any, Optional
 
 import yaml
 
+from uschess import collector
 from uschess.errors import InputError
 
 #: The largest YAML or JSON file read (event, players, published-results and
@@ -570,7 +571,13 @@ def _block_depth(text: str, most: int) -> Optional[int]:
 
 
 def parse_data(text: str, *, json_format: bool, source=None) -> Any:
-    """The data of YAML or JSON ``text``, checked as the module says."""
+    """The data of YAML or JSON ``text``, checked as the module says (the
+    cycle collector paused: the parsers make trees, see uschess.collector)."""
+    with collector.paused():
+        return _parse_data(text, json_format, source)
+
+
+def _parse_data(text: str, json_format: bool, source) -> Any:
     check_text(text, source)
     check_nesting(text, json_format=json_format, source=source)
     # Without a backslash there is no escape sequence: every string's
