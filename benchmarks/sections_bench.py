@@ -7,10 +7,14 @@ shape of a file of many matches) is written as JSON and, in this process,
 read (``load_event``), rated (``rate_event``) and printed (the crosstable
 ``uschess rate`` prints), for each N.  Each figure is CPU seconds per 1,000
 sections, the best of ``--repeat`` runs (CPU time: the machine is shared).
-The yardstick is the smallest size: the growth of a size is its cost per
-section over the smallest's, 1.0 where the cost is proportional to the
-input.  A part of the work that grows faster than the input (a list
-searched once per section, say) shows as a growth that rises with N.
+The growth of a size is its cost per section over the smallest size's: 1.0
+where the cost is proportional to the input.  A part of the work that grows
+faster than the input (a list searched once per section, say) shows as a
+growth that rises with N.  A larger heap costs a little more per object in
+the processor's caches, more in a loaded hour: the yardstick, the plain JSON
+parser and ``benchmarks/minimal.py`` rating the same sections (the cycle
+collector paused, as the engine pauses it), is measured beside, and
+"relative" is the engine's growth over the yardstick's.
 
 ``--json`` prints the figures as JSON.
 """
@@ -25,8 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import minimal  # noqa: E402
+
+from uschess import collector  # noqa: E402
 from uschess.apps.report import format_event  # noqa: E402
 from uschess.io.eventfile import load_event  # noqa: E402
 from uschess.rating.pipeline import RatingOptions, rate_event  # noqa: E402
@@ -54,14 +62,27 @@ def cpu(fn) -> tuple[float, object]:
     return time.process_time() - started, value
 
 
+def yardstick(path: Path, event) -> float:
+    """CPU seconds of the plain JSON parser on the file and of the minimal
+    implementation rating its sections, the collector paused."""
+    params = minimal.load_params(event.start)["p"]
+    with collector.paused():
+        seconds, _ = cpu(lambda: minimal.rate_event(minimal.sections_from_event(event), params))
+        parse, _ = cpu(lambda: json.loads(path.read_text(encoding="utf-8")))
+    return seconds + parse
+
+
 def measure(path: Path, repeat: int) -> dict:
-    """Best CPU seconds of reading, rating and printing the event at ``path``."""
-    best = {"read": float("inf"), "rate": float("inf"), "print": float("inf")}
+    """Best CPU seconds of reading, rating and printing the event at ``path``,
+    and of the yardstick."""
+    best = {"read": float("inf"), "rate": float("inf"), "print": float("inf"),
+            "yardstick": float("inf")}
     for _ in range(repeat):
         read, event = cpu(lambda: load_event(path))
         rate, result = cpu(lambda: rate_event(event, RatingOptions(trace=False)))
         shown, _ = cpu(lambda: format_event(result))
-        for key, value in (("read", read), ("rate", rate), ("print", shown)):
+        for key, value in (("read", read), ("rate", rate), ("print", shown),
+                           ("yardstick", yardstick(path, event))):
             best[key] = min(best[key], value)
     best["total"] = best["read"] + best["rate"] + best["print"]
     return best
@@ -78,8 +99,9 @@ def run(sizes: list[int], repeat: int) -> list[dict]:
                          **{f"{k}_per_1000": v * 1000 / n for k, v in seconds.items()}})
     base = rows[0]
     for row in rows:
-        for part in ("read", "rate", "print", "total"):
+        for part in ("read", "rate", "print", "total", "yardstick"):
             row[f"{part}_growth"] = row[f"{part}_per_1000"] / base[f"{part}_per_1000"]
+        row["relative_growth"] = row["total_growth"] / row["yardstick_growth"]
     return rows
 
 
@@ -98,11 +120,13 @@ def main(argv=None) -> int:
     print(f"CPU seconds per 1,000 two-player sections (best of {args.repeat}); growth: per "
           f"section over the {sizes[0]:,}-section event's")
     print(f"{'sections':>9} {'MB':>6} {'read':>7} {'rate':>7} {'print':>7} {'total':>7} "
-          f"{'growth':>7}")
+          f"{'growth':>7} {'yardstick':>9} {'growth':>7} {'relative':>8}")
     for r in rows:
         print(f"{r['sections']:>9,} {r['bytes'] / 1e6:>6.2f} {r['read_per_1000']:>7.3f} "
               f"{r['rate_per_1000']:>7.3f} {r['print_per_1000']:>7.3f} "
-              f"{r['total_per_1000']:>7.3f} {r['total_growth']:>7.2f}")
+              f"{r['total_per_1000']:>7.3f} {r['total_growth']:>7.2f} "
+              f"{r['yardstick_per_1000']:>9.3f} {r['yardstick_growth']:>7.2f} "
+              f"{r['relative_growth']:>8.2f}")
     return 0
 
 

@@ -1,9 +1,9 @@
 """Time proportional to the input: an event of many two-player sections
 costs the same per section at 1,000 sections as at 15,000 (the growth of
 ``benchmarks/sections_bench.py``, CPU time per section over the smaller
-event's; a part growing faster than the input, such as a list searched once
-per section, or the cycle collector's walks over all that was read, shows as
-a growth well above 1)."""
+event's, against its yardstick's; a part growing faster than the input,
+such as a list searched once per section, or the cycle collector's walks
+over all that was read, shows as a growth well above 1)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ import sections_bench  # noqa: E402
 def test_many_sections_cost_the_same_per_section():
     rows = sections_bench.run([1000, 15000], repeat=2)
     big = rows[-1]
-    # (a larger heap costs a little in the processor's caches: not 1.0 exactly;
-    # a search per section made it 4.0, the collector's walks 1.6 to 1.7)
-    assert big["total_growth"] < 1.4, rows
-    assert big["read_growth"] < 1.5 and big["rate_growth"] < 1.5, rows
+    # over the yardstick's growth, which a larger heap's cost in the
+    # processor's caches raises as much (a search per section made the
+    # engine's 4.0, the collector's walks 1.6 to 1.7)
+    assert big["relative_growth"] < 1.3, rows
 
 
 def test_the_collector_runs_again_after_reading_and_rating():
