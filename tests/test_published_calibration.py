@@ -77,11 +77,11 @@ def test_fitted_logistic_recovers_the_scale_and_the_offset_it_was_drawn_from():
 
 def test_models_out_of_sample_beat_we_only_where_the_scale_is_not_400():
     rng = random.Random(8)
-    at_400 = compare_models(_drawn(rng, 400.0, 8000))
+    at_400 = compare_models(_drawn(rng, 400.0, 4000))
     rows = {r["model"]: r for r in at_400["out_of_sample"]}
     diff = rows["logistic"]["log_loss_vs_we"]
     assert diff["low"] < 0 < diff["high"] or abs(diff["mean"]) < 2e-3
-    wide = compare_models(_drawn(rng, 700.0, 8000))
+    wide = compare_models(_drawn(rng, 700.0, 4000))
     rows = {r["model"]: r for r in wide["out_of_sample"]}
     assert rows["logistic"]["log_loss_vs_we"]["high"] < 0
     assert wide["in_sample"]["logistic"]["scale"] == pytest.approx(700.0, rel=0.08)

@@ -22,6 +22,7 @@ that is an error.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -60,7 +61,9 @@ class PageGame:
 @dataclass(frozen=True, slots=True)
 class SectionShape:
     """The size of one section in one system: players, rounds, how many
-    players were unrated before it and how many rated games it had."""
+    players were unrated before it, how many rated games it had and the
+    standard deviation of its rated players' pre-event ratings (None below
+    two)."""
 
     event: str
     section: str
@@ -71,6 +74,7 @@ class SectionShape:
     rounds: int
     unrated: int
     games: int
+    spread: Optional[float] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,42 +169,10 @@ def page_records(path: str, book=None) -> PageRecords:
     key = event.id or str(path)  # no id printed: the file stands for the event
     out = PageRecords(source=str(path), event=key)
     for sr in result.sections:
-        section, system = sr.section, sr.system
-        est = sr.rules.p.established_games
-        rated = {p.pair: p for p in sr.players if p.m}
-        # the section as the page gave it (the rating may carry an earlier
-        # section's post into the record of a player of this one)
-        given = next((s for s in event.sections if s.name == section.name), section)
-        printed = {p.pair: p.ratings.get(system) for p in given.players}
-        used, status = {}, {}
-        for pair, pr in rated.items():
-            rec = printed.get(pair)
-            if rec is not None and rec.rating is not None:
-                # what the page printed, even where the rating of the event
-                # carried a post from an earlier section of it
-                used[pair], status[pair] = rec.rating, status_of(rec.rating, rec.games, est)
-            else:
-                used[pair] = pr.pre if pr.pre is not None else pr.initial.rating
-                status[pair] = status_of(pr.pre, pr.games_before, est)
-        games = 0
-        for entry in section.players:
-            if entry.pair not in rated:
-                continue
-            for rnd in entry.rounds:
-                if not rnd.rated or rnd.opponent not in rated:
-                    continue
-                games += 1
-                if entry.pair > rnd.opponent:
-                    continue
-                a, b = rated[entry.pair], rated[rnd.opponent]
-                out.games.append(PageGame(
-                    key, section.name, section.start, system, section.kind,
-                    used[a.pair], used[b.pair], status[a.pair], status[b.pair],
-                    a.formula == "special", b.formula == "special", rnd.points))
-        rounds = max((len(p.rounds) for p in section.players), default=0)
-        unrated = sum(1 for p in sr.players if p.pre is None)
-        out.shapes.append(SectionShape(key, section.name, section.start, system, section.kind,
-                                       len(section.players), rounds, unrated, games // 2))
+        # the section as the page gave it: the rating of the event may carry
+        # an earlier section's post into the record of a player of this one
+        add_section(out, key, sr, next((s for s in event.sections if s.name == sr.section.name),
+                                       sr.section))
     for name, player, system in published:
         printed = player.ratings.get(system)
         if printed is None or printed.post is None:
@@ -212,6 +184,72 @@ def page_records(path: str, book=None) -> PageRecords:
                   "provisional" if printed.pre_games is not None else "established")
         out.changes.append(PrintedChange(key, name, on, system, kind, status, printed.pre,
                                          printed.post, games))
+    return out
+
+
+def add_section(out: PageRecords, key: str, sr, given) -> None:
+    """The games and shape of one rated section (``sr``, a
+    :class:`~uschess.rating.results.SectionResult`) added to ``out``: each
+    player scored at the pre-event rating ``given`` (the section as its
+    file states it) prints, else at the rated pre-event rating, else at the
+    step-1 initial rating."""
+    section, system = sr.section, sr.system
+    est = sr.rules.p.established_games
+    rated = {p.pair: p for p in sr.players if p.m}
+    printed = {p.pair: p.ratings.get(system) for p in given.players}
+    used, status = {}, {}
+    for pair, pr in rated.items():
+        rec = printed.get(pair)
+        if rec is not None and rec.rating is not None:
+            used[pair], status[pair] = rec.rating, status_of(rec.rating, rec.games, est)
+        else:
+            used[pair] = pr.pre if pr.pre is not None else pr.initial.rating
+            status[pair] = status_of(pr.pre, pr.games_before, est)
+    games = 0
+    for entry in section.players:
+        if entry.pair not in rated:
+            continue
+        for rnd in entry.rounds:
+            if not rnd.rated or rnd.opponent not in rated:
+                continue
+            games += 1
+            if entry.pair > rnd.opponent:
+                continue
+            a, b = rated[entry.pair], rated[rnd.opponent]
+            out.games.append(PageGame(
+                key, section.name, section.start, system, section.kind,
+                used[a.pair], used[b.pair], status[a.pair], status[b.pair],
+                a.formula == "special", b.formula == "special", rnd.points))
+    rounds = max((len(p.rounds) for p in section.players), default=0)
+    unrated = sum(1 for p in sr.players if p.pre is None)
+    known = [used[p] for p in rated if status[p] != "unrated"]
+    spread = None
+    if len(known) >= 2:
+        mean = sum(known) / len(known)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in known) / (len(known) - 1))
+    out.shapes.append(SectionShape(key, section.name, section.start, system, section.kind,
+                                   len(section.players), rounds, unrated, games // 2, spread))
+
+
+def history_records(rated) -> list[PageRecords]:
+    """The records of a replayed history (``(key, event, result)`` as
+    :func:`uschess.apps.evaluate.replay_chain` gives them) as if each event
+    were a page printing the ratings the replay gave: the same games,
+    shapes and changes (a first rating: the post of a player unrated
+    before), for the figures of a generated history beside a corpus's."""
+    out = []
+    for key, event, result in rated:
+        rec = PageRecords(source=str(key), event=str(key))
+        for sr in result.sections:
+            add_section(rec, str(key), sr, sr.section)
+            est = sr.rules.p.established_games
+            for pr in sr.players:
+                if pr.post is None or not pr.m:
+                    continue
+                rec.changes.append(PrintedChange(
+                    str(key), sr.section.name, sr.section.start, sr.system, sr.section.kind,
+                    status_of(pr.pre, pr.games_before, est), pr.pre, pr.post, pr.games_after))
+        out.append(rec)
     return out
 
 

@@ -10,7 +10,7 @@ from uschess.apps.compare import parse_rules_spec
 from uschess.apps.evaluate import evaluate, find_truth, format_mean, format_text
 from uschess.calendar.rulebook import RuleBook
 from uschess.commands.common import (Console, add_examples, add_force_option, input_path,
-                                     load_event_arg, output_dir, print_json)
+                                     load_event_arg, output_dir, output_file, print_json)
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
@@ -63,6 +63,9 @@ def register(sub) -> None:
                      help="local worker processes reading the pages (default: one per core)")
     pub.add_argument("--scheduler", metavar="ADDRESS",
                      help="read the pages on the Dask cluster at ADDRESS instead")
+    pub.add_argument("--fit-generator", metavar="FILE",
+                     help="also write the generator's calibration fitted to the pages to FILE "
+                          "(what 'uschess generate --calibrated' draws from)")
     pub.add_argument("--progress", action="store_true",
                      help="show the progress bar even when standard error is not a terminal")
     add_force_option(p)
@@ -97,9 +100,10 @@ def load_history(paths, truth_file=None, players=None):
 def run(args) -> int:
     if args.published:
         return run_published(args)
-    for option in ("workers", "scheduler"):
+    for option in ("workers", "scheduler", "fit_generator"):
         if getattr(args, option) is not None:
-            raise InputError(f"--{option} reads published pages: give it with --published")
+            raise InputError(f"--{option.replace('_', '-')} reads published pages: give it "
+                             "with --published")
     if not args.rules:
         raise InputError("give at least one --rules version to evaluate (or --published to "
                          "score the ratings printed on published pages)")
@@ -170,6 +174,9 @@ def run_published(args) -> int:
         output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
                    names=[f"calibration.{fmt}" for fmt in FORMATS])
         require_matplotlib()
+    fit = output_file(args.fit_generator, force=args.force, what="calibration",
+                      suffixes=(".json",), stdout_ok=False,
+                      option="--fit-generator") if args.fit_generator else None
     if "-" in args.history:
         raise InputError("--published reads page files and directories, not standard input")
     files = page_files(args.history)
@@ -194,6 +201,13 @@ def run_published(args) -> int:
     score = score_published(games, editions, pages=len(files), skipped=skipped,
                             repeats=repeats)
     data = score.as_dict()
+    if fit is not None:
+        from uschess.apps.generator_fit import fit_generator, write_calibration
+        command = "uschess evaluate --published " + " ".join(args.history)
+        write_calibration(fit.path, fit_generator(kept, editions, source={
+            "pages": args.history, "pages_read": len(files), "pages_left_out": len(skipped),
+            "command": f"{command} --fit-generator FILE"}))
+        console.wrote(fit.path, "generator calibration")
     if args.plot_dir is not None:
         from uschess.apps.plots import plot_published
         from pathlib import Path
