@@ -106,3 +106,22 @@ def test_fit_generator_writes_the_calibration_of_the_pages(tmp_path, capsys):
     assert main(["evaluate", "--published", str(sample[0]), "--workers", "1",
                  "--fit-generator", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
+    """docs/findings-calibration.md: B = 6, 10, 14, 16 and the baseline
+    ranked by log-loss on the calibrated histories of seeds 14 and 15 (3,000
+    players, 1,000 events): the same order on both."""
+    from uschess.apps.compare import parse_rules_spec
+    from uschess.apps.evaluate import evaluate, ranking
+    from uschess.apps.sweep import combinations, parse_vary
+    book = RuleBook.load()
+    combos = combinations([parse_vary("bonus_multiplier=6,10,14,16")], None, book=book)
+    orders = []
+    for seed in (14, 15):
+        events = list(generate_history(seed, 3000, 1000, model=calibrated_model()))
+        result = evaluate(events, [c.side for c in combos], book=book)
+        orders.append([row["spec"] for row in ranking(result.versions)])
+    assert orders[0] == orders[1]
+    assert orders[0][-1].endswith("=6")

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -169,3 +170,27 @@ def test_published_refuses_what_it_does_not_use(tmp_path, capsys):
     assert "give it with --published" in capsys.readouterr().err
     assert main(["evaluate", str(tmp_path / "missing")]) == 2
     assert "--rules" in capsys.readouterr().err
+
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "findings-calibration.md"
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+@pytest.mark.parametrize("corpus", ["pacl-2001-2021", "tourneydata-2001-2014"])
+def test_the_findings_page_shows_what_its_command_prints(corpus, capsys):
+    """docs/findings-calibration.md: its commands run, and the headline
+    figures it prints are theirs."""
+    assert main(["evaluate", "--published", str(REAL / corpus), "--json", "-q"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    text = DOC.read_text()
+    assert f"uschess evaluate --published ../shared/data/real/{corpus}" in text
+    overall = data["tables"]["overall"]["all"]
+    models = {r["model"]: r for r in data["models"]["out_of_sample"]}
+    shown = [f"{overall['n']:,}", f"{overall['log_loss']['mean']:.4f}",
+             f"[{overall['log_loss']['low']:.4f}, {overall['log_loss']['high']:.4f}]",
+             f"{models['logistic']['log_loss']['mean']:.4f}",
+             f"{models['logistic']['log_loss_vs_we']['mean']:+.4f}",
+             f"{data['models']['in_sample']['logistic']['scale']:.0f}"]
+    for figure in shown:
+        assert figure in text, figure

@@ -214,7 +214,9 @@ def run_published(args) -> int:
         shown = (", ".join(Path(h).name for h in args.history) if len(args.history) <= 2
                  else f"{len(args.history)} paths")
         for path in plot_published(data, args.plot_dir,
-                                   title=f"Published ratings on {len(kept)} pages ({shown})"):
+                                   title=f"Published pre-event ratings: "
+                                         f"{data['tables']['overall'].get('all', {}).get('n', 0):,} games "
+                                         f"between rated players, {len(files)} pages ({shown})"):
             console.wrote(path)
     if args.json:
         print_json(data)
