@@ -451,10 +451,11 @@ def format_published(score: PublishedScore) -> str:
                   f"  {'prediction':<62} {'log-loss [95%]':<26} {'vs We [95%]':<28} "
                   f"{'Brier [95%]':<26} {'vs We [95%]':<28}"]
         for row in m["out_of_sample"]:
+            vs = {k: _ci(row[k], 4, True) if k in row else "(reference)"
+                  for k in ("log_loss_vs_we", "brier_vs_we")}
             lines.append(f"  {row['label']:<62} {_ci(row['log_loss'], 4):<26} "
-                         f"{_ci(row.get('log_loss_vs_we'), 4, True) if 'log_loss_vs_we' in row else '(reference)':<28} "
-                         f"{_ci(row['brier'], 4):<26} "
-                         f"{_ci(row.get('brier_vs_we'), 4, True) if 'brier_vs_we' in row else '(reference)':<28}")
+                         f"{vs['log_loss_vs_we']:<28} {_ci(row['brier'], 4):<26} "
+                         f"{vs['brier_vs_we']:<28}")
         ins = m["in_sample"]
         lines.append("  fitted on every game (in sample): logistic scale "
                      f"{_num(ins['logistic']['scale'], 1)} (log-loss "

@@ -144,28 +144,17 @@ def page_files(paths: Sequence[str]) -> list[str]:
     return out
 
 
-_BOOK = None
-
-
-def _book():
-    """The rule book of this process, loaded once per worker."""
-    global _BOOK
-    if _BOOK is None:
-        from uschess.calendar.rulebook import RuleBook
-        _BOOK = RuleBook.load()
-    return _BOOK
-
-
 def page_records(path: str, book=None) -> PageRecords:
     """Read, rate and take apart one page (:class:`InputError` when it
     cannot be read or rated)."""
     from uschess.io.formats.page_event import event_from_page
     from uschess.io.formats.pages import read_page
+    from uschess.calendar.rulebook import RuleBook
     from uschess.rating.pipeline import RatingOptions, rate_event
 
     page = read_page(path)
     event, published, _, _ = event_from_page(page)
-    result = rate_event(event, RatingOptions(trace=False), book or _book())
+    result = rate_event(event, RatingOptions(trace=False), book or RuleBook.load())
     key = event.id or str(path)  # no id printed: the file stands for the event
     out = PageRecords(source=str(path), event=key)
     for sr in result.sections:

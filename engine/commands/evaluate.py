@@ -213,9 +213,9 @@ def run_published(args) -> int:
         from pathlib import Path
         shown = (", ".join(Path(h).name for h in args.history) if len(args.history) <= 2
                  else f"{len(args.history)} paths")
+        games = data["tables"]["overall"].get("all", {}).get("n", 0)
         for path in plot_published(data, args.plot_dir,
-                                   title=f"Published pre-event ratings: "
-                                         f"{data['tables']['overall'].get('all', {}).get('n', 0):,} games "
+                                   title=f"Published pre-event ratings: {games:,} games "
                                          f"between rated players, {len(files)} pages ({shown})"):
             console.wrote(path)
     if args.json:
