@@ -12,7 +12,8 @@ pre-event ratings with its 95% interval over events, the scale of the
 logistic curve fitted to the games (400 is We's), the calibration by rating
 difference (observed mean score and interval per bin, and whether the
 generated interval overlaps the record's), the quantiles of first ratings
-and the spread of rating changes.  The record's figures are those the
+and the mean and spread of rating changes (post minus pre-event, per
+event).  The record's figures are those the
 calibration file was fitted with (its ``targets``); nothing here is tuned to
 them: the generator draws sizes, newcomers and draws from the file, and the
 log-loss and calibration are what the replay gives.
@@ -78,9 +79,10 @@ def main(argv=None) -> int:
     print(f"{'logistic scale (We: 400)':<28} {real['logistic_scale']:<{width}.0f} "
           f"{cal['logistic_scale']:<{width}.0f} {dflt['logistic_scale']:<{width}.0f}")
     for status in ("established", "provisional"):
-        row = [r["rating_changes"][status]["sd"] for r in (real, cal, dflt)]
-        print(f"{'sd of changes, ' + status:<28} " + " ".join(
-            f"{x:<{width}.1f}" if x is not None else f"{'-':<{width}}" for x in row))
+        for what in ("mean", "sd"):
+            row = [r["rating_changes"][status].get(what) for r in (real, cal, dflt)]
+            print(f"{what + ' change, ' + status:<28} " + " ".join(
+                f"{x:<{width}.1f}" if x is not None else f"{'-':<{width}}" for x in row))
     print()
     print("first published ratings (quantiles 5%, 25%, 50%, 75%, 95%)")
     for name, fig in (("record", real), ("calibrated", cal), ("default", dflt)):

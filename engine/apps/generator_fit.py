@@ -24,8 +24,9 @@ command).  What it holds, per rating system of the section:
     their rating difference, ``1/(1 + exp(-(a + b (level - 1500)/400 +
     c |R - Ri|/400)))``, fitted on the games between two rated players;
 ``rating_changes``
-    the standard deviation of post minus pre-event rating, established and
-    provisional players apart (a figure to compare, not drawn from);
+    the mean and standard deviation of post minus pre-event rating,
+    established and provisional players apart (figures to compare, not
+    drawn from);
 ``targets``
     the figures a calibrated history is held against (:func:`record_figures`):
     log-loss and calibration by difference of the ratings the pages print,
@@ -179,7 +180,7 @@ def record_figures(records: Sequence[PageRecords], editions, *,
 def _change_spread(records, system: str, status: str) -> dict:
     diffs = [c.post - c.pre for r in records for c in r.changes
              if c.system == system and c.status == status and c.pre is not None]
-    return {"n": len(diffs), "sd": _sd(diffs)}
+    return {"n": len(diffs), "mean": sum(diffs) / len(diffs) if diffs else None, "sd": _sd(diffs)}
 
 
 def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> dict:
@@ -228,7 +229,8 @@ def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> 
         for status in ("established", "provisional"):
             diffs = [c.post - c.pre for c in changes
                      if c.system == system and c.status == status and c.pre is not None]
-            row[status] = {"n": len(diffs), "sd": _sd(diffs)}
+            row[status] = {"n": len(diffs), "mean": sum(diffs) / len(diffs) if diffs else None,
+                           "sd": _sd(diffs)}
         changes_sd[system] = row
     return {
         "format": FORMAT, "source": source,
