@@ -194,3 +194,19 @@ def test_the_findings_page_shows_what_its_command_prints(corpus, capsys):
              f"{data['models']['in_sample']['logistic']['scale']:.0f}"]
     for figure in shown:
         assert figure in text, figure
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_pages_read_on_a_dask_cluster_as_here():
+    import logging
+    from dask.distributed import LocalCluster
+    files = page_files([str(PACL)])[::150]
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR)
+    try:
+        there = read_pages(files, scheduler=cluster.scheduler_address)
+    finally:
+        cluster.close()
+    here = read_pages(files, workers=1)
+    assert [o.records.games for o in there] == [o.records.games for o in here]

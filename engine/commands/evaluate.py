@@ -55,7 +55,8 @@ def register(sub) -> None:
     p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.add_argument("--plot-dir", metavar="DIR",
-                   help="write calibration.png/.svg and drift.png/.svg to DIR")
+                   help="write calibration.png/.svg and drift.png/.svg to DIR (with "
+                        "--published: calibration.png/.svg)")
     pub = p.add_argument_group("published pages (--published)")
     pub.add_argument("--published", action="store_true",
                      help="HISTORY is published crosstable pages: score the printed ratings")
