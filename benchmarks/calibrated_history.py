@@ -90,6 +90,16 @@ def main(argv=None) -> int:
         shown = ", ".join(f"{q[k]:.0f}" for k in (1, 5, 10, 15, 19)) if q else "-"
         print(f"  {name:<12} n={fig['first_ratings']['n']:<7,} {shown}")
     print()
+    print("events and rated games per player and year (quantiles 25%, 50%, 75%, 95%; a corpus "
+          "holds only some of its players' events)")
+    for name, fig in (("record", real), ("calibrated", cal), ("default", dflt)):
+        act = fig.get("activity")
+        if not act:
+            continue
+        shown = "; ".join(f"{what} " + ", ".join(f"{act[what][k]:.0f}" for k in (5, 10, 15, 19))
+                          for what in ("events", "games"))
+        print(f"  {name:<12} {act['player_years']:>7,} player-years: {shown}")
+    print()
     print("calibration by R - Ri: observed mean score [95%]; 'in': the calibrated interval "
           "overlaps the record's")
     print(f"  {'R - Ri':>6}  {'record':<24} {'calibrated':<24} {'in':<4} {'default generator':<24}")

@@ -174,7 +174,31 @@ def record_figures(records: Sequence[PageRecords], editions, *,
                                if score.models else None),
             "first_ratings": {"n": len(firsts), "quantiles": quantiles(firsts)},
             "rating_changes": {status: _change_spread(records, system, status)
-                               for status in ("established", "provisional")}}
+                               for status in ("established", "provisional")},
+            "activity": activity(records, system)}
+
+
+def activity(records, system: str) -> dict:
+    """Quantiles of the events and rated games per player and calendar year
+    in ``system``, over the player-years with at least one event in the
+    records (a corpus holds only some of its players' events: these are
+    lower bounds of the players' activity)."""
+    years: dict = {}
+    seen: set = set()
+    for r in records:
+        for c in r.changes:
+            if c.system != system or not c.player or (c.event, c.player) in seen:
+                continue
+            seen.add((c.event, c.player))  # two sections of one event: one event
+            row = years.setdefault((c.player, c.on.year), [0, 0])
+            row[0] += 1
+    for r in records:
+        for c in r.changes:
+            if c.system == system and c.player:
+                years.setdefault((c.player, c.on.year), [0, 0])[1] += c.played
+    return {"player_years": len(years),
+            "events": quantiles([e for e, _ in years.values()]),
+            "games": quantiles([g for _, g in years.values()])}
 
 
 def _change_spread(records, system: str, status: str) -> dict:

@@ -81,7 +81,8 @@ class SectionShape:
 class PrintedChange:
     """A player's printed ratings around one section: ``pre`` None for an
     unrated player (then ``post`` is their first published rating and
-    ``games`` the rated games it rests on)."""
+    ``games`` the rated games it rests on); ``player`` the member id and
+    ``played`` the rated games of the section."""
 
     event: str
     section: str
@@ -92,6 +93,8 @@ class PrintedChange:
     pre: Optional[float]
     post: float
     games: int
+    player: str = ""
+    played: int = 0
 
 
 @dataclass
@@ -171,8 +174,9 @@ def page_records(path: str, book=None) -> PageRecords:
         kind = next((s.kind for s in event.sections if s.name == name), "swiss")
         status = ("unrated" if printed.pre is None else
                   "provisional" if printed.pre_games is not None else "established")
+        played = sum(1 for r in player.rounds if r.rated)
         out.changes.append(PrintedChange(key, name, on, system, kind, status, printed.pre,
-                                         printed.post, games))
+                                         printed.post, games, player.id, played))
     return out
 
 
@@ -237,7 +241,8 @@ def history_records(rated) -> list[PageRecords]:
                     continue
                 rec.changes.append(PrintedChange(
                     str(key), sr.section.name, sr.section.start, sr.system, sr.section.kind,
-                    status_of(pr.pre, pr.games_before, est), pr.pre, pr.post, pr.games_after))
+                    status_of(pr.pre, pr.games_before, est), pr.pre, pr.post, pr.games_after,
+                    pr.id, pr.m))
         out.append(rec)
     return out
 
