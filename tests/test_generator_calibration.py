@@ -113,7 +113,6 @@ def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
     """docs/findings-calibration.md: B = 6, 10, 14, 16 and the baseline
     ranked by log-loss on the calibrated histories of seeds 14 and 15 (3,000
     players, 1,000 events): the same order on both."""
-    from uschess.apps.compare import parse_rules_spec
     from uschess.apps.evaluate import evaluate, ranking
     from uschess.apps.sweep import combinations, parse_vary
     book = RuleBook.load()
