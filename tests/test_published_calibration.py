@@ -210,3 +210,17 @@ def test_pages_read_on_a_dask_cluster_as_here():
         cluster.close()
     here = read_pages(files, workers=1)
     assert [o.records.games for o in there] == [o.records.games for o in here]
+
+
+@pytest.mark.shared_data
+def test_a_page_that_cannot_be_read_is_named_and_left_out(tmp_path, capsys):
+    (tmp_path / "junk.html").write_bytes(b"\x00\x01 not a page")
+    (tmp_path / "MANIFEST.tsv").write_text("a\tb\n")  # a corpus's manifest is no page
+    assert main(["evaluate", "--published", str(tmp_path), str(WAUKESHA), "--workers", "1",
+                 "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["pages"] == 2 and len(data["skipped"]) == 1
+    assert data["skipped"][0].startswith(str(tmp_path / "junk.html"))
+    assert "1 of 2 pages cannot be read or rated" in captured.err
+    assert "page" in captured.err and "evaluate" in captured.err  # the progress bar
