@@ -36,7 +36,8 @@ def register(sub) -> None:
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar even when standard error is not a terminal")
     add_examples(p,
-                 "uschess generate --players 200 --events 60 -o hist")
+                 "uschess generate --players 200 --events 60 -o hist",
+                 "uschess generate --calibrated --players 200 --events 60 -o calibrated")
     p.set_defaults(func=run)
 
 
