@@ -124,3 +124,23 @@ def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
         orders.append([row["spec"] for row in ranking(result.versions)])
     assert orders[0] == orders[1]
     assert orders[0][-1].endswith("=6")
+
+
+@pytest.mark.parametrize("spoil, said", [
+    (lambda d: d["first_ratings"].pop("OTBR"), "no OTBR first ratings"),
+    (lambda d: d["first_ratings"]["OTBR"].update(quantiles=[900, 800]), "quantiles decrease"),
+    (lambda d: d["sections"]["OTBQ"].update(unrated_share=1.5), "OTBQ unrated_share"),
+    (lambda d: d["sections"]["OTBR"].update(swiss_rounds={"x": 3}), "swiss_rounds"),
+    (lambda d: d["draws"].update(level="high"), "draws level"),
+    (lambda d: d.update(formats={k: 0 for k in d["formats"]}), "no format has a section"),
+])
+def test_a_spoiled_calibration_is_one_line(tmp_path, capsys, spoil, said):
+    data = json.loads(CALIBRATION_FILE.read_text())
+    spoil(data)
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(data))
+    assert main(["generate", "--players", "20", "--events", "5", "--calibrated", str(path),
+                 "-o", str(tmp_path / "h")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and said in err[0]
+    assert not (tmp_path / "h").exists()

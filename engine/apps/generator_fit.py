@@ -285,10 +285,62 @@ def load_calibration(path=None) -> dict:
                       json_format=True, source=path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"not a generator calibration (format {FORMAT})", file=path)
-    for key in ("first_ratings", "sections", "formats", "draws"):
-        if not isinstance(data.get(key), dict):
-            raise InputError(f"the calibration has no {key!r}", file=path)
+    try:
+        check_calibration(data)
+    except InputError as err:
+        raise err.located(file=path)
     return data
+
+
+def _number(x, what: str, lo: float = -math.inf, hi: float = math.inf) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not lo <= x <= hi:
+        raise InputError(f"{what}: {x!r} is not a number from {lo:g} to {hi:g}")
+    return x
+
+
+def _table(raw, what: str) -> None:
+    """A quantile table: at least two ratings, never decreasing."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("quantiles"), list) \
+            or len(raw["quantiles"]) < 2:
+        raise InputError(f"{what}: give the quantiles as a list of two or more numbers")
+    qs = [_number(q, what, -4000.0, 4000.0) for q in raw["quantiles"]]
+    if any(b < a for a, b in zip(qs, qs[1:])):
+        raise InputError(f"{what}: the quantiles decrease")
+
+
+def check_calibration(data: dict) -> None:
+    """Refuse, in one line naming the entry, a calibration ``generate
+    --calibrated`` could not draw from (a file edited by hand)."""
+    for key in ("first_ratings", "first_ratings_by_era", "sections", "formats", "draws"):
+        if not isinstance(data.get(key), dict):
+            raise InputError(f"the calibration has no {key!r} table")
+    if "OTBR" not in data["first_ratings"] or "OTBR" not in data["sections"]:
+        raise InputError("the calibration has no OTBR first ratings or sections")
+    for system, raw in data["first_ratings"].items():
+        _table(raw, f"first_ratings {system}")
+    for era, rows in data["first_ratings_by_era"].items():
+        for system, raw in (rows.items() if isinstance(rows, dict) else [(None, None)]):
+            _table(raw, f"first_ratings_by_era {era} {system or ''}".rstrip())
+    for system, sec in data["sections"].items():
+        what = f"sections {system}"
+        if not isinstance(sec, dict):
+            raise InputError(f"{what}: not a table")
+        _table({"quantiles": sec.get("players")}, f"{what} players")
+        rounds = sec.get("swiss_rounds")
+        if not isinstance(rounds, dict) or not all(
+                k.isdigit() and 0 < int(k) <= 999 and _number(v, f"{what} swiss_rounds", 0) >= 0
+                for k, v in rounds.items()):
+            raise InputError(f"{what} swiss_rounds: give counts by a number of rounds 1..999")
+        for key in ("round_robin_share", "unrated_share"):
+            _number(sec.get(key), f"{what} {key}", 0.0, 1.0)
+        for key in ("rating_spread", "pool_spread"):
+            if sec.get(key) is not None:
+                _number(sec[key], f"{what} {key}", 0.0, 4000.0)
+    weights = [_number(v, f"formats {k}", 0.0) for k, v in data["formats"].items()]
+    if not any(weights):
+        raise InputError("formats: no format has a section")
+    for key in ("intercept", "level", "difference"):
+        _number(data["draws"].get(key), f"draws {key}", -50.0, 50.0)
 
 
 #: The system whose tables a generated format draws its sections from.
