@@ -99,7 +99,9 @@ class PrintedChange:
 
 @dataclass
 class PageRecords:
-    """What one page gave; ``sections`` names the (event, section) pairs."""
+    """What one page (or one event of a history) gave: its games, the
+    shape of each section in each system, and each player's ratings around
+    each section."""
 
     source: str
     event: str
@@ -150,9 +152,10 @@ def page_files(paths: Sequence[str]) -> list[str]:
 def page_records(path: str, book=None) -> PageRecords:
     """Read, rate and take apart one page (:class:`InputError` when it
     cannot be read or rated)."""
+    from uschess.calendar.rulebook import RuleBook
+    from uschess.io.formats.msa import ESTABLISHED_GAMES
     from uschess.io.formats.page_event import event_from_page
     from uschess.io.formats.pages import read_page
-    from uschess.calendar.rulebook import RuleBook
     from uschess.rating.pipeline import RatingOptions, rate_event
 
     page = read_page(path)
@@ -160,11 +163,13 @@ def page_records(path: str, book=None) -> PageRecords:
     result = rate_event(event, RatingOptions(trace=False), book or RuleBook.load())
     key = event.id or str(path)  # no id printed: the file stands for the event
     out = PageRecords(source=str(path), event=key)
+    established = {}
     for sr in result.sections:
         # the section as the page gave it: the rating of the event may carry
         # an earlier section's post into the record of a player of this one
         add_section(out, key, sr, next((s for s in event.sections if s.name == sr.section.name),
                                        sr.section))
+        established[(sr.section.name, sr.system)] = sr.rules.p.established_games
     for name, player, system in published:
         printed = player.ratings.get(system)
         if printed is None or printed.post is None:
@@ -172,8 +177,16 @@ def page_records(path: str, book=None) -> PageRecords:
         games = printed.post_games if printed.post_games is not None else 0
         on = next((s.start for s in event.sections if s.name == name), event.start)
         kind = next((s.kind for s in event.sections if s.name == name), "swiss")
-        status = ("unrated" if printed.pre is None else
-                  "provisional" if printed.pre_games is not None else "established")
+        # as the games are told apart (online pages print counts past the
+        # established threshold); a system the rules did not rate the section
+        # in: by the marks alone
+        est = established.get((name, system))
+        if est is None:
+            status = ("unrated" if printed.pre is None else
+                      "provisional" if printed.pre_games is not None else "established")
+        else:
+            status = status_of(printed.pre, ESTABLISHED_GAMES if printed.pre_games is None
+                               else printed.pre_games, est)
         played = sum(1 for r in player.rounds if r.rated)
         out.changes.append(PrintedChange(key, name, on, system, kind, status, printed.pre,
                                          printed.post, games, player.id, played))
