@@ -95,17 +95,22 @@ def test_generate_calibrated_command(tmp_path, capsys):
 @pytest.mark.shared_data
 def test_fit_generator_writes_the_calibration_of_the_pages(tmp_path, capsys):
     pages = REAL / "pacl-2001-2021" / "sections"
-    sample = sorted(pages.iterdir())[::60]
+    sample = sorted(pages.iterdir())[::15]
     out = tmp_path / "cal.json"
     assert main(["evaluate", "--published", *map(str, sample), "--workers", "1", "-q",
                  "--fit-generator", str(out)]) == 0
     data = load_calibration(out)
     assert data["source"]["pages_read"] == len(sample)
-    assert data["targets"]["games"] > 100
+    assert data["targets"]["games"] > 1000 and data["first_ratings"]["OTBR"]["n"] >= 50
     capsys.readouterr()
     assert main(["evaluate", "--published", str(sample[0]), "--workers", "1",
                  "--fit-generator", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
+    # too few new players to draw newcomers from: said, and nothing written
+    assert main(["evaluate", "--published", *map(str, sample[:3]), "--workers", "1", "-q",
+                 "--fit-generator", str(tmp_path / "few.json")]) == 2
+    assert "first OTBR ratings" in capsys.readouterr().err
+    assert not (tmp_path / "few.json").exists()
 
 
 @pytest.mark.slow

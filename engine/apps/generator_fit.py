@@ -256,6 +256,9 @@ def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> 
             row[status] = {"n": len(diffs), "mean": sum(diffs) / len(diffs) if diffs else None,
                            "sd": _sd(diffs)}
         changes_sd[system] = row
+    if len(first.get("OTBR", ())) < MIN_COUNT:
+        raise InputError(f"the pages hold {len(first.get('OTBR', ()))} first OTBR ratings of "
+                         f"new players: the generator's fit needs at least {MIN_COUNT}")
     return {
         "format": FORMAT, "source": source,
         "first_ratings": {s: {"n": len(v), "quantiles": quantiles(v)}
