@@ -534,8 +534,12 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         # would seat at this pace, the event grows (the last seats all left).
         backlog = len(pool.fresh)
         due = -(-(backlog + len(pool.waiting)) // (len(starts) - n))
-        round_robin = (not online) and backlog <= 10 and (
-            model.round_robin(rng, kind) if model is not None else rng.random() < 0.12)
+        # (the default draws its chance before looking at the backlog, as it
+        # always has: a seed gives the history it gave)
+        if model is not None:
+            round_robin = (not online) and backlog <= 10 and model.round_robin(rng, kind)
+        else:
+            round_robin = (not online) and rng.random() < 0.12 and backlog <= 10
         if round_robin:
             size = rng.randint(4, 10)
             split = False

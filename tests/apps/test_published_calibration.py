@@ -172,7 +172,7 @@ def test_published_refuses_what_it_does_not_use(tmp_path, capsys):
     assert "--rules" in capsys.readouterr().err
 
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "findings-calibration.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "findings-calibration.md"
 
 
 @pytest.mark.slow
