@@ -105,13 +105,24 @@ def test_minimal_replay_writes_the_engine_store(tmp_path, capsys):
     run = C.run_child([sys.executable, C.MINIMAL, "--replay", tmp_path / "h",
                        "--db", tmp_path / "m.db", "--params", params])
     assert run.out.strip() == f"25 events, {games} player-games"
-    ratings, changes = C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m.db"))
-    assert ratings > 100 and changes >= ratings
-    # committed in batches, as the replay benchmark runs it: the same store
-    run = C.run_child([sys.executable, C.MINIMAL, "--replay", tmp_path / "h",
-                       "--db", tmp_path / "m7.db", "--params", params, "--commit-every", 7])
+    ratings, changes, events = C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m.db"))
+    assert ratings > 100 and changes >= ratings and events == 25
+    # committed in batches and with the first files' events kept from the
+    # ordering pass, as the replay benchmark runs it, from files whose names
+    # are not in replay order: the same store
+    shuffled = tmp_path / "shuffled"
+    shuffled.mkdir()
+    for i, path in enumerate(paths):
+        (shuffled / f"{(i * 7) % 25:02d}.json").write_bytes(path.read_bytes())
+    run = C.run_child([sys.executable, C.MINIMAL, "--replay", shuffled, "--db", tmp_path / "m7.db",
+                       "--params", params, "--commit-every", 7, "--keep-players", 300])
     assert run.out.strip() == f"25 events, {games} player-games"
-    assert C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m7.db")) == (ratings, changes)
+    assert C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m7.db")) == (ratings, changes,
+                                                                              events)
+    # without a store: the same reading and rating, nothing written
+    run = C.run_child([sys.executable, C.MINIMAL, "--replay", shuffled, "--params", params])
+    assert run.out.strip() == f"25 events, {games} player-games"
+    assert sorted(p.name for p in tmp_path.glob("*.db")) == ["e.db", "m.db", "m7.db"]
 
 
 def test_stores_that_differ_are_caught(tmp_path):
@@ -134,6 +145,10 @@ def test_child_measured_on_its_own():
     ballast[::4096] = b"x" * len(ballast[::4096])
     run = C.run_child([sys.executable, "-c", "x = sum(range(3_000_000))"])
     assert run.rss_mb < 100 and run.cpu > 0
+    # and the bytes it read, where the system counts them
+    size = (ROOT / "engine" / "io" / "store.py").stat().st_size
+    run = C.run_child([sys.executable, "-c", f"open({str(ROOT / 'engine' / 'io' / 'store.py')!r}, 'rb').read()"])
+    assert run.read is None or run.read >= size
     with pytest.raises(SystemExit, match="failed"):
         C.run_child([sys.executable, "-c", "raise SystemExit(3)"])
 
