@@ -456,7 +456,8 @@ def main(argv=None) -> int:
 
     header, rows, data = _table(sides, got, runs, counted, games)
     print(f"\n{games:,} player-games; CPU: child user + system seconds, median of "
-          f"{args.repeat} interleaved runs; instructions: one run of each under cachegrind")
+          f"{args.repeat} interleaved runs" +
+          ("; instructions: one run of each under cachegrind" if counted else ""))
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in [header, *rows]:
         print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
