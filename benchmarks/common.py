@@ -394,6 +394,15 @@ def command_line(script: str, argv) -> str:
     return " ".join(["python", f"benchmarks/{script}", *args])
 
 
+def print_table(header: list, rows: list) -> None:
+    """A table on standard output, its columns aligned (the first to the
+    left, the figures to the right)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in [header, *rows]:
+        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))))
+
+
 def markdown_table(header: list, rows: list) -> str:
     out = ["| " + " | ".join(header) + " |",
            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
@@ -402,11 +411,13 @@ def markdown_table(header: list, rows: list) -> str:
 
 
 def write_results(name: str, title: str, command: str, header: list, rows: list,
-                  notes: list, data: dict) -> Path:
+                  notes: list, data: dict, extra: Optional[dict] = None) -> Path:
     """The run's table as ``benchmarks/results/NAME.md`` (for the docs: the
-    date, machine and command above the table, ``notes`` below it) and
-    ``NAME.json`` (the same with ``data``, full precision); returns the
-    Markdown file's path."""
+    date, machine and command above the table, ``notes`` below it, then
+    each of ``extra``, a caption and a preformatted text) and ``NAME.json``
+    (the same with ``data``, full precision); returns the Markdown file's
+    path."""
+    extra = extra or {}
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta = {"date": when, "machine": machine(), "command": command, "commit": _commit()}
     RESULTS.mkdir(exist_ok=True)
@@ -415,8 +426,11 @@ def write_results(name: str, title: str, command: str, header: list, rows: list,
           (f", at commit {meta['commit']}" if meta["commit"] else "") + ", with", "",
           f"    {command}", "", markdown_table(header, rows), ""]
     md += [f"- {note}" for note in notes]
+    for caption, text in extra.items():
+        md += ["", caption, "", "```text", text.rstrip(), "```"]
     (RESULTS / f"{name}.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
-    blob = dict(meta, title=title, header=header, rows=rows, notes=notes, data=data)
+    blob = dict(meta, title=title, header=header, rows=rows, notes=notes, data=data,
+                extra=extra)
     (RESULTS / f"{name}.json").write_text(json.dumps(blob, indent=2, default=str) + "\n",
                                           encoding="utf-8")
     return RESULTS / f"{name}.md"

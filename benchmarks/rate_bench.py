@@ -307,10 +307,7 @@ def main(argv=None) -> int:
             table.append(row)
             data[name] = {"updates": n, "cpu_runs": got, "cpu_median": med,
                           "instructions": counted, "peak_rss_mb": rss}
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
-        for row in [header, *table]:
-            print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                                   for i, (c, w) in enumerate(zip(row, widths))))
+        C.print_table(header, table)
         if not args.no_results:
             notes = [
                 "Whole process, cold: the child's user + system CPU seconds (median of "

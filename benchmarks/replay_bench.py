@@ -345,6 +345,90 @@ def _ratio(x, base) -> str:
     return "" if x is None or not base else f"{x / base:.2f}x"
 
 
+def _history(args, work: Path):
+    """The generated history written to ``work/history`` and the rules'
+    parameters to ``work/params.json``: (history, params, players, paths,
+    player-games)."""
+    history = work / "history"
+    players, events = C.history_size(args.games, args.seed)
+    if args.players:
+        from uschess.apps.generate import MAX_EVENT_PLAYERS
+
+        players = args.players
+        if players > events * MAX_EVENT_PLAYERS:
+            raise SystemExit(f"--players {players:,} cannot all play in the {events:,} events of "
+                             f"--games {args.games:,}: ask for more games or fewer players")
+    t0 = time.perf_counter()
+    paths, games = C.write_year(history, args.seed, players, events)
+    print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "
+          f"{games:,} player-games, {sum(p.stat().st_size for p in paths) / 1e6:.1f} MB of "
+          f"JSON, written in {time.perf_counter() - t0:.0f} s")
+    fingerprint = C.one_rule_set(dates_of(paths))
+    params = work / "params.json"
+    C.write_params(params)
+    print(f"one set of rules throughout (fingerprint {fingerprint})")
+    return history, params, players, paths, games
+
+
+def _warm(sides: Sides, history: Path, params: Path, env: dict, work: Path) -> None:
+    """The children start as an installed command does (bytecode and rule
+    book cached): a first run of each side on a one-event history fills the
+    caches, the engine's both as the ``uschess`` script and as ``python -m
+    uschess`` (which the instruction counts run: its own rule book cache)."""
+    warm = work / "warm"
+    warm.mkdir(exist_ok=True)
+    first = min(history.glob("*.json"))
+    (warm / first.name).write_bytes(first.read_bytes())
+    warm_sides = Sides(warm, params, env, "kernel" in sides.commands)
+    for name in sides.commands:
+        for as_module in (False, True):
+            db = _fresh(work / f"warm-{name}.db") if name != "storeless" else None
+            C.run_child(warm_sides.cmd(name, db, as_module), env=sides.env(name))
+
+
+def _interleaved(sides: Sides, work: Path, repeat: int):
+    """Every side run ``repeat`` times, interleaved: (CPU seconds by side,
+    the runs by side, player-games counted by the minimal replays, the
+    first store of each side that writes one, kept for the checks)."""
+    runs: dict = {name: [] for name in sides.commands}
+    counts: dict = {}
+    first_db: dict = {}
+
+    def run(name: str):
+        def go():
+            db = None if name == "storeless" else _fresh(work / f"{name}{len(runs[name])}.db")
+            r = C.run_child(sides.cmd(name, db), env=sides.env(name))
+            if name in ("same_io", "storeless"):
+                counts[name] = int(r.out.split(",")[1].split()[0])
+            runs[name].append(r)
+            if db is not None and name not in first_db:
+                first_db[name] = db
+            elif db is not None:
+                _fresh(db)
+            return r.cpu
+        return go
+
+    got = C.interleaved({name: run(name) for name in sides.commands}, repeat)
+    return got, runs, counts, first_db
+
+
+def _instructions(sides: Sides, work: Path) -> dict:
+    """The instructions of one run of each side (valgrind; none where it is
+    not installed)."""
+    if shutil.which("valgrind") is None:
+        print("\nno instruction counts: valgrind is not installed (sh benchmarks/setup.sh)")
+        return {}
+    print("\ncounting instructions (valgrind's cachegrind, one run of each) ...", flush=True)
+    counted = {}
+    for name in sides.commands:
+        db = None if name == "storeless" else _fresh(work / f"{name}-counted.db")
+        counted[name] = C.instructions(sides.cmd(name, db, engine_as_module=True),
+                                       env=sides.env(name))
+        if db is not None:
+            _fresh(db)
+    return counted
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -380,88 +464,39 @@ def main(argv=None) -> int:
     tmp = tempfile.TemporaryDirectory()
     work = Path(args.keep or tmp.name)
     work.mkdir(parents=True, exist_ok=True)
-    history = work / "history"
-    players, events = C.history_size(args.games, args.seed)
-    if args.players:
-        from uschess.apps.generate import MAX_EVENT_PLAYERS
-
-        players = args.players
-        if players > events * MAX_EVENT_PLAYERS:
-            raise SystemExit(f"--players {players:,} cannot all play in the {events:,} events of "
-                             f"--games {args.games:,}: ask for more games or fewer players")
-    t0 = time.perf_counter()
-    paths, games = C.write_year(history, args.seed, players, events)
+    history, params, players, paths, games = _history(args, work)
     history_bytes = sum(p.stat().st_size for p in paths)
-    print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "
-          f"{games:,} player-games, {history_bytes / 1e6:.1f} MB of JSON, written in "
-          f"{time.perf_counter() - t0:.0f} s")
-    fingerprint = C.one_rule_set(dates_of(paths))
-    params = work / "params.json"
-    C.write_params(params)
-    print(f"one set of rules throughout (fingerprint {fingerprint})")
 
     from uschess.apps.replay import COMMIT_EVERY
 
-    # the children start as an installed command does (bytecode and rule book
-    # cached), after a first run of each on a one-event history fills the caches
     env = C.child_env(work, args.compile_each_run)
-    warm = work / "warm"
-    warm.mkdir(exist_ok=True)
-    first = min(history.glob("*.json"))
-    (warm / first.name).write_bytes(first.read_bytes())
     sides = Sides(history, params, env, _kernel_built())
-    warm_sides = Sides(warm, params, env, _kernel_built())
-    for name in sides.commands:
-        for as_module in (False, True):  # (the instruction counts run 'python -m uschess')
-            db = _fresh(work / f"warm-{name}.db") if name != "storeless" else None
-            C.run_child(warm_sides.cmd(name, db, as_module), env=sides.env(name))
+    _warm(sides, history, params, env, work)
     print("children: " + ("every module compiled at every start" if args.compile_each_run else
                           "bytecode and the compiled rule book cached (as installed, after a "
                           "first run)"))
 
-    runs: dict = {name: [] for name in sides.commands}
-    counts: dict = {}
-    first_db: dict = {}
-
-    def run(name: str):
-        def go():
-            db = None if name == "storeless" else _fresh(work / f"{name}{len(runs[name])}.db")
-            r = C.run_child(sides.cmd(name, db), env=sides.env(name))
-            counts[name] = int(r.out.split(",")[1].split()[0]) if name in ("same_io", "storeless") \
-                else None
-            runs[name].append(r)
-            if db is not None and name not in first_db:
-                first_db[name] = db
-            elif db is not None:  # only the first store of each is kept for the checks
-                _fresh(db)
-            return r.cpu
-        return go
-
-    got = C.interleaved({name: run(name) for name in sides.commands}, args.repeat)
+    got, runs, counts, first_db = _interleaved(sides, work, args.repeat)
     checks = _check(sides, counts, games, first_db, runs, history_bytes)
     for line in checks:
         print(line)
-
-    counted: dict = {}
-    if not args.no_instructions and shutil.which("valgrind") is None:
-        print("\nno instruction counts: valgrind is not installed (sh benchmarks/setup.sh)")
-    elif not args.no_instructions:
-        print("\ncounting instructions (valgrind's cachegrind, one run of each) ...", flush=True)
-        for name in sides.commands:
-            db = None if name == "storeless" else _fresh(work / f"{name}-counted.db")
-            counted[name] = C.instructions(sides.cmd(name, db, engine_as_module=True),
-                                           env=sides.env(name))
-            if db is not None:
-                _fresh(db)
+    counted = {} if args.no_instructions else _instructions(sides, work)
 
     header, rows, data = _table(sides, got, runs, counted, games)
     print(f"\n{games:,} player-games; CPU: child user + system seconds, median of "
           f"{args.repeat} interleaved runs" +
           ("; instructions: one run of each under cachegrind" if counted else ""))
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    for row in [header, *rows]:
-        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                               for i, (c, w) in enumerate(zip(row, widths))))
+    C.print_table(header, rows)
+    extra = {}
+    if args.phases:
+        from uschess.apps.replay import KEEP_PLAYERS
+
+        extra["The phases of the engine's replay in one process (CPU time, no profiler; "
+              f"{C.formulas_line()}):"] = phases_of_replay(history)
+        extra["The phases of the same-I/O yardstick's replay in one process:"] = \
+            phases_of_minimal(history, params, COMMIT_EVERY, KEEP_PLAYERS)
+        for caption, text in extra.items():
+            print(f"\n{caption}\n{text}")
     if not args.no_results:
         notes = checks + [
             "CPU s and instructions: the whole child process (start, reading, rating, writing); "
@@ -475,19 +510,12 @@ def main(argv=None) -> int:
                     history_bytes=history_bytes, repeat=args.repeat, formulas=C.formulas_line())
         md = C.write_results("replay", f"uschess replay against minimal replays, "
                              f"{games:,} player-games", C.command_line("replay_bench.py", argv),
-                             header, rows, notes, data)
+                             header, rows, notes, data, extra)
         print(f"\nwritten: {md.relative_to(C.ROOT)} and {md.with_suffix('.json').name}")
 
     if args.profile:
         print("\nthe engine's replay in this process (cProfile, CPU time):")
         print(profile_replay(history, args.top))
-    if args.phases:
-        from uschess.apps.replay import KEEP_PLAYERS
-
-        print("\nthe phases of the engine's replay in this process (CPU time, no profiler):")
-        print(phases_of_replay(history))
-        print("\nthe phases of the yardstick's replay (minimal.py) in this process:")
-        print(phases_of_minimal(history, params, COMMIT_EVERY, KEEP_PLAYERS))
     if args.store_variants:
         engine_db = first_db.get("kernel", first_db["pure"])
         print(f"\nthe engine store's rows written again, {COMMIT_EVERY} events to a transaction "

@@ -170,9 +170,9 @@ def test_phases_of_both_replays(tmp_path):
     C.write_year(tmp_path / "h", seed=7, players=120, events=10)
     params = tmp_path / "params.json"
     C.write_params(params)
-    before = (minimal.json, minimal.event_from_dict, minimal.rate_event)
-    text = replay_bench.phases_of_minimal(tmp_path / "h", params, 4)
-    assert (minimal.json, minimal.event_from_dict, minimal.rate_event) == before
+    before = (minimal.json, minimal.event_from_dict, minimal.rate_event, minimal._glance)
+    text = replay_bench.phases_of_minimal(tmp_path / "h", params, 4, 300)
+    assert (minimal.json, minimal.event_from_dict, minimal.rate_event, minimal._glance) == before
     lines = text.splitlines()
     total = float(lines[0].split()[0])
     parts = [float(line.split()[0]) for line in lines[1:]]
@@ -198,3 +198,19 @@ def test_instructions_are_counted_and_the_same_each_time():
     assert c - a > 10 * 200_000
     with pytest.raises(SystemExit, match="failed under valgrind"):
         C.instructions([sys.executable, "-S", "-c", "raise SystemExit(3)"])
+
+
+def test_results_are_written_for_the_docs(tmp_path, monkeypatch):
+    """A benchmark's table goes to benchmarks/results/NAME.md (date,
+    machine, command above it) and NAME.json (the same, full precision)."""
+    monkeypatch.setattr(C, "RESULTS", tmp_path / "results")
+    md = C.write_results("x", "A title", "python benchmarks/x.py --games 10", ["command", "CPU s"],
+                         [["one", "1.50"], ["two", "3.00"]], ["a note"], {"cpu": [1.5, 3.0]},
+                         {"Phases:": "0.1 s reading"})
+    text = md.read_text(encoding="utf-8")
+    assert text.startswith("**A title**") and "    python benchmarks/x.py --games 10" in text
+    assert "| one | 1.50 |" in text and "- a note" in text and "0.1 s reading" in text
+    assert C.machine().split(",")[0] in text
+    data = json.loads((tmp_path / "results" / "x.json").read_text(encoding="utf-8"))
+    assert data["rows"] == [["one", "1.50"], ["two", "3.00"]] and data["data"] == {"cpu": [1.5, 3.0]}
+    assert data["date"].endswith("UTC") and data["command"].endswith("--games 10")
