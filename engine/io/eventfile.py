@@ -18,8 +18,6 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-import yaml
-
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
@@ -657,8 +655,12 @@ def write_event(event: Event, path: str | Path) -> None:
     """Write an event file (YAML, or JSON for ``.json``) atomically."""
     path = Path(path)
     data = event_to_dict(event)
-    text = (json.dumps(data, indent=2) + "\n" if path.suffix.lower() == ".json"
-            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    if path.suffix.lower() == ".json":
+        text = json.dumps(data, indent=2) + "\n"
+    else:
+        import yaml  # (only here: reading JSON needs none of PyYAML)
+
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     write_text_atomic(path, text)
 
 

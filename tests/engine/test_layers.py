@@ -16,7 +16,9 @@ FOLDERS = {"engine": "uschess", "rules": "uschess.rules"}
 #: (store, exports) stand above rating.
 LAYERS = [
     ("model", ["uschess.model", "uschess.errors", "uschess.formulas", "uschess.timecontrol"]),
-    ("readers", ["uschess.io.files", "uschess.io.textdata", "uschess.io.eventfile",
+    ("readers", ["uschess.io.files", "uschess.io.refusals", "uschess.io.textdata",
+                 "uschess.io.yamlload",
+                 "uschess.io.eventfile",
                  "uschess.io.formats", "uschess.io.fide_file", "uschess.io.reentry"]),
     ("rules", ["uschess.rules"]),
     ("calendar", ["uschess.calendar"]),
