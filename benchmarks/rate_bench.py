@@ -313,13 +313,14 @@ def main(argv=None) -> int:
                 "Whole process, cold: the child's user + system CPU seconds (median of "
                 f"{args.whole_repeat} interleaved runs) and the instructions of one run under "
                 "valgrind's cachegrind; posts checked equal to 1e-12 first.",
-                "minimal: benchmarks/minimal.py reading the event (YAML with libyaml) and rating "
-                "it with the five steps, the rules' values from a JSON file written beforehand; "
+                "minimal: benchmarks/minimal.py reading the event file (JSON, or YAML with "
+                "libyaml) and rating it with the five steps, the rules' values from a JSON file "
+                "written beforehand; "
                 "minimal+book: the same loading the project's rule book.",
                 "Children start as an installed command does: bytecode and the compiled rule "
                 "book cached, filled by a first run." if not args.compile_each_run else
                 "Every module compiled at every start (--compile-each-run).",
-                f"Engine: {C.formulas_line()}."]
+                f"The {C.formulas_line()}."]
             data.update(formulas=C.formulas_line(), repeat=args.whole_repeat)
             md = C.write_results("rate", "uschess rate, whole process, against a minimal cold "
                                  "rate", C.command_line("rate_bench.py", argv), header, table,
