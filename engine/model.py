@@ -190,6 +190,10 @@ class Player:
     cfc: Optional[ForeignRating] = None
     state: Optional[str] = None
     match_history: Optional[list] = None  # earlier match changes (MatchChange)
+    #: per system, the initial rating (and its N) the source states for a
+    #: player unrated there (a TD crosstable's ``1300/00``): step 1 takes it
+    #: as stated instead of computing it (:func:`uschess.rating.steps.initial_rating`)
+    initial: dict = field(default_factory=dict)
 
     @property
     def label(self) -> str:

@@ -10,7 +10,9 @@ Line 1: pair, name, total points and one cell per round (a result code and,
 for paired rounds, the opponent's pair).  Line 2: state, US Chess ID, the
 pre- and post-event ratings of one system (``R:`` regular, ``Q:`` quick,
 ``B:`` blitz; ``1641P17`` is provisional, based on 17 games), a norm cell
-(``N:2``) and the colour of each round.
+(``N:2``) and the colour of each round.  Under an unrated player this
+project's own tables add the initial rating the player was rated from and
+its N (``| Initial R: 1246/05 |``, the TD crosstable's ``1246/05``).
 
 Columns are found by the ``|`` characters, not by position.  Header, blank
 and dashed lines are optional; any other line (a title above the table, say)
@@ -136,6 +138,18 @@ class MsaRow:
     post_games: Optional[int]
     colours: Optional[list[str]] = None
     norm: str = ""
+    #: an unrated player's initial rating and the games it counts (N), printed
+    #: on a line of its own under the player (:data:`INITIAL_LINE`)
+    initial: Optional[float] = None
+    initial_games: Optional[int] = None
+
+
+#: The line under an unrated player that states the initial rating the
+#: player was rated from and its N, as the TD crosstable prints it in its
+#: PRERATE column (``1300/00``): ``| Initial R: 1246/05 |``.
+INITIAL_LINE = re.compile(
+    r"^Initial\s+(?P<label>[A-Z]{1,3})\s*:\s*(?P<rating>[0-9]{1,4})\s*/\s*(?P<games>[0-9]{1,3})$",
+    re.ASCII)
 
 
 # ---------------------------------------------------------------- reading
@@ -261,6 +275,10 @@ class PrintedRating:
     post: Optional[float]
     post_games: Optional[int]
     line: int
+    #: the initial rating and N an unrated player was rated from, where the
+    #: table states them (:data:`INITIAL_LINE`)
+    initial: Optional[float] = None
+    initial_games: Optional[int] = None
 
 
 @dataclass
@@ -421,6 +439,34 @@ def _more_ratings(line: str) -> Optional[re.Match]:
     return _MORE_RATINGS.match(parts[1].strip())
 
 
+def _initial_line(line: str, row: TableRow, number: int) -> bool:
+    """Whether ``line`` is an :data:`INITIAL_LINE` (text in the ID column
+    only); if so, its rating and N are kept on ``row``'s printed rating of
+    that label, which must be unrated."""
+    parts = line.split("|")
+    if len(parts) < 3 or parts[0].strip() or any(c.strip() for c in parts[2:]):
+        return False
+    match = INITIAL_LINE.match(parts[1].strip())
+    if match is None:
+        return False
+    try:
+        printed = row.ratings.get(match.group("label"))
+        if printed is None or printed.pre is not None:
+            raise InputError(f"an initial rating for '{match.group('label')}:', where the "
+                             "player is not printed unrated in that system")
+        rating, games = int(match.group("rating")), int(match.group("games"))
+        if not 100 <= rating <= MAX_RATING:
+            raise InputError(f"initial rating {rating} is impossible (allowed "
+                             f"100..{MAX_RATING:.0f})", field="rating")
+        if games > PAGE_MAX_GAMES:
+            raise InputError(f"initial rating {rating}/{games}: an initial rating counts at "
+                             f"most {PAGE_MAX_GAMES} games", field="rating")
+    except InputError as err:
+        raise err.located(record=number, player=row.label)
+    printed.initial, printed.initial_games = float(rating), games
+    return True
+
+
 def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[TableRow]:
     """Every player of an MSA table, as printed, in file order.
 
@@ -472,6 +518,9 @@ def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[Ta
         row = _read_row(line, lines[i], number, rounds, page)
         i += 1
         while i < len(lines):
+            if _initial_line(lines[i], row, i + 1 + off):
+                i += 1
+                continue
             more = _more_ratings(lines[i])
             try:
                 note = more is None and page and _annotation(lines[i])
@@ -529,12 +578,14 @@ def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstabl
         if printed.post is None:
             raise InputError("post-event rating 'Unrated': a published rating is needed",
                              field="rating", record=printed.line, player=row.label)
-        ratings = {}
+        ratings, initial = {}, {}
         if printed.pre is not None:
             games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
             ratings[system] = SystemRecord(rating=printed.pre, games=games)
+        elif printed.initial is not None:  # step 1 takes the initial rating the table states
+            initial[system] = SystemRecord(rating=printed.initial, games=printed.initial_games)
         players.append(Player(pair=row.pair, id=row.id, name=row.name, rounds=row.rounds,
-                              ratings=ratings, state=row.state))
+                              ratings=ratings, state=row.state, initial=initial))
         published[row.pair] = Published(
             pair=row.pair, id=row.id, name=row.name, state=row.state, system=system,
             pre=printed.pre, pre_games=printed.pre_games, post=printed.post,
@@ -560,7 +611,9 @@ def parse_msa(text: str, *, source: Optional[str] = None, name: str = "MSA cross
 
     The file gives no event name, dates or time control: pass them.  A
     printed pre-event rating becomes ``ratings[system]`` with its ``P<n>``
-    count, or :data:`ESTABLISHED_GAMES` when established (count not printed).
+    count, or :data:`ESTABLISHED_GAMES` when established (count not printed);
+    an unrated player's :data:`INITIAL_LINE` becomes ``Player.initial``, the
+    initial rating and N step 1 takes as stated.
     Raises InputError (``file=source``, ``record`` = line number) for any
     problem, including results the two players' lines disagree on.
     """
@@ -645,6 +698,13 @@ def _row_lines(row: MsaRow, rounds: int, label: str, width: int) -> tuple[str, s
              + "".join(f"{c}|" for c in cells))
     line2 = (f"{row.state or '':>5} | {ids:<{width}}|{row.norm or '':<5}|"
              + "".join(f"{c:<5}|" for c in colours))
+    if row.pre is None and row.initial is not None:
+        _check_number(row.initial, "initial")
+        games = row.initial_games or 0
+        if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= PAGE_MAX_GAMES:
+            raise InputError(f"initial rating's games {games!r} must be 0..{PAGE_MAX_GAMES}")
+        text = f"Initial {label}: {_display(row.initial)}/{games:02d}"
+        line2 += "\n" + f"{'':>5} | {text:<{width}}|{'':<5}|" + "".join(f"{'':<5}|" for _ in colours)
     return line1, line2
 
 

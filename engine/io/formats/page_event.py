@@ -11,7 +11,9 @@ different command-line value, with a note.  What neither gives:
   :data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`;
 * an unrated player's age: unknown (the rules' default initialization)
   unless ``--adult ID`` is given or the TD layout prints the initial rating
-  (``1300/00`` is the adult's 1300).
+  (``1300/00`` is the adult's 1300); where a table states the initial rating
+  and its N on a line of its own (``Initial R: 1246/05``, this project's
+  export), step 1 takes them as stated (``Player.initial``).
 
 A member listed twice in one section (a re-entry or a double entry) is rated
 as US Chess rates it: one player with the games of both entries (the second
@@ -128,13 +130,19 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     facts = SectionFacts(sec.name, sec.number, systems, sec.rated, sec.rerated, sec.k_factor,
                          sec.rating_sys, sec.tnmt_type)
     assumed = False
+    stated: list[str] = []
     for p in players:
-        ratings = {}
+        ratings, initial = {}, {}
         for system, printed in p.ratings.items():
             if printed.pre is not None and (printed.pre_games is None or printed.pre_games > 0):
                 games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
                 assumed = assumed or printed.pre_games is None
                 ratings[system] = SystemRecord(rating=printed.pre, games=games, date=start)
+            elif printed.pre is None and printed.initial is not None:
+                initial[system] = SystemRecord(rating=printed.initial,
+                                               games=printed.initial_games, date=start)
+                stated.append(f"{p.id} {printed.initial:g}/{printed.initial_games:02d} in "
+                              f"{system}")
             if printed.post is not None and system in systems and (p.id, system) not in seen:
                 seen.add((p.id, system))  # a re-entry's entries print one post
                 published.append((p, system))
@@ -144,13 +152,17 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
             if p.initial == 1300:
                 adult = True
         out_players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
-                                  ratings=ratings, state=p.state, adult=adult))
+                                  ratings=ratings, state=p.state, adult=adult,
+                                  initial=initial))
     for pid in sorted(facts.initial):
         value = facts.initial[pid]
         notes.append(f"{where}: the page prints the initial rating {value:g} (no games) of "
                      f"unrated player {pid}"
                      + (": an adult's initialization (1300)" if value == 1300 else
                         ": not an adult's 1300; the rules' own initialization is used"))
+    if stated:
+        notes.append(f"{where}: the page states the initial rating and N of unrated "
+                     f"players (taken as stated): {', '.join(stated)}")
     if assumed:
         notes.append(f"{where}: established players' game counts are not printed: taken as "
                      f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
