@@ -60,6 +60,8 @@ _STATE = re.compile(r"^[A-Za-z]{1,4}$", re.ASCII)
 _ID_RATINGS = re.compile(
     r"^(?P<id>[0-9]+)\s*/\s*(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
 _RATING = re.compile(r"^([0-9]{1,4})(?:P([0-9]{1,4}))?$", re.ASCII)
+#: A pre-event rating a page prints as 0 (``0``, ``0P0``): the player had none.
+_ZERO = re.compile(r"^0(?:P0+)?$", re.ASCII)
 #: A further rating line of a player in a multi-rated section: ``| Q: pre->post |``.
 _MORE_RATINGS = re.compile(
     r"^(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
@@ -337,6 +339,12 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
         name = cells[1].strip()
         if not name:
             raise InputError("the name is empty")
+        notes = []
+        mended = repaired_name(name) if page else None
+        if mended is not None:
+            notes.append(f"player {pair}: the name {name!r} is UTF-8 read as Latin-1: read as "
+                         f"{mended!r}")
+            name = mended
         if not name.isprintable():
             raise InputError(f"the name {name!r} contains control characters")
         label = f"{pair} ({name})"
@@ -345,22 +353,32 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             raise InputError(f"total {total_text!r} is not a number of points like 4.5",
                              field="total")
         total = float(total_text)
-        played, notes = [], []
+        played, unknown = [], []
         for k, cell in enumerate(cells[3:], start=1):
             try:
                 played.append(_page_cell(cell) if page else parse_cell(cell))
             except InputError as err:
-                salvaged = _forfeit_prefix(cell) if page else None
-                if salvaged is None:
+                if not page:
                     raise err.located(round=k)
+                salvaged = _forfeit_prefix(cell)
+                if salvaged is None:  # a cell no layout defines ('E', 'ERRS=', '3')
+                    played.append(Round("U"))
+                    unknown.append(k)
+                    notes.append(f"player {label}: round {k}: the cell {_shown_cell(cell.strip())} "
+                                 "is no result the layout defines: taken as unknown (no rated "
+                                 "game)")
+                    continue
                 played.append(salvaged)
                 notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
                              f"as its first letter, {salvaged.code}, a forfeit or bye "
                              "without opponent (no rated game)")
         points = sum(r.points for r in played)
         if points != total:
-            raise InputError(f"total {total_text} but the rounds add up to {points:g}",
-                             field="total")
+            if not unknown:
+                raise InputError(f"total {total_text} but the rounds add up to {points:g}",
+                                 field="total")
+            notes.append(f"player {label}: total {total_text}, the rounds read add up to "
+                         f"{points:g} (the unknown cells' points)")
     except InputError as err:
         raise err.located(record=number, player=label)
 
@@ -375,6 +393,8 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
         if len(cells2) != len(cells):
             raise InputError(f"the second line has {len(cells2)} cells, the first {len(cells)}")
         state = cells2[0].strip() or None
+        if page and state is not None and not state.strip("-"):
+            state = None  # '-': no state printed
         if state is not None and not (_STATE.match(state) or (page and state.isalnum()
                                                                and len(state) <= 4)):
             raise InputError(f"state {state!r} is not a state or province code", field="state")
@@ -386,8 +406,12 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             match = bare
             first = None
         else:
-            first = _printed(match.group("label"), match.group("pre"), match.group("post"),
-                             number, page)
+            pre_text = match.group("pre")
+            if page and _ZERO.match(pre_text.strip()):  # no rating, printed as 0 (or 0P0)
+                notes.append(f"player {label}: pre-event rating printed as "
+                             f"{pre_text.strip()}: taken as unrated")
+                pre_text = "Unrated"
+            first = _printed(match.group("label"), pre_text, match.group("post"), number, page)
         norm = cells2[2].strip()
         if not norm.isprintable():
             raise InputError(f"norm cell {norm!r} contains control characters")
@@ -402,6 +426,22 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
     return TableRow(pair=pair, name=name, total=total, rounds=played, state=state,
                     id=match.group("id"), ratings={first.label: first} if first else {},
                     norm=norm, colours=colours, line=number - 1, notes=notes)
+
+
+#: Characters that begin a UTF-8 sequence when its bytes are read as Latin-1.
+_LEAD = re.compile("[\u00c2-\u00f4][\u0080-\u00bf]")
+
+
+def repaired_name(name: str) -> Optional[str]:
+    """A name whose UTF-8 bytes were read as Latin-1 (``SEGU\u00c3\u00ad`` for
+    ``SEGU\u00cd``), read again as UTF-8; None when it is not one (any
+    character outside Latin-1, or bytes that are no UTF-8)."""
+    if not _LEAD.search(name):
+        return None
+    try:
+        return name.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
 
 
 def _forfeit_prefix(cell: str) -> Optional[Round]:

@@ -34,7 +34,8 @@ from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
-from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord, copy_with
+from uschess.model import (FORFEIT_CODES, MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord,
+                           copy_with)
 
 #: A time control for a section whose page prints none, rated in exactly the
 #: systems the page names (the K exception of dual-rated sections depends on
@@ -189,10 +190,11 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                          "the round order)")
         else:
             section, mended = mend_opponent_numbers(section)
-            if not mended:
+            section, dropped = drop_unmatched_games(section)
+            if not mended and not dropped:
                 raise
-            notes.extend(f"{where}: {m}" for m in mended)
-            section.notes.extend(mended)
+            notes.extend(f"{where}: {m}" for m in mended + dropped)
+            section.notes.extend(mended + dropped)
         validate_section(section)
     # the pairs are checked on the games as mended and merged above
     if section.kind == "match" and match_pairs(section, idle=True) is None:
@@ -237,6 +239,50 @@ def mend_opponent_numbers(section: Section) -> tuple[Section, list[str]]:
                          f"round {k + 1} is {theirs[k] if k < len(theirs) else 'missing'} and "
                          f"pair {q} prints {by_pair[q].rounds[k]}: read as the game with pair "
                          f"{q} (the opponent's number misprinted)")
+    if not notes:
+        return section, []
+    players = [dataclasses.replace(p, rounds=rounds[p.pair]) for p in section.players]
+    return dataclasses.replace(section, players=players), notes
+
+
+def _agrees(section_pairs: dict, pair: int, k: int, r: Round) -> bool:
+    """Whether the game cell ``r`` of ``pair`` in round ``k`` (0-based) is
+    printed back by its opponent (a one-sided forfeit is)."""
+    opp = section_pairs.get(r.opponent)
+    if opp is None or r.opponent == pair or k >= len(opp.rounds):
+        return False
+    back = opp.rounds[k]
+    if back.opponent is None:
+        return r.code in FORFEIT_CODES
+    return back.opponent == pair and MIRROR.get(r.code) == back.code
+
+
+def drop_unmatched_games(section: Section) -> tuple[Section, list[str]]:
+    """``section`` with every game whose two sides the page prints
+    differently (a double win, a game on one side only, an opponent that
+    is not there) taken out of the rating: both cells become unplayed, with
+    a note for each game; the rest of the section is rated as printed."""
+    by_pair = {p.pair: p for p in section.players}
+    rounds = {p.pair: list(p.rounds) for p in section.players}
+    notes = []
+    for p in section.players:
+        for k, r in enumerate(p.rounds):
+            if r.opponent is None or _agrees(by_pair, p.pair, k, r) \
+                    or rounds[p.pair][k].code == "U":
+                continue
+            opp = by_pair.get(r.opponent)
+            back = opp.rounds[k] if opp is not None and k < len(opp.rounds) else None
+            rounds[p.pair][k] = Round("U")
+            if back is not None and back.opponent == p.pair:
+                rounds[opp.pair][k] = Round("U")
+                what = f"pair {opp.pair} prints {back}: the two sides disagree"
+            elif opp is None:
+                what = f"there is no pair {r.opponent}"
+            else:
+                what = (f"pair {opp.pair}'s round {k + 1} is {back}: a game printed on one "
+                        "side only")
+            notes.append(f"round {k + 1}: pair {p.pair} prints {r}, {what}; the game is not "
+                         "rated (both cells taken as unplayed)")
     if not notes:
         return section, []
     players = [dataclasses.replace(p, rounds=rounds[p.pair]) for p in section.players]
@@ -306,12 +352,17 @@ def event_from_page(page: Page, opts: Optional[PageOptions] = None):
                   if str(s.number) == str(opts.section) or s.name == opts.section]
         if not chosen:
             raise InputError(f"the page has no section {opts.section!r}", file=page.source)
-    names = set()
+    names, unrated = set(), []
     for sec in chosen:
         try:
             section, pubs, fact = section_from_page(sec, page, opts, notes)
         except InputError as err:
-            raise err.located(file=page.source, section=sec.name, record=sec.line)
+            err.located(file=page.source, section=sec.name, record=sec.line)
+            if len(chosen) == 1:
+                raise
+            unrated.append(err)  # one section cannot lose the page: the others are rated
+            notes.append(f"section {sec.name or sec.number}: not rated ({err.message})")
+            continue
         if section.name in names:  # two sections of one name: told apart by number
             unique, k = f"{section.name} ({sec.number})", 2
             while unique in names:  # and a number printed twice, by its place too
@@ -321,6 +372,8 @@ def event_from_page(page: Page, opts: Optional[PageOptions] = None):
         sections.append(section)
         published.extend((section.name, p, s) for p, s in pubs)
         facts.append(fact)
+    if not sections:
+        raise unrated[0]
     name = _pick(page.event_name, opts.name, "event name", "event", notes) or (
         chosen[0].name if chosen else "event")
     event = Event(name=name, start=min(s.start for s in sections),
