@@ -665,6 +665,8 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if looks_like_html(text):
             rendered, title, lines = html_text(text)
+            if not any(_SECTION.match(line) for line in rendered.split("\n")):
+                raise InputError(f"not an MSA page: {describe_text(text)}")
             try:
                 return _read_msa_text(rendered, source, "msa-html", title, lines)
             except InputError as err:  # the line of the text shown: the file's line
