@@ -247,11 +247,16 @@ class DirAudit:
                  + ", ".join(f"{len(groups[s])} {s}" for s in STATUSES)
                  + (f" ({self.resumed} from the results file)" if self.resumed else "")]
         totals = self.totals()
-        whole = totals.get("total")
+        audited = groups["audited"]
         for key in sorted(totals):
             n = totals[key]
-            share = (f" ({100 * n / whole:.1f}% of total)" if whole and key != "total"
-                     and n <= whole else "")
+            giving = [r["counts"] for r in audited if key in r.get("counts", {})]
+            whole = sum(c.get("total", 0) for c in giving)
+            share = ""
+            if key != "total" and whole and n <= whole:
+                share = f" ({100 * n / whole:.1f}% of total" + (
+                    f" on the {len(giving)} of {len(audited)} pages that report it)"
+                    if len(giving) < len(audited) else ")")
             lines.append(f"  {key}: {n:,}{share}")
         cpu = sum(r.get("cpu_seconds", 0.0) for r in self.records)
         lines.append(f"  CPU: {cpu:,.1f} s over the pages")
@@ -322,10 +327,10 @@ def run_pages(root, jobs: list[PageJob], *, results: PageResults, tolerance: flo
     return DirAudit(str(root), [results.done[j.rel] for j in jobs], len(kept), results.settings)
 
 
-def format_index(result: DirAudit, reports: Optional[str] = None) -> str:
+def format_index(result: DirAudit, reports: Optional[Path] = None) -> str:
     """The HTML index of the pages: the summary, then one row a page with
-    its status, counts and a link to its report (in folder ``reports``,
-    relative to the index) where one was written."""
+    its status, counts and a link to its report in the folder ``reports``
+    (beside the index) where that folder holds one."""
     from uschess.apps.audit.render import _CSS
 
     esc = html.escape
@@ -341,15 +346,19 @@ def format_index(result: DirAudit, reports: Optional[str] = None) -> str:
            "<th>CPU s</th><th>Summary or reason</th></tr></thead><tbody>"]
     for r in result.records:
         name = esc(r["page"])
-        target = (Path(reports) / report_name(r["page"])) if reports else None
-        if target is not None and r["status"] == "audited":
-            name = f"<a href=\"{esc(target.as_posix(), quote=True)}\">{name}</a>"
+        if reports is not None and (reports / report_name(r["page"])).is_file():
+            href = f"{reports.name}/{report_name(r['page'])}"
+            name = f"<a href=\"{esc(href, quote=True)}\">{name}</a>"
         ok = r["status"] == "audited" and r.get("counts", {}).get("reproduced") == \
             r.get("counts", {}).get("total")
         cells = "".join(f"<td class=\"n\">{r.get('counts', {}).get(k, '')}</td>" for k in keys)
         text = r.get("summary") if r["status"] == "audited" else r.get("error", "")
+        at = (text or "").find(r["page"] + ": ")  # the page's path: the first column says it
+        if r["status"] != "audited" and at >= 0:
+            text = text[at + len(r["page"]) + 2:]
         event = f"{r.get('event', '')} {r.get('start', '')}".strip()
-        out.append(f"<tr class=\"{'ok' if ok else 'bad'}\"><td>{name}</td>"
+        kind = "ok" if ok else "bad" if r["status"] == "audited" else "warn"
+        out.append(f"<tr class=\"{kind}\"><td>{name}</td>"
                    f"<td>{esc(r['status'])}</td><td>{esc(event)}</td>{cells}"
                    f"<td class=\"n\">{r.get('cpu_seconds', 0.0):.1f}</td>"
                    f"<td>{esc(text or '')}</td></tr>")

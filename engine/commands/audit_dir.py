@@ -4,10 +4,10 @@ parallel and resumable (see :mod:`uschess.apps.audit_dir`)."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
-from uschess.commands.common import STDIO, Console, output_file, print_json, rating_options
+from uschess.commands.common import (STDIO, Console, HiddenBar, output_file, print_json,
+                                     rating_options)
 from uschess.commands.sweep import add_cluster_options, check_cluster_options
 from uschess.errors import InputError
 
@@ -101,11 +101,11 @@ def run_dir(args) -> int:
         reports.mkdir(exist_ok=True)
     where = (f"on the cluster at {args.scheduler}" if args.scheduler else
              f"on {workers} local worker processes" if workers > 1 else "in this process")
-    with console.progress(unit="page", desc="audit", force=bool(args.progress)) as bar:
+    with console.progress(total=len(jobs), unit="page", desc="audit",
+                          force=bool(args.progress)) as bar:
         def started(todo: int, kept: int) -> None:
-            bar.total = todo + kept
             bar.update(kept)
-            if todo and not console.quiet and not sys.stderr.isatty():
+            if todo and isinstance(bar, HiddenBar):  # the bar, when shown, says it
                 console.note(f"{todo} of {todo + kept} pages to audit {where}")
 
         def progress(record: dict) -> None:
@@ -125,7 +125,7 @@ def run_dir(args) -> int:
         finally:
             results.close()
     if html is not None:
-        html.write(format_index(result, reports.name), console)
+        html.write(format_index(result, reports), console)
     if args.json:
         print_json(result.as_dict())
     else:
