@@ -125,3 +125,24 @@ def test_scheduler_of_an_existing_cluster(pages, tmp_path, capsys):
     assert (data["audited"], data["refused"], data["failed"]) == (2, 2, 0)
     assert data["totals"] == {"reproduced": 36, "total": 36}
     assert [r["page"] for r in data["records"]] == [j.rel for j in pages_under(pages)]
+
+
+def test_read_only_lists_every_page_read_or_refused(pages, capsys):
+    code, out, err = run(capsys, "audit", pages, "--read-only", "--workers", 1)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"4 pages under {pages}: 0 audited, 2 read, 2 refused, 0 failed"
+    assert "  published: 36" in lines
+    assert "read: wfcc15.txt: 16 published ratings in 2 sections" in lines
+    assert sum(ln.startswith(("read: ", "refused: ")) for ln in lines) == 4
+
+
+@pytest.mark.parametrize("kept", ["", '{"format": "uschess-au'])
+def test_a_results_file_stopped_before_its_first_line_starts_again(pages, tmp_path, capsys,
+                                                                   kept):
+    results = tmp_path / "r.jsonl"
+    results.write_text(kept, encoding="utf-8")
+    code, out, _ = run(capsys, "audit", pages, "--workers", 1, "--results", results, "--json")
+    assert code == 0 and json.loads(out)["resumed"] == 0
+    lines = results.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["format"] == "uschess-audit-dir-1" and len(lines) == 5

@@ -10,8 +10,8 @@ reason (``refused``: the reader's or the audit's :class:`InputError`;
 **The results file** is JSON lines: a first line ``{"format":
 RESULTS_FORMAT, "settings": {...}}`` (the tolerance and rules options of the
 run: a rerun with other settings is refused), then one line per page as it
-finishes (:func:`audit_page`'s record).  Each line is written whole and
-synced before the next page is taken; a last line cut short by a kill is
+finishes (:func:`audit_page`'s record).  Each line is handed to the system
+whole before the next page is taken; a last line cut short by a kill is
 dropped on the rerun (its page is audited again).  A page is done when a
 record of its path with the same SHA-256 of its bytes is in the file: a page
 that changed is audited again, and its later line wins.
@@ -41,7 +41,9 @@ RESULTS_FORMAT = "uschess-audit-dir-1"
 #: manifest, images, a results file of this command).
 NOT_PAGES = frozenset({".md", ".tsv", ".csv", ".png", ".jpg", ".jpeg", ".gif", ".svg",
                        ".pdf", ".jsonl", ".zip", ".gz", ".py"})
-STATUSES = ("audited", "refused", "failed")
+STATUSES = ("audited", "read", "refused", "failed")
+#: The statuses the summary names even when no page has them.
+ALWAYS_SHOWN = ("audited", "refused", "failed")
 #: The nested mappings of a page report whose whole numbers are counted too.
 NESTED_COUNTS = ("summary", "verdicts")
 
@@ -94,8 +96,10 @@ def _one_line(text: str) -> str:
 
 
 def audit_page(job: PageJob, tolerance: float, options, as_rated: bool = False,
-               html_report: bool = False) -> tuple[dict, Optional[str]]:
-    """Audit one page; (its record, its HTML report when asked).  Never
+               html_report: bool = False, read_only: bool = False
+               ) -> tuple[dict, Optional[str]]:
+    """Audit one page (``read_only``: read it only, status ``read``, with
+    the reading's notes); (its record, its HTML report when asked).  Never
     raises: every problem is the record's one-line ``error``."""
     from uschess.apps.audit import audit, format_html, load_published
 
@@ -104,6 +108,14 @@ def audit_page(job: PageJob, tolerance: float, options, as_rated: bool = False,
     report = None
     try:
         published = load_published(job.path)
+        if read_only:
+            sections = len(published.event.sections)
+            record.update(status="read", summary=f"{len(published.entries)} published ratings "
+                          f"in {sections} section{'s' if sections != 1 else ''}",
+                          event=published.event.name, start=published.event.start.isoformat(),
+                          layout=published.kind, notes=[_one_line(n) for n in published.notes],
+                          counts={"published": len(published.entries), "sections": sections})
+            raise _Done
         opts = options
         if as_rated:
             if published.rated_on is None:
@@ -116,6 +128,8 @@ def audit_page(job: PageJob, tolerance: float, options, as_rated: bool = False,
                       layout=published.kind, counts=counts_of(data))
         if html_report:
             report = format_html(result)
+    except _Done:
+        pass
     except InputError as err:
         record.update(status="refused", error=_one_line(err))
     except Exception as err:  # a bug must not stop the run: one line, the page named
@@ -123,6 +137,10 @@ def audit_page(job: PageJob, tolerance: float, options, as_rated: bool = False,
                       error=_one_line(f"{job.path}: {type(err).__name__}: {err}"))
     record.update(cpu_seconds=time.process_time() - cpu, seconds=time.perf_counter() - wall)
     return record, report
+
+
+class _Done(Exception):
+    """A page read only: nothing more to do."""
 
 
 def _known_on(options, day):
@@ -161,6 +179,8 @@ class PageResults:
         elif not self.path.parent.is_dir():
             raise InputError("the directory to write into does not exist", file=self.path)
         else:
+            good = 0
+        if good == 0:  # new, or stopped before its first line was whole
             self._write_line({"format": RESULTS_FORMAT, "settings": settings})
 
     def _read(self) -> int:
@@ -195,8 +215,6 @@ class PageResults:
                     raise err.located(file=self.path)
                 self.done[rec["page"]] = rec
             good = end + 1
-        if number == 0:
-            raise InputError("is empty: not an audit results file", file=self.path)
         return good
 
     def _write_line(self, item: dict) -> None:
@@ -205,8 +223,7 @@ class PageResults:
             if self._file is None:
                 self._file = open(self.path, "ab")
             self._file.write(line)
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            self._file.flush()  # with the system once written: a kill of this process keeps it
         except OSError as err:
             raise InputError(f"cannot write: {err.strerror or err}", file=self.path)
 
@@ -244,10 +261,11 @@ class DirAudit:
     def summary_lines(self) -> list[str]:
         groups = self.by_status()
         lines = [f"{len(self.records)} pages under {self.root}: "
-                 + ", ".join(f"{len(groups[s])} {s}" for s in STATUSES)
+                 + ", ".join(f"{len(groups[s])} {s}" for s in STATUSES
+                             if groups[s] or s in ALWAYS_SHOWN)
                  + (f" ({self.resumed} from the results file)" if self.resumed else "")]
         totals = self.totals()
-        audited = groups["audited"]
+        audited = groups["audited"] + groups["read"]
         for key in sorted(totals):
             n = totals[key]
             giving = [r["counts"] for r in audited if key in r.get("counts", {})]
@@ -275,7 +293,8 @@ def report_name(rel: str) -> str:
 
 
 def run_pages(root, jobs: list[PageJob], *, results: PageResults, tolerance: float, options,
-              as_rated: bool = False, reports: Optional[Path] = None,
+              as_rated: bool = False, read_only: bool = False,
+              reports: Optional[Path] = None,
               scheduler: Optional[str] = None, workers: int = 1, timeout: float = 20.0,
               started: Optional[Callable[[int, int], None]] = None,
               progress: Optional[Callable[[dict], None]] = None) -> DirAudit:
@@ -306,7 +325,7 @@ def run_pages(root, jobs: list[PageJob], *, results: PageResults, tolerance: flo
         client, cluster = open_client(scheduler, workers, timeout)
         try:
             futures = {client.submit(audit_page, j, tolerance, options, as_rated, want_html,
-                                     pure=False): j for j in todo}
+                                     read_only, pure=False): j for j in todo}
             for fut in as_completed(futures):
                 job = futures[fut]
                 try:
@@ -323,7 +342,7 @@ def run_pages(root, jobs: list[PageJob], *, results: PageResults, tolerance: flo
                 cluster.close()
     else:
         for job in todo:
-            finished(*audit_page(job, tolerance, options, as_rated, want_html))
+            finished(*audit_page(job, tolerance, options, as_rated, want_html, read_only))
     return DirAudit(str(root), [results.done[j.rel] for j in jobs], len(kept), results.settings)
 
 
@@ -349,15 +368,16 @@ def format_index(result: DirAudit, reports: Optional[Path] = None) -> str:
         if reports is not None and (reports / report_name(r["page"])).is_file():
             href = f"{reports.name}/{report_name(r['page'])}"
             name = f"<a href=\"{esc(href, quote=True)}\">{name}</a>"
-        ok = r["status"] == "audited" and r.get("counts", {}).get("reproduced") == \
-            r.get("counts", {}).get("total")
+        ok = r["status"] == "read" or r["status"] == "audited" and r.get(
+            "counts", {}).get("reproduced") == r.get("counts", {}).get("total")
         cells = "".join(f"<td class=\"n\">{r.get('counts', {}).get(k, '')}</td>" for k in keys)
-        text = r.get("summary") if r["status"] == "audited" else r.get("error", "")
+        done = r["status"] in ("audited", "read")
+        text = r.get("summary") if done else r.get("error", "")
         at = (text or "").find(r["page"] + ": ")  # the page's path: the first column says it
-        if r["status"] != "audited" and at >= 0:
+        if not done and at >= 0:
             text = text[at + len(r["page"]) + 2:]
         event = f"{r.get('event', '')} {r.get('start', '')}".strip()
-        kind = "ok" if ok else "bad" if r["status"] == "audited" else "warn"
+        kind = "ok" if ok else "bad" if done else "warn"
         out.append(f"<tr class=\"{kind}\"><td>{name}</td>"
                    f"<td>{esc(r['status'])}</td><td>{esc(event)}</td>{cells}"
                    f"<td class=\"n\">{r.get('cpu_seconds', 0.0):.1f}</td>"

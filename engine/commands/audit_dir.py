@@ -18,7 +18,8 @@ task a page, on a local Dask cluster of --workers processes (default: one per
 core; one page at a time where Dask is not installed) or on the cluster of
 --scheduler (its workers must see DIR at the same path).  A page that cannot
 be read or audited is listed with its one-line reason and the run goes on.
-With --results FILE each finished page is kept in FILE (JSON lines) as it
+--read-only reads every page and lists it, read or refused,
+without auditing.  With --results FILE each finished page is kept in FILE (JSON lines) as it
 finishes; the same command run again skips the pages kept (a page whose
 bytes changed is audited again), even after a kill.  The summary adds up
 every count of the pages' reports; --html FILE writes an index of the pages
@@ -31,7 +32,8 @@ PAGE_ONLY = (("--start", "start"), ("--end", "end"), ("--time-control", "time_co
              ("--system", "system"), ("--adult", "adult"), ("--section", "section"),
              ("--name", "name"), ("--all", "all"), ("--db", "db"), ("--event", "event"))
 #: Options of a directory's audit only.
-DIR_ONLY = (("--results", "results"), ("--scheduler", "scheduler"), ("--workers", "workers"))
+DIR_ONLY = (("--results", "results"), ("--scheduler", "scheduler"), ("--workers", "workers"),
+            ("--read-only", "read_only"))
 
 
 def add_dir_options(p) -> None:
@@ -40,6 +42,9 @@ def add_dir_options(p) -> None:
     g.add_argument("--results", metavar="FILE",
                    help="with DIR: keep each finished page in FILE (JSON lines) and skip the "
                         "pages kept on a rerun")
+    g.add_argument("--read-only", action="store_true",
+                   help="with DIR: read every page and list it read or refused, without "
+                        "auditing it")
     add_cluster_options(g, workers=None)
 
 
@@ -88,7 +93,7 @@ def run_dir(args) -> int:
     jobs = pages_under(root)
     if not jobs:
         raise InputError("holds no page to audit", file=root)
-    settings = {"tolerance": args.tolerance, "as_rated": bool(args.as_rated),
+    settings = {"read_only": bool(args.read_only), "tolerance": args.tolerance, "as_rated": bool(args.as_rated),
                 "rules_on": args.rules_on.isoformat() if args.rules_on else None,
                 "known_on": args.known_on.isoformat() if args.known_on else None,
                 "edition": args.edition, "readings": dict(sorted(options.readings.items())),
@@ -114,7 +119,8 @@ def run_dir(args) -> int:
                 console.detail(f"{record['status']}: {record.get('error', '')}")
         try:
             result = run_pages(root, jobs, results=results, tolerance=args.tolerance,
-                               options=options, as_rated=bool(args.as_rated), reports=reports,
+                               options=options, as_rated=bool(args.as_rated),
+                               read_only=bool(args.read_only), reports=reports,
                                scheduler=args.scheduler, workers=workers, timeout=args.timeout,
                                started=started, progress=progress)
         except KeyboardInterrupt:
@@ -132,8 +138,10 @@ def run_dir(args) -> int:
         lines = result.summary_lines()
         print("\n".join(lines))
         for r in result.records:
-            if r["status"] != "audited":
+            if r["status"] in ("refused", "failed"):
                 print(f"{r['status']}: {r['error']}")
-    bad = any(r["status"] != "audited" or r.get("counts", {}).get("reproduced")
+            elif args.read_only or args.verbose:
+                print(f"{r['status']}: {r['page']}: {r['summary']}")
+    bad = any(r["status"] not in ("audited", "read") or r.get("counts", {}).get("reproduced")
               != r.get("counts", {}).get("total") for r in result.records)
     return 1 if args.strict and bad else 0
