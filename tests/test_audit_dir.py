@@ -146,3 +146,42 @@ def test_a_results_file_stopped_before_its_first_line_starts_again(pages, tmp_pa
     assert code == 0 and json.loads(out)["resumed"] == 0
     lines = results.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0])["format"] == "uschess-audit-dir-1" and len(lines) == 5
+
+
+@pytest.mark.slow  # a run of 400 pages started, killed and run again
+def test_a_killed_run_resumes_to_the_same_summary(pages, tmp_path):
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    many = tmp_path / "many"
+    many.mkdir()
+    page = (pages / "wfcc15.txt").read_text(encoding="utf-8")
+    for k in range(400):
+        (many / f"p{k:03d}.txt").write_text(page, encoding="utf-8")
+    results = tmp_path / "r.jsonl"
+    argv = [sys.executable, "-m", "uschess", "-q", "audit", str(many), "--workers", "1",
+            "--results", str(results), "--json"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and (
+                not results.exists() or results.read_bytes().count(b"\n") < 30):
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    kept = results.read_bytes().count(b"\n") - 1
+    assert 0 < kept < 400
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    data = json.loads(again.stdout)
+    assert data["pages"] == 400 and data["audited"] == 400 and data["resumed"] >= kept - 1
+    assert data["totals"] == {"reproduced": 16 * 400, "total": 16 * 400}
+    lines = results.read_text(encoding="utf-8").splitlines()
+    assert len({json.loads(ln)["page"] for ln in lines[1:]}) == 400
+    shutil.rmtree(many)

@@ -315,7 +315,6 @@ class Steps:
     recorder: Recorder = TRACE
 
 
-
 #: How step 1 names an initial rating the source states (a TD crosstable's
 #: ``1300/00``, the ``Initial R: 1246/05`` line of this project's MSA export).
 STATED_HOW = "as the crosstable states it"
@@ -335,6 +334,7 @@ def initial_rating(pl: Player, system: str, end, rules, call, p) -> Initial:
         raise RuleError(f"no initialization rule for {system} is in force on "
                         f"{rules.on.isoformat()}", player=pl.label)
     return init
+
 
 def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
                kind: SectionKind = STANDARD, trace: bool = True,
