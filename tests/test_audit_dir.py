@@ -116,8 +116,11 @@ def test_directory_options_are_refused_for_one_page(pages, capsys):
 
 def test_scheduler_of_an_existing_cluster(pages, tmp_path, capsys):
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster:
+    # a worker thread in this process behind a scheduler reached over TCP, as
+    # a cluster elsewhere is (a worker process more costs seconds to start)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", dashboard_address=":0") as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
         code, out, err = run(capsys, "audit", pages, "--scheduler", cluster.scheduler_address,
                              "--results", tmp_path / "r.jsonl", "--json")
     assert code == 0, err
@@ -185,3 +188,16 @@ def test_a_killed_run_resumes_to_the_same_summary(pages, tmp_path):
     lines = results.read_text(encoding="utf-8").splitlines()
     assert len({json.loads(ln)["page"] for ln in lines[1:]}) == 400
     shutil.rmtree(many)
+
+
+@pytest.mark.slow  # starts a local cluster of two worker processes
+def test_local_cores_give_the_summary_of_one_process(pages, capsys):
+    pytest.importorskip("dask.distributed")
+    code, out, err = run(capsys, "audit", pages, "--workers", 2, "--json")
+    assert code == 0, err
+    code, one, err = run(capsys, "audit", pages, "--workers", 1, "--json")
+    assert code == 0, err
+    strip = [{k: v for k, v in r.items() if k not in ("cpu_seconds", "seconds")}
+             for r in json.loads(out)["records"]]
+    assert strip == [{k: v for k, v in r.items() if k not in ("cpu_seconds", "seconds")}
+                     for r in json.loads(one)["records"]]
