@@ -201,3 +201,33 @@ def test_local_cores_give_the_summary_of_one_process(pages, capsys):
              for r in json.loads(out)["records"]]
     assert strip == [{k: v for k, v in r.items() if k not in ("cpu_seconds", "seconds")}
                      for r in json.loads(one)["records"]]
+
+
+def test_a_page_that_breaks_the_audit_is_one_failed_line(pages, capsys, monkeypatch):
+    import uschess.apps.audit as audit_app
+
+    real = audit_app.load_published
+
+    def breaks(path, **kw):
+        if str(path).endswith("wfcc15.txt"):
+            raise RuntimeError("a reader bug")
+        return real(path, **kw)
+
+    monkeypatch.setattr(audit_app, "load_published", breaks)
+    code, out, _ = run(capsys, "audit", pages, "--workers", 1)
+    assert code == 0
+    assert out.splitlines()[0] == f"4 pages under {pages}: 1 audited, 2 refused, 1 failed"
+    failed, = [ln for ln in out.splitlines() if ln.startswith("failed: ")]
+    assert failed.endswith("wfcc15.txt: RuntimeError: a reader bug")
+
+
+def test_the_index_and_reports_written_under_the_directory_are_not_pages(pages, tmp_path,
+                                                                        capsys):
+    import shutil
+    root = tmp_path / "copy"
+    shutil.copytree(pages, root)
+    for _ in range(2):
+        code, out, _ = run(capsys, "audit", root, "--workers", 1, "--html",
+                           root / "index.html", "--force")
+        assert code == 0 and out.startswith(f"4 pages under {root}:")
+    assert (root / "index-pages" / "wfcc15.txt.html").is_file()

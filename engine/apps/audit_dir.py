@@ -58,17 +58,21 @@ class PageJob:
     sha256: str
 
 
-def pages_under(root) -> list[PageJob]:
+def pages_under(root, exclude=()) -> list[PageJob]:
     """Every page under ``root`` in path order: regular files, not hidden
     (no part of the path starts with '.'), not of a suffix in
-    :data:`NOT_PAGES`."""
+    :data:`NOT_PAGES`, not in ``exclude`` (files and folders this run
+    writes)."""
     root = Path(root)
+    skip = {Path(p).resolve() for p in exclude}
     jobs = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and (Path(dirpath) / d).resolve() not in skip)
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            if name.startswith(".") or path.suffix.lower() in NOT_PAGES or not path.is_file():
+            if name.startswith(".") or path.suffix.lower() in NOT_PAGES or not path.is_file() \
+                    or path.resolve() in skip:
                 continue
             try:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -90,7 +90,7 @@ def run_dir(args) -> int:
                      "'uschess-ratings[cluster]'): the pages are audited one at a time")
         workers = 1
     root = Path(args.published)
-    jobs = pages_under(root)
+    jobs = pages_under(root, exclude=[html.path, reports] if html is not None else ())
     if not jobs:
         raise InputError("holds no page to audit", file=root)
     settings = {"read_only": bool(args.read_only), "tolerance": args.tolerance, "as_rated": bool(args.as_rated),
