@@ -70,3 +70,34 @@ def test_initial_line_under_a_rated_player_is_one_line_refusal(tmp_path, capsys)
     with pytest.raises(InputError) as err:
         parse_msa(bad, source="t.txt", start=load_event(WFCC15).start)
     assert "not printed unrated" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_import_keeps_the_stated_initial_ratings(tmp_path, capsys):
+    import yaml
+
+    out = tmp_path / "wfcc15.yaml"
+    assert main(["-q", "import", str(_export(tmp_path, capsys)), "-o", str(out)]) == 0
+    data = yaml.safe_load(out.read_text(encoding="utf-8"))
+    haddad = next(p for s in data["sections"] for p in s["players"] if p["id"] == "32510077")
+    assert haddad["initial"] == {"OTBR": {"rating": 1246.0, "games": 5},
+                                 "OTBQ": {"rating": 1246.0, "games": 5}}
+    capsys.readouterr()
+    assert main(["audit", str(out)]) == 0
+    assert "16 of 16 reproduced" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("initial, message", [
+    ({"OTBR": {"rating": 1300, "games": 0}}, "the player is rated in OTBR"),
+    ({"XYZ": {"rating": 1300, "games": 0}}, "unknown rating system 'XYZ'"),
+    ({"OTBB": {"rating": 1300, "games": -1}}, "'games' = -1 is impossible"),
+    ({"OTBB": {"rating": 1300}}, "missing 'games'")])
+def test_a_bad_initial_in_an_event_file_is_one_line(tmp_path, capsys, initial, message):
+    import yaml
+
+    raw = yaml.safe_load(WFCC15.read_text(encoding="utf-8"))
+    raw["sections"][0]["players"][0]["initial"] = initial
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    assert main(["rate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err

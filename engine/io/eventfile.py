@@ -40,7 +40,7 @@ EARLIEST_DATE = _dt.date(1900, 1, 1)
 LATEST_DATE = _dt.date(2099, 12, 31)
 _ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$", re.ASCII)
 PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
-               "state", "match_history"}
+               "state", "match_history", "initial"}
 #: The keys of an event file, of its ``event:`` and of a section (as
 #: ``engine/event.schema.json`` has them: any other is refused).
 FILE_KEYS = {"event", "sections", "published"}
@@ -237,6 +237,27 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     return rec
 
 
+def parse_initial(raw: Any, ratings: dict) -> dict:
+    """A player's ``initial``: per system unrated there, the initial rating
+    and N a crosstable states (``{OTBR: {rating: 1300, games: 0}}``), which
+    step 1 takes as stated."""
+    out = {}
+    for system, rec in mapping(raw, "initial").items():
+        what = f"initial {system}"
+        if system not in SYSTEMS:
+            raise InputError(f"initial: unknown rating system {system!r} (one of "
+                             f"{', '.join(SYSTEMS)})")
+        if system in ratings:
+            raise InputError(f"{what}: the player is rated in {system}; an initial rating is "
+                             "for a system the player is unrated in")
+        rec = mapping(rec, what)
+        refuse_unknown(rec, {"rating", "games"}, what)
+        out[system] = SystemRecord(
+            rating=number_field(rec, "rating", what, required=True, lo=100, hi=MAX_RATING),
+            games=number_field(rec, "games", what, integer=True, required=True, lo=0, hi=999))
+    return out
+
+
 def parse_foreign(raw: Any, what: str) -> ForeignRating:
     """A FIDE or CFC rating ``{rating, date?, canadian?}``."""
     raw = mapping(raw, what)
@@ -275,6 +296,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
                                      f"{', '.join(SYSTEMS)})")
                 if rec is not None:
                     ratings[system] = parse_record(rec, system)
+        initial = parse_initial(get("initial"), ratings) if get("initial") else {}
         history = None
         if get("match_history") is not None:
             history = parse_history(raw["match_history"])
@@ -293,6 +315,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             fide=parse_foreign(fide, "fide") if fide else None,
             cfc=parse_foreign(cfc, "cfc") if cfc else None,
             state=(state if type(state) is str else str(state)) if state is not None else None,
+            initial=initial,
         )
     except InputError as err:
         name = raw.get("name", "?")
@@ -614,6 +637,8 @@ def player_to_dict(p: Player) -> dict:
                         **({"canadian": True} if f.canadian else {})}
     if p.ratings:
         out["ratings"] = {s: record_to_dict(r) for s, r in p.ratings.items()}
+    if p.initial:
+        out["initial"] = {s: {"rating": r.rating, "games": r.games} for s, r in p.initial.items()}
     out["rounds"] = [str(r) for r in p.rounds]
     if p.match_history:
         out["match_history"] = [h.as_dict() for h in p.match_history]

@@ -299,7 +299,7 @@ def test_import_page_then_rate_replay_and_audit_the_store(tmp_path, capsys):
     out.parent.mkdir()
     code, text, err = run(capsys, "import", WAUKESHA_TD, "-o", out)
     assert code == 0, err
-    assert "34 published ratings" in err and "initial rating 1300" in err  # wrote and notes: stderr
+    assert "34 published ratings" in err and "30617972 1300/00" in err  # wrote and notes: stderr
     import yaml
     data = yaml.safe_load(out.read_text())
     assert len(data["published"]) == 34 and data["event"]["id"] == "202206155692"

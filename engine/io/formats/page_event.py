@@ -10,10 +10,10 @@ different command-line value, with a note.  What neither gives:
 * an established player's game count (never printed):
   :data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`;
 * an unrated player's age: unknown (the rules' default initialization)
-  unless ``--adult ID`` is given or the TD layout prints the initial rating
-  (``1300/00`` is the adult's 1300); where a table states the initial rating
-  and its N on a line of its own (``Initial R: 1246/05``, this project's
-  export), step 1 takes them as stated (``Player.initial``).
+  unless ``--adult ID`` is given or the page prints the initial rating: the
+  TD layout's ``1300/00`` (1300 is the adult's), this project's export's
+  ``Initial R: 1246/05`` line; step 1 takes a printed initial rating and its
+  N as stated (``Player.initial``).
 
 A member listed twice in one section (a re-entry or a double entry) is rated
 as US Chess rates it: one player with the games of both entries (the second
@@ -143,7 +143,8 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                 initial[system] = SystemRecord(rating=printed.initial,
                                                games=printed.initial_games, date=start)
                 stated.append(f"{p.id} {printed.initial:g}/{printed.initial_games:02d} in "
-                              f"{system}")
+                              f"{system}" + (" (an adult's 1300)" if printed.initial == 1300
+                                             and not printed.initial_games else ""))
             if printed.post is not None and system in systems and (p.id, system) not in seen:
                 seen.add((p.id, system))  # a re-entry's entries print one post
                 published.append((p, system))
@@ -155,12 +156,6 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
         out_players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
                                   ratings=ratings, state=p.state, adult=adult,
                                   initial=initial))
-    for pid in sorted(facts.initial):
-        value = facts.initial[pid]
-        notes.append(f"{where}: the page prints the initial rating {value:g} (no games) of "
-                     f"unrated player {pid}"
-                     + (": an adult's initialization (1300)" if value == 1300 else
-                        ": not an adult's 1300; the rules' own initialization is used"))
     if stated:
         notes.append(f"{where}: the page states the initial rating and N of unrated "
                      f"players (taken as stated): {', '.join(stated)}")

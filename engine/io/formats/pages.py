@@ -648,7 +648,8 @@ def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
     if pre is not None and pre_games == 0:
         initial, pre = pre, None  # '1300/00': the initial rating of an unrated player
     printed = PrintedRating(LABEL_LETTER[system], pre, pre_games if pre is not None else None,
-                            post, post_games if post_games else None, number)
+                            post, post_games if post_games else None, number,
+                            initial=initial, initial_games=0 if initial is not None else None)
     return PagePlayer(pair=pair, id=memb, name=name, state=state or None, total=total,
                       rounds=rounds, ratings={system: printed}, line=number, initial=initial)
 
