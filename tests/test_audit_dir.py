@@ -231,3 +231,10 @@ def test_the_index_and_reports_written_under_the_directory_are_not_pages(pages, 
                            root / "index.html", "--force")
         assert code == 0 and out.startswith(f"4 pages under {root}:")
     assert (root / "index-pages" / "wfcc15.txt.html").is_file()
+
+
+def test_as_rated_refuses_each_page_without_a_rated_date(pages, capsys):
+    code, out, _ = run(capsys, "audit", pages, "--workers", 1, "--as-rated")
+    assert code == 0
+    assert out.splitlines()[0] == f"4 pages under {pages}: 0 audited, 4 refused, 0 failed"
+    assert sum("states no Rated date (--as-rated)" in ln for ln in out.splitlines()) == 2

@@ -63,6 +63,16 @@ def _dask_available() -> bool:
     return True
 
 
+def _settings(args, options) -> dict:
+    """What a results file's pages were audited with: a rerun must match."""
+    return {"read_only": bool(args.read_only), "tolerance": args.tolerance,
+            "as_rated": bool(args.as_rated),
+            "rules_on": args.rules_on.isoformat() if args.rules_on else None,
+            "known_on": args.known_on.isoformat() if args.known_on else None,
+            "edition": args.edition, "readings": dict(sorted(options.readings.items())),
+            "reform": options.reform.name if options.reform is not None else None}
+
+
 def run_dir(args) -> int:
     from uschess.apps.audit_dir import PageResults, format_index, pages_under, run_pages
 
@@ -93,12 +103,7 @@ def run_dir(args) -> int:
     jobs = pages_under(root, exclude=[html.path, reports] if html is not None else ())
     if not jobs:
         raise InputError("holds no page to audit", file=root)
-    settings = {"read_only": bool(args.read_only), "tolerance": args.tolerance, "as_rated": bool(args.as_rated),
-                "rules_on": args.rules_on.isoformat() if args.rules_on else None,
-                "known_on": args.known_on.isoformat() if args.known_on else None,
-                "edition": args.edition, "readings": dict(sorted(options.readings.items())),
-                "reform": options.reform.name if options.reform is not None else None}
-    results = PageResults(args.results, settings)
+    results = PageResults(args.results, _settings(args, options))
     if results.dropped:
         console.note(f"{args.results}: its last line was cut short (a run stopped while "
                      "writing it): that page is audited again")

@@ -353,25 +353,7 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             raise InputError(f"total {total_text!r} is not a number of points like 4.5",
                              field="total")
         total = float(total_text)
-        played, unknown = [], []
-        for k, cell in enumerate(cells[3:], start=1):
-            try:
-                played.append(_page_cell(cell) if page else parse_cell(cell))
-            except InputError as err:
-                if not page:
-                    raise err.located(round=k)
-                salvaged = _forfeit_prefix(cell)
-                if salvaged is None:  # a cell no layout defines ('E', 'ERRS=', '3')
-                    played.append(Round("U"))
-                    unknown.append(k)
-                    notes.append(f"player {label}: round {k}: the cell {_shown_cell(cell.strip())} "
-                                 "is no result the layout defines: taken as unknown (no rated "
-                                 "game)")
-                    continue
-                played.append(salvaged)
-                notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
-                             f"as its first letter, {salvaged.code}, a forfeit or bye "
-                             "without opponent (no rated game)")
+        played, unknown = _round_cells(cells[3:], label, page, notes)
         points = sum(r.points for r in played)
         if points != total:
             if not unknown:
@@ -442,6 +424,32 @@ def repaired_name(name: str) -> Optional[str]:
         return name.encode("latin-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         return None
+
+
+def _round_cells(cells: list[str], label: str, page: bool, notes: list
+                 ) -> tuple[list[Round], list[int]]:
+    """A player's round cells, and the rounds whose cell a page prints that
+    no layout defines (``E``, ``ERRS=``, ``3``): those are taken as unknown,
+    no rated game, with a note; on a bare table they are refused."""
+    played, unknown = [], []
+    for k, cell in enumerate(cells, start=1):
+        try:
+            played.append(_page_cell(cell) if page else parse_cell(cell))
+        except InputError as err:
+            if not page:
+                raise err.located(round=k)
+            salvaged = _forfeit_prefix(cell)
+            if salvaged is None:
+                played.append(Round("U"))
+                unknown.append(k)
+                notes.append(f"player {label}: round {k}: the cell {_shown_cell(cell.strip())} "
+                             "is no result the layout defines: taken as unknown (no rated game)")
+                continue
+            played.append(salvaged)
+            notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
+                         f"as its first letter, {salvaged.code}, a forfeit or bye "
+                         "without opponent (no rated game)")
+    return played, unknown
 
 
 def _forfeit_prefix(cell: str) -> Optional[Round]:
