@@ -25,6 +25,10 @@ FORFEIT_CODES = {"X": 1.0, "Z": 0.5, "F": 0.0}
 BYE_CODES = {"B": 1.0, "H": 0.5, "U": 0.0}
 POINTS = {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}
 #: What the opponent's cell must say for each code of a paired round.
+#: How the id of an opponent known only by a FIDE rating begins: the
+#: opponents of a FIDE event abroad (sec. 6), a section of type
+#: ``fide-update`` (:func:`uschess.rating.fide_update.rate_fide_section`).
+FIDE_OPPONENT_ID = "fide-opponent-"
 MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
 
 

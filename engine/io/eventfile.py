@@ -45,6 +45,11 @@ PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult",
 #: ``engine/event.schema.json`` has them: any other is refused).
 FILE_KEYS = {"event", "sections", "published"}
 EVENT_KEYS = {"id", "name", "start", "end", "online"}
+#: A section's ``type``: ``fide-update`` is a FIDE event abroad as a page
+#: prints it, each player updated by sec. 6 from the FIDE ratings of the
+#: opponents whose id begins ``fide-opponent-``
+#: (:func:`uschess.rating.fide_update.rate_fide_section`).
+SECTION_TYPES = ("swiss", "round-robin", "match", "fide-update")
 SECTION_KEYS = {"name", "time_control", "players", "start", "end", "online", "half_k", "type",
                 "systems", "match_as_rated"}
 RECORD_KEYS = {"rating", "games", "wins", "draws", "losses", "events3", "peak", "olm",
@@ -381,8 +386,9 @@ def parse_section(raw: Any, event: dict) -> Section:
             match_as_rated=flag(raw, "match_as_rated", "section"),
         )
         check_birth_dates(section)
-        if section.kind not in ("swiss", "round-robin", "match"):
-            raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        if section.kind not in SECTION_TYPES:
+            raise InputError(f"type {section.kind!r} is not {', '.join(SECTION_TYPES[:-1])} or "
+                             f"{SECTION_TYPES[-1]}")
         if section.match_as_rated and section.kind != "match":
             raise InputError("'match_as_rated' is for a section of type match")
         section, notes = merge_reentries(section)

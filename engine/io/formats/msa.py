@@ -430,9 +430,13 @@ def _round_cells(cells: list[str], label: str, page: bool, notes: list
                  ) -> tuple[list[Round], list[int]]:
     """A player's round cells, and the rounds whose cell a page prints that
     no layout defines (``E``, ``ERRS=``, ``3``): those are taken as unknown,
-    no rated game, with a note; on a bare table they are refused."""
+    no rated game, with a note; on a bare table they are refused.  A blank
+    cell on a page is a round without a game."""
     played, unknown = [], []
     for k, cell in enumerate(cells, start=1):
+        if page and not cell.strip():  # nothing printed: no game (a knockout's later rounds)
+            played.append(Round("U"))
+            continue
         try:
             played.append(_page_cell(cell) if page else parse_cell(cell))
         except InputError as err:

@@ -34,8 +34,8 @@ from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
-from uschess.model import (FORFEIT_CODES, MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord,
-                           copy_with)
+from uschess.model import (FIDE_OPPONENT_ID, FORFEIT_CODES, MIRROR, SYSTEMS, Event, ForeignRating,
+                           Player, Round, Section, SystemRecord, copy_with)
 
 #: A time control for a section whose page prints none, rated in exactly the
 #: systems the page names (the K exception of dual-rated sections depends on
@@ -163,6 +163,12 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
         notes.append(f"{where}: established players' game counts are not printed: taken as "
                      f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
     kind = TNMT_TYPES.get(sec.tnmt_type or "S", "swiss")
+    if sec.abroad:
+        out_players = with_fide_opponents(out_players)
+        kind = "fide-update"
+        notes.append(f"{where}: Rating Sys {sec.rating_sys}, a FIDE event abroad: the cells "
+                     "print the opponents' FIDE ratings; each player's OTBR rating is updated "
+                     "from them (sec. 6)")
     section = Section(name=sec.name or (opts.name or "section"), time_control=tc,
                       players=out_players, start=start, end=end,
                       online=bool(sec.online), half_k=sec.k_factor == "H",
@@ -197,6 +203,38 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                      "player meets two opponents): rated as a Swiss")
         section = copy_with(section, kind="swiss", match_as_rated=False)
     return section, published, facts
+
+
+#: Below this a number a FIDE event abroad prints for an opponent is no
+#: FIDE rating (the FIDE list's lowest ratings have been 1000 and above).
+LOWEST_FIDE = 1000
+
+
+def with_fide_opponents(players: list[Player]) -> list[Player]:
+    """The players of a FIDE event abroad with one opponent player for each
+    game, known by the FIDE rating the cell prints (``W2410``; below
+    :data:`LOWEST_FIDE` no rating, a game sec. 6 ignores), named so that
+    :func:`uschess.rating.fide_update.rate_fide_section` tells them apart;
+    a forfeit or bye printed with a number keeps no number."""
+    width = max((len(p.rounds) for p in players), default=0)
+    following = max((p.pair for p in players), default=0) + 1
+    out, opponents = [], []
+    for p in players:
+        rounds = []
+        for k, r in enumerate(p.rounds):
+            if r.opponent is None or r.code not in MIRROR or r.code in FORFEIT_CODES:
+                rounds.append(Round(r.code) if r.opponent is not None else r)
+                continue
+            cells = [Round("U")] * width
+            cells[k] = Round(MIRROR[r.code], p.pair)
+            fide = ForeignRating(float(r.opponent)) if r.opponent >= LOWEST_FIDE else None
+            opponents.append(Player(pair=following, id=f"{FIDE_OPPONENT_ID}{following}",
+                                    name=f"FIDE-rated opponent ({r.opponent})", rounds=cells,
+                                    fide=fide))
+            rounds.append(Round(r.code, following))
+            following += 1
+        out.append(dataclasses.replace(p, rounds=rounds))
+    return out + opponents
 
 
 def mend_opponent_numbers(section: Section) -> tuple[Section, list[str]]:

@@ -54,7 +54,8 @@ RATING_SYS = {"R": ("OTBR",), "Q": ("OTBQ",), "D": ("OTBR", "OTBQ"), "B": ("OTBB
               "OR": ("OLR",), "OQ": ("OLQ",), "OB": ("OLB",)}
 #: ``Rating Sys:`` codes of sections that US Chess rated from FIDE ratings
 #: (a FIDE event abroad: "FIDE event adjustment", the round cells printing
-#: the opponents' FIDE ratings, not pair numbers): not re-rated here.
+#: the opponents' FIDE ratings, not pair numbers, ``W2410``): each player's
+#: OTBR rating updated by sec. 6 (:mod:`uschess.io.formats.page_event`).
 FIDE_RATING_SYS = {"G": "a FIDE event abroad (a FIDE event adjustment, sec. 6)",
                    "F": "a FIDE-rated event"}
 #: What the MSA pages print for a processed date they do not have.
@@ -142,12 +143,20 @@ class PageSection:
         from the labels printed."""
         if self.rating_sys in RATING_SYS:
             return list(RATING_SYS[self.rating_sys])
+        if self.abroad:
+            return ["OTBR"]  # sec. 6 updates the regular rating
         seen: list[str] = []
         for p in self.players:
             for s in p.ratings:
                 if s not in seen:
                     seen.append(s)
         return sorted(seen, key=list(LABEL_SYSTEMS.values()).index)
+
+    @property
+    def abroad(self) -> bool:
+        """A FIDE event abroad (:data:`FIDE_RATING_SYS`): cells print the
+        opponents' FIDE ratings."""
+        return self.rating_sys in FIDE_RATING_SYS
 
     @property
     def online(self) -> Optional[bool]:
@@ -392,13 +401,7 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
                     sec.k_factor, sec.rating_sys = m.group(3) or None, m.group(4)
                     sec.fide_rated = bool(m.group(5))
                     sec.tnmt_type = m.group(6) or None
-                    if sec.rating_sys in FIDE_RATING_SYS:
-                        raise InputError(f"Rating Sys {sec.rating_sys}: "
-                                         f"{FIDE_RATING_SYS[sec.rating_sys]}, rated by US Chess "
-                                         "from FIDE ratings, is not re-rated by this audit "
-                                         "(uschess fide-update rates one player's)",
-                                         record=number)
-                    if sec.rating_sys not in RATING_SYS:
+                    if sec.rating_sys not in RATING_SYS and sec.rating_sys not in FIDE_RATING_SYS:
                         raise InputError(f"Rating Sys {sec.rating_sys!r} is not one of "
                                          f"{', '.join(RATING_SYS)}", record=number)
                     if sec.k_factor is not None and sec.k_factor not in K_FACTORS:
