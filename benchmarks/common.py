@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
@@ -34,26 +34,40 @@ YEAR = (_dt.date(2025, 1, 1), _dt.date(2025, 12, 20))
 @dataclass
 class ChildRun:
     """One child process: CPU seconds (user + system), peak RSS in MB, wall
-    seconds and its standard output."""
+    seconds, its standard output and the bytes it read and wrote (the
+    kernel's count of its read and write calls, ``rchar`` and ``wchar`` of
+    ``/proc/PID/io``; None where the system does not keep it)."""
 
     cpu: float
     rss_mb: float
     wall: float
     out: str
+    read: Optional[int] = None
+    written: Optional[int] = None
 
 
 #: A small launcher between this process and the measured one.  Linux counts
 #: in a child's peak RSS the memory of the process it was forked from (up to
 #: its exec), so the measured command is forked from this small interpreter,
-#: not from the benchmark, and its own usage is read with ``os.wait4``.
+#: not from the benchmark, and its own usage is read with ``os.wait4``; before
+#: that, while the ended child is still there to be asked (``WNOWAIT``), its
+#: I/O counts are read from ``/proc``.
 _LAUNCH = """
 import json, os, sys
 pid = os.fork()
 if pid == 0:
     os.execvp(sys.argv[2], sys.argv[2:])
+io = {}
+try:
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    with open(f"/proc/{pid}/io") as f:
+        io = dict(line.split(": ") for line in f.read().split("\\n") if ": " in line)
+except (OSError, AttributeError, ValueError):
+    pass
 _, status, ru = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as f:
-    json.dump([ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status)], f)
+    json.dump([ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status),
+               io.get("rchar"), io.get("wchar")], f)
 """
 
 
@@ -75,10 +89,11 @@ def run_child(cmd: list, **kw) -> ChildRun:
         if not os.path.exists(usage):
             raise SystemExit(f"{_shown(cmd)} could not be run:\n{proc.stderr.strip()}")
         with open(usage) as f:
-            cpu, maxrss_kb, code = json.load(f)
+            cpu, maxrss_kb, code, read, written = json.load(f)
     if code != 0:
         raise SystemExit(f"{_shown(cmd)} failed ({code}):\n{proc.stderr.strip()}")
-    return ChildRun(cpu, maxrss_kb / 1024.0, wall, proc.stdout)
+    return ChildRun(cpu, maxrss_kb / 1024.0, wall, proc.stdout,
+                    None if read is None else int(read), None if written is None else int(written))
 
 
 def child_env(folder: Path, compile_each_run: bool = False) -> dict:
@@ -321,11 +336,18 @@ def store_changes(db: str) -> dict:
     return {r[:4]: r[4:] for r in rows}
 
 
-def check_stores(engine_db: str, minimal_db: str) -> tuple[int, int]:
-    """Stop unless both stores hold the same ratings rows and the same
-    changes (pre and post, bit for bit).  Returns (ratings, changes)."""
+def store_events(db: str) -> dict:
+    """event id -> (start, end) of a SQLite store."""
+    return {r[0]: r[1:] for r in _rows(db, "SELECT id, start_date, end_date FROM events")}
+
+
+def check_stores(engine_db: str, minimal_db: str) -> tuple[int, int, int]:
+    """Stop unless both stores hold the same events, the same ratings rows
+    and the same changes (pre and post, bit for bit).  Returns (ratings,
+    changes, events)."""
     counts = []
-    for what, read in (("ratings rows", store_ratings), ("changes", store_changes)):
+    for what, read in (("ratings rows", store_ratings), ("changes", store_changes),
+                       ("events", store_events)):
         a, b = read(engine_db), read(minimal_db)
         if a != b:
             diff = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
@@ -333,4 +355,82 @@ def check_stores(engine_db: str, minimal_db: str) -> tuple[int, int]:
             raise SystemExit(f"the stores differ in {len(diff)} {what}, e.g. {k}: "
                              f"engine {a.get(k)}, minimal {b.get(k)}")
         counts.append(len(a))
-    return counts[0], counts[1]
+    return counts[0], counts[1], counts[2]
+
+
+# ----------------------------------------------------------------- results
+RESULTS = BENCH / "results"
+
+
+def machine() -> str:
+    """The machine a run was measured on: processor model, cores, system."""
+    import platform
+
+    model = None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return (f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+            f"{platform.system()} {platform.release()}, Python {platform.python_version()}")
+
+
+def _commit() -> Optional[str]:
+    try:
+        proc = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() or None
+
+
+def command_line(script: str, argv) -> str:
+    """The command that ran a benchmark, as a reader would type it."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return " ".join(["python", f"benchmarks/{script}", *args])
+
+
+def print_table(header: list, rows: list) -> None:
+    """A table on standard output, its columns aligned (the first to the
+    left, the figures to the right)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in [header, *rows]:
+        print("  " + "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))))
+
+
+def markdown_table(header: list, rows: list) -> str:
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def write_results(name: str, title: str, command: str, header: list, rows: list,
+                  notes: list, data: dict, extra: Optional[dict] = None) -> Path:
+    """The run's table as ``benchmarks/results/NAME.md`` (for the docs: the
+    date, machine and command above the table, ``notes`` below it, then
+    each of ``extra``, a caption and a preformatted text) and ``NAME.json``
+    (the same with ``data``, full precision); returns the Markdown file's
+    path."""
+    extra = extra or {}
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    meta = {"date": when, "machine": machine(), "command": command, "commit": _commit()}
+    RESULTS.mkdir(exist_ok=True)
+    md = [f"**{title}**", "",
+          f"Measured {when} on {meta['machine']}" +
+          (f", at commit {meta['commit']}" if meta["commit"] else "") + ", with", "",
+          f"    {command}", "", markdown_table(header, rows), ""]
+    md += [f"- {note}" for note in notes]
+    for caption, text in extra.items():
+        md += ["", caption, "", "```text", text.rstrip(), "```"]
+    (RESULTS / f"{name}.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    blob = dict(meta, title=title, header=header, rows=rows, notes=notes, data=data,
+                extra=extra)
+    (RESULTS / f"{name}.json").write_text(json.dumps(blob, indent=2, default=str) + "\n",
+                                          encoding="utf-8")
+    return RESULTS / f"{name}.md"

@@ -28,12 +28,17 @@ rules (priority-list initialization, integer storage, older wordings; the
 rules in force are checked on load and anything else is refused), matches,
 FIDE updates, half-K events, prize floors, floors lowered after a match,
 declared ``systems``, time controls other than ``G/mm;dS``, ``G/mm+S`` and
-``G/mm``, input validation, warnings, traces.  ``--replay`` takes the files in
-name order (and stops if that is not replay order) and keeps every player's
-state in memory; it writes each event's changes and the players' new records
-with the plain ``sqlite3`` module, one transaction per event (or per
-``--commit-every N`` events, as the engine's replay commits them), in WAL
-mode with ``synchronous=NORMAL`` as the engine's store.
+``G/mm``, input validation, warnings, traces.
+
+``--replay`` reads the JSON event files of a directory as the engine's
+replay does (an ordering pass that reads the first files in full and keeps
+their events, up to ``--keep-players`` player entries, and glances at the
+header of the others, read again at their turn), rates them in replay order
+(end date, start date, id) with every player's state in memory, and writes
+each event, its changes and the players' new records with the plain
+``sqlite3`` module, ``--commit-every N`` events to a transaction, in WAL mode
+with ``synchronous=NORMAL`` as the engine's store.  Without ``--db`` it
+writes nothing: the reading and the rating alone.
 """
 
 from __future__ import annotations
@@ -494,24 +499,61 @@ SCHEMA = ["CREATE TABLE events (id TEXT PRIMARY KEY, start_date TEXT, end_date T
           "PRIMARY KEY (player_id, system))"]
 
 
-def replay(paths: list, db: str, P: dict, commit_every: int = 1) -> tuple[int, int]:
-    """Rate the event files in order into a new SQLite file, committing
-    every ``commit_every`` events; returns (events, player-games)."""
-    con = sqlite3.connect(db, isolation_level=None)
-    con.execute("PRAGMA journal_mode=WAL")     # the durability the engine's store has
-    con.execute("PRAGMA synchronous=NORMAL")
-    for stmt in SCHEMA:
-        con.execute(stmt)
+_JSON = json.JSONDecoder()
+
+
+def _glance(data: bytes) -> dict:
+    """The ``event`` header of an event file written by the engine (the
+    value of its first ``"event"`` key, decoded alone, the rest unread)."""
+    text = data.decode("utf-8")
+    at = text.index(":", text.index('"event"')) + 1
+    return _JSON.raw_decode(text, json.decoder.WHITESPACE.match(text, at).end())[0]
+
+
+def _key(ev: dict, path: str) -> tuple:
+    """Replay order: end date, start date, id (the file's stem without one)."""
+    start = _date(ev["start"])
+    return (_date(ev.get("end") or start), start, str(ev.get("id") or Path(path).stem))
+
+
+def order(paths: list, keep_players: int) -> list:
+    """(key, path, sections or None) of every file, in replay order, read as
+    the engine's replay reads them: files are read in full, and their events
+    kept, until ``keep_players`` player entries are; after that, a glance at
+    each file's header orders it and the file is read again at its turn."""
+    items, kept = [], 0
+    for path in paths:
+        data = Path(path).read_bytes()
+        if kept >= keep_players:
+            items.append((_key(_glance(data), path), path, None))
+            continue
+        raw = json.loads(data)
+        sections = event_from_dict(raw)[3]
+        size = sum(len(sec.players) for sec in sections)
+        kept += size
+        items.append((_key(raw["event"], path), path, sections if kept <= keep_players else None))
+    items.sort(key=lambda item: item[0])
+    return items
+
+
+def replay(paths: list, db: Optional[str], P: dict, commit_every: int = 1,
+           keep_players: int = 0) -> tuple[int, int]:
+    """Rate the event files in replay order (:func:`order`) into a new SQLite
+    file, committing every ``commit_every`` events, or into nothing where
+    ``db`` is None (the rating alone); returns (events, player-games)."""
+    con = None
+    if db is not None:
+        con = sqlite3.connect(db, isolation_level=None)
+        con.execute("PRAGMA journal_mode=WAL")     # the durability the engine's store has
+        con.execute("PRAGMA synchronous=NORMAL")
+        for stmt in SCHEMA:
+            con.execute(stmt)
     state: dict = {}
     info: dict = {}                                    # id -> (birth, adult, fide, cfc)
-    last = None
     games = written = 0
-    for path in paths:
-        eid, start, end, sections = event_from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-        key = (end, start, eid)
-        if last is not None and key < last:
-            raise SystemExit(f"minimal.py: {path} is out of replay order")
-        last = key
+    for (end, start, eid), path, sections in order(paths, keep_players):
+        if sections is None:                           # read at its turn
+            sections = event_from_dict(json.loads(Path(path).read_bytes()))[3]
         for sec in sections:                           # the store's identity, refreshed by the file
             for e in sec.players:
                 known = info.get(e.id)
@@ -525,6 +567,8 @@ def replay(paths: list, db: str, P: dict, commit_every: int = 1) -> tuple[int, i
                 info[e.id] = (e.birth, e.adult, e.fide, e.cfc)
             games += sum(len(e.opps) for e in sec.players)
         posts = rate_event(sections, P, state)
+        if con is None:
+            continue
         if not con.in_transaction:
             con.execute("BEGIN")
         con.execute("INSERT INTO events VALUES (?, ?, ?)", (eid, start.isoformat(), end.isoformat()))
@@ -536,9 +580,10 @@ def replay(paths: list, db: str, P: dict, commit_every: int = 1) -> tuple[int, i
         written += 1
         if written % commit_every == 0:
             con.execute("COMMIT")
-    if con.in_transaction:
-        con.execute("COMMIT")
-    con.close()
+    if con is not None:
+        if con.in_transaction:
+            con.execute("COMMIT")
+        con.close()
     return len(paths), games
 
 
@@ -549,9 +594,13 @@ def main(argv=None) -> int:
     ap.add_argument("--params", help="parameters written by --write-params (else the rule book)")
     ap.add_argument("--json", action="store_true", help="print the posts as JSON")
     ap.add_argument("--replay", metavar="DIR", help="rate the event files of DIR into --db")
-    ap.add_argument("--db", help="the SQLite file --replay writes (must not exist)")
+    ap.add_argument("--db", help="the SQLite file --replay writes (must not exist; without "
+                                 "it, the replay writes nothing)")
     ap.add_argument("--commit-every", type=int, default=1, metavar="N",
                     help="--replay: events per transaction (1)")
+    ap.add_argument("--keep-players", type=int, default=0, metavar="N",
+                    help="--replay: player entries whose events the ordering pass keeps, "
+                         "as the engine's replay does (0: every file read again at its turn)")
     ap.add_argument("--on", help="the rules' date for --replay and --write-params (YYYY-MM-DD)")
     ap.add_argument("--write-params", metavar="FILE", help="write the parameters in force --on")
     args = ap.parse_args(argv)
@@ -563,9 +612,12 @@ def main(argv=None) -> int:
         return 0
     if args.replay:
         paths = sorted(str(p) for p in Path(args.replay).iterdir() if p.suffix == ".json")
-        first = event_from_dict(json.loads(Path(paths[0]).read_text(encoding="utf-8")))[1]
-        P = load_params(_date(args.on) or first, args.params)["p"]
-        events, games = replay(paths, args.db, P, max(1, args.commit_every))
+        on = _date(args.on) if args.on else None
+        if on is None and not args.params:
+            raise SystemExit("minimal.py: --replay needs --params or --on")
+        P = load_params(on, args.params)["p"]
+        events, games = replay(paths, args.db, P, max(1, args.commit_every),
+                               max(0, args.keep_players))
         print(f"{events} events, {games} player-games")
         return 0
     text = Path(args.event).read_text(encoding="utf-8")

@@ -21,7 +21,12 @@ compiles a package's modules when it installs it) and the compiled rule book
 cached (a private ``USCHESS_CACHE_DIR``, written by the first run).
 ``--compile-each-run`` measures them as this environment would otherwise
 start them: with ``PYTHONDONTWRITEBYTECODE`` set and no cached bytecode,
-every module is compiled from source at every start.
+every module is compiled from source at every start.  Beside the CPU time,
+the instructions of one run of each (valgrind's cachegrind, where installed:
+``sh benchmarks/setup.sh``), a count that does not move with the machine's
+load.  The whole-process table is also written to
+``benchmarks/results/rate.md`` (with the date, machine and command) and
+``rate.json``.
 
 Every figure is the median of interleaved repetitions (engine, minimal,
 engine, ...), CPU time only: the machine is shared.  Before timing, the posts
@@ -39,6 +44,7 @@ import cProfile
 import json
 import os
 import pstats
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,9 +86,14 @@ def in_process(shapes, repeat: int, rounds: int) -> list:
     return rows
 
 
-def whole_process(files, repeat: int, params: Path, env: dict) -> list:
+def whole_process(files, repeat: int, params: Path, env: dict, count: bool) -> list:
+    """Per file: (name, updates checked, CPU medians, peak RSS, the runs,
+    instructions of one run of each side or None) of ``uschess rate FILE``
+    and ``minimal.py FILE`` with and without ``--params``."""
     rows = []
     for path in files:
+        if count:  # (fills the cache of the rule book for 'python -m uschess' too)
+            C.run_child([C.python(), "-m", "uschess", "rate", path], env=env)
         eng = json.loads(C.run_child(C.uschess() + ["rate", path, "--json"], env=env).out)
         eng_posts = {(s["name"], s["system"], p["id"]): p["post"]
                      for s in eng["sections"] for p in s["players"] if p.get("m")}
@@ -104,9 +115,20 @@ def whole_process(files, repeat: int, params: Path, env: dict) -> list:
             return go
 
         got = C.interleaved({name: measure(name) for name in runs}, repeat)
+        counted = None
+        if count:  # 'python -m uschess', whose rule book cache the check run above filled
+            counted = {name: C.instructions(_as_module(runs[name][0]), env=env) for name in runs}
         rows.append((Path(path).name, n, {k: C.median(v) for k, v in got.items()},
-                     {k: max(v) for k, v in rss.items()}, got))
+                     {k: max(v) for k, v in rss.items()}, got, counted))
     return rows
+
+
+def _as_module(cmd: list) -> list:
+    """``cmd`` with the ``uschess`` script run as ``python -m uschess`` (what
+    valgrind can run: an executable, not a script)."""
+    if cmd[: len(C.uschess())] == C.uschess() and cmd[0] != C.python():
+        return [C.python(), "-m", "uschess", *cmd[len(C.uschess()):]]
+    return cmd
 
 
 _PHASES = """
@@ -235,6 +257,10 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="print where the engine's time goes (imports, rule loading, rating)")
     ap.add_argument("--top", type=int, default=15, help="profile lines to show (15)")
+    ap.add_argument("--no-instructions", action="store_true",
+                    help="leave out the whole process's instruction counts (valgrind)")
+    ap.add_argument("--no-results", action="store_true",
+                    help="do not write the whole-process table to benchmarks/results/")
     C.add_compile_each_run(ap)
     args = ap.parse_args(argv)
     print(C.formulas_line())
@@ -260,12 +286,46 @@ def main(argv=None) -> int:
               f"{args.whole_repeat} interleaved runs; posts checked equal to 1e-12; "
               + ("every module compiled at every start" if args.compile_each_run else
                  "bytecode and the compiled rule book cached (as installed, after a first run)"))
-        print(f"  {'file':18} {'upd':>4} {'uschess rate':>13} {'minimal':>8} {'min+book':>9} "
-              f"{'engine/minimal':>15} {'peak RSS MB eng/min':>20}")
-        for name, n, med, rss, _ in whole_process(files, args.whole_repeat, params, env):
-            print(f"  {name:18} {n:4d} {med['engine']:12.3f}s {med['minimal']:7.3f}s "
-                  f"{med['minimal+book']:8.3f}s {med['engine'] / med['minimal']:14.2f}x "
-                  f"{rss['engine']:14.0f} / {rss['minimal']:.0f}")
+        count = not args.no_instructions and shutil.which("valgrind") is not None
+        if not args.no_instructions and not count:
+            print("  (no instruction counts: valgrind is not installed; sh benchmarks/setup.sh)")
+        header = ["file", "updates", "uschess rate CPU s", "minimal CPU s", "minimal+book CPU s",
+                  "CPU engine/minimal"]
+        if count:
+            header += ["M instructions engine", "M instructions minimal",
+                       "instructions engine/minimal"]
+        header += ["peak RSS MB engine", "peak RSS MB minimal"]
+        table, data = [], {}
+        for name, n, med, rss, got, counted in whole_process(files, args.whole_repeat, params,
+                                                             env, count):
+            row = [name, n, f"{med['engine']:.3f}", f"{med['minimal']:.3f}",
+                   f"{med['minimal+book']:.3f}", f"{med['engine'] / med['minimal']:.2f}x"]
+            if counted:
+                row += [f"{counted['engine'] / 1e6:.0f}", f"{counted['minimal'] / 1e6:.0f}",
+                        f"{counted['engine'] / counted['minimal']:.2f}x"]
+            row += [f"{rss['engine']:.0f}", f"{rss['minimal']:.0f}"]
+            table.append(row)
+            data[name] = {"updates": n, "cpu_runs": got, "cpu_median": med,
+                          "instructions": counted, "peak_rss_mb": rss}
+        C.print_table(header, table)
+        if not args.no_results:
+            notes = [
+                "Whole process, cold: the child's user + system CPU seconds (median of "
+                f"{args.whole_repeat} interleaved runs) and the instructions of one run under "
+                "valgrind's cachegrind; posts checked equal to 1e-12 first.",
+                "minimal: benchmarks/minimal.py reading the event file (JSON, or YAML with "
+                "libyaml) and rating it with the five steps, the rules' values from a JSON file "
+                "written beforehand; "
+                "minimal+book: the same loading the project's rule book.",
+                "Children start as an installed command does: bytecode and the compiled rule "
+                "book cached, filled by a first run." if not args.compile_each_run else
+                "Every module compiled at every start (--compile-each-run).",
+                f"The {C.formulas_line()}."]
+            data.update(formulas=C.formulas_line(), repeat=args.whole_repeat)
+            md = C.write_results("rate", "uschess rate, whole process, against a minimal cold "
+                                 "rate", C.command_line("rate_bench.py", argv), header, table,
+                                 notes, data)
+            print(f"  written: {md.relative_to(C.ROOT)} and {md.with_suffix('.json').name}")
         if args.profile:
             from uschess.calendar.rulebook import RuleBook
             from uschess.rating.pipeline import RatingOptions, rate_event

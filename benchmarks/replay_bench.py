@@ -1,26 +1,32 @@
-"""Replay speed and memory: ``uschess replay`` against a minimal replay, in one run.
+"""Replay speed and memory: ``uschess replay`` against two minimal replays, in one table.
 
-    python benchmarks/replay_bench.py                      # quick: 50,000 player-games, about 40 s
-    python benchmarks/replay_bench.py --games 1000000 --repeat 3 --profile   # the full figures
+    python benchmarks/replay_bench.py                      # quick: 50,000 player-games
+    python benchmarks/replay_bench.py --games 1000000 --repeat 3   # the full figures
     python benchmarks/replay_bench.py --games 1000000 --players 120000 --repeat 1   # memory
 
-The last one measures the peak RSS of a history with more players than the
-replay keeps the state of (:data:`uschess.apps.replay.CACHE_PLAYERS`), so
-that the cache fills and is emptied during the replay.
+Setup: ``sh benchmarks/setup.sh`` installs valgrind (for the instruction
+counts) and builds the compiled kernel.  The last command above measures the
+peak RSS of a history with more players than the replay keeps the state of
+(:data:`uschess.apps.replay.CACHE_PLAYERS`), so that the cache fills and is
+emptied during the replay.
 
 A generated history of one year (2025, so that one set of rules is in force
 throughout, which the minimal implementation needs; checked) is written as
-JSON event files to a temporary directory, named in replay order.  Then,
-interleaved and repeated, two child processes rate it into a new SQLite file:
+JSON event files to a temporary directory.  Then, interleaved and repeated,
+child processes rate it:
 
 * ``uschess replay DIR --db FILE``: the engine, reading and validating the
-  files, rating, and writing whole events to its store;
-* ``python benchmarks/minimal.py --replay DIR --db FILE --params P
-  --commit-every 128``: the five steps of ``minimal.py`` with every player's
-  state in memory and a plain ``sqlite3`` writer of the same rows (the
-  changes, the players' new records), committed in batches of as many
-  events as the engine's replay commits at once
-  (:data:`uschess.apps.replay.COMMIT_EVERY`).
+  files, rating, and writing whole events to its store; in pure Python
+  (``USCHESS_PURE=1``) and, where it is built, with the compiled kernel;
+* ``python benchmarks/minimal.py --replay DIR --db FILE``, the yardstick
+  with the same I/O: it reads the same files the same way (an ordering pass
+  that keeps the first events read, :data:`uschess.apps.replay.KEEP_PLAYERS`
+  player entries, and glances at the other files' headers, read again at
+  their turn), rates them in replay order with the five steps of
+  ``minimal.py`` and every player's state in memory, and writes each event,
+  one change row per rated player and the players' records to SQLite in WAL
+  mode, :data:`uschess.apps.replay.COMMIT_EVERY` events to a transaction;
+* ``python benchmarks/minimal.py --replay DIR``: the same without a store.
 
 The children start as an installed command does: their modules' bytecode
 and the compiled rule book cached in private folders
@@ -29,25 +35,28 @@ history.  ``--compile-each-run`` measures them as this machine's environment
 (``PYTHONDONTWRITEBYTECODE``) would otherwise start them, every module
 compiled from source at every start.
 
-Printed: player-games (rated games counted once per player per section) per
-CPU-second of each child (its own user + system time, from ``os.wait4``),
-the ratio, and each child's peak RSS; the median of the repetitions.  Before
-the figures, the two stores of the first repetition are compared: the same
-ratings rows (rating, games, wins, draws, losses, events3, peak) and the same
-changes (pre and post), bit for bit; a difference stops the benchmark.
+Checked before the figures (a failure stops the benchmark): every side
+rated every player-game; each engine store and the yardstick's hold the same
+events, the same ratings rows (rating, games, wins, draws, losses, events3,
+peak) and the same changes (pre and post), bit for bit; every side read at
+least the history's bytes.  Printed, one row per command: CPU seconds (the
+child's user + system time, from ``os.wait4``, median of the interleaved
+runs) and instructions (one run under valgrind's cachegrind,
+:func:`common.instructions`: a count that does not move with the machine's
+load, where CPU time on a shared machine moves by a tenth or more), each as
+a ratio to the same-I/O yardstick and to the storeless one; peak RSS; the
+bytes read and written.  The table is also written to
+``benchmarks/results/replay.md`` (with the date, machine and command) and
+``replay.json``.
+
 ``--profile`` adds where the engine's replay spends its time (cProfile of the
 same replay in this process); ``--phases`` the CPU time of its phases timed
 without a profiler (reading the files, rating, writing to the store), and
-the yardstick's (reading, rating, the rest) beside them, since
-cProfile weighs Python calls more than the C code of the parsers and SQLite;
+the yardstick's (reading, rating, the rest) beside them, since cProfile
+weighs Python calls more than the C code of the parsers and SQLite;
 ``--store-variants`` the CPU time of the rows' SQL alone (:func:`store_variants`:
 the engine store's rows written again into the store's schema and into
-leaner layouts), to tell what a schema change could save; ``--instructions``
-the instructions of one more run of each child, counted by valgrind
-(:func:`common.instructions`): a ratio that does not move with the
-machine's load, where CPU time on this shared machine moves by a tenth or
-more between runs of one benchmark (a change of a few percent is seen in
-the count and lost in the CPU time).
+leaner layouts), to tell what a schema change could save.
 """
 
 from __future__ import annotations
@@ -55,10 +64,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -148,7 +159,7 @@ def phases_of_replay(directory: Path) -> str:
     return "\n".join(lines)
 
 
-def phases_of_minimal(directory: Path, params: Path, commit_every: int) -> str:
+def phases_of_minimal(directory: Path, params: Path, commit_every: int, keep_players: int) -> str:
     """CPU time of the phases of the yardstick's replay (``minimal.py
     --replay``) in this process, as :func:`phases_of_replay` times the
     engine's: reading (the JSON parsed, the event built), rating
@@ -169,15 +180,17 @@ def phases_of_minimal(directory: Path, params: Path, commit_every: int) -> str:
             return getattr(_json, name)
 
     P = M.load_params(None, str(params))["p"]  # before the timers: not the replay's reading
-    saved = [(name, getattr(M, name)) for name in ("json", "event_from_dict", "rate_event")]
+    saved = [(name, getattr(M, name)) for name in ("json", "event_from_dict", "rate_event",
+                                                   "_glance")]
     M.json = _TimedJson()
     M.event_from_dict = timed("reading", M.event_from_dict)
+    M._glance = timed("reading", M._glance)
     M.rate_event = timed("rating", M.rate_event)
     paths = sorted(str(p) for p in directory.glob("*.json"))
     try:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.process_time()
-            M.replay(paths, os.path.join(tmp, "minimal.db"), P, commit_every)
+            M.replay(paths, os.path.join(tmp, "minimal.db"), P, commit_every, keep_players)
             total = time.process_time() - t0
     finally:
         for name, fn in saved:
@@ -278,6 +291,144 @@ def store_variants(engine_db: str, commit_every: int) -> str:
     return "\n".join(lines)
 
 
+def _kernel_built() -> bool:
+    """Whether the engine's children rate with the compiled kernel (built,
+    current, and not turned off in this environment)."""
+    from uschess import formulas
+
+    return formulas.ACTIVE is not formulas.PURE
+
+
+def _fresh(db: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return db
+
+
+class Sides:
+    """The measured commands: ``uschess replay`` (pure Python, and with the
+    compiled kernel where it is built) and the two minimal replays, each a
+    command for a store path (None for the storeless one) and its environment."""
+
+    def __init__(self, history: Path, params: Path, env: dict, kernel: bool):
+        from uschess.apps.replay import COMMIT_EVERY, KEEP_PLAYERS
+
+        pure_env = dict(env, USCHESS_PURE="1")
+        minimal = [C.python(), C.MINIMAL, "--replay", history, "--params", params,
+                   "--keep-players", KEEP_PLAYERS]
+        self.commands = {}
+        if kernel:
+            self.commands["kernel"] = ("uschess replay, compiled kernel", env,
+                                       lambda db: ["replay", history, "--db", db, "--quiet"])
+        self.commands["pure"] = ("uschess replay, pure Python", pure_env if kernel else env,
+                                 lambda db: ["replay", history, "--db", db, "--quiet"])
+        self.commands["same_io"] = ("minimal.py --replay --db (same I/O)", env,
+                                    lambda db: minimal + ["--db", db, "--commit-every",
+                                                          COMMIT_EVERY])
+        self.commands["storeless"] = ("minimal.py --replay (no store)", env, lambda db: minimal)
+
+    def cmd(self, name: str, db: Optional[Path], engine_as_module: bool = False) -> list:
+        _, _, make = self.commands[name]
+        if name in ("kernel", "pure"):
+            head = [C.python(), "-m", "uschess"] if engine_as_module else C.uschess()
+            return head + make(db)
+        return make(db)
+
+    def env(self, name: str) -> dict:
+        return self.commands[name][1]
+
+    def label(self, name: str) -> str:
+        return self.commands[name][0]
+
+
+def _ratio(x, base) -> str:
+    return "" if x is None or not base else f"{x / base:.2f}x"
+
+
+def _history(args, work: Path):
+    """The generated history written to ``work/history`` and the rules'
+    parameters to ``work/params.json``: (history, params, players, paths,
+    player-games)."""
+    history = work / "history"
+    players, events = C.history_size(args.games, args.seed)
+    if args.players:
+        from uschess.apps.generate import MAX_EVENT_PLAYERS
+
+        players = args.players
+        if players > events * MAX_EVENT_PLAYERS:
+            raise SystemExit(f"--players {players:,} cannot all play in the {events:,} events of "
+                             f"--games {args.games:,}: ask for more games or fewer players")
+    t0 = time.perf_counter()
+    paths, games = C.write_year(history, args.seed, players, events)
+    print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "
+          f"{games:,} player-games, {sum(p.stat().st_size for p in paths) / 1e6:.1f} MB of "
+          f"JSON, written in {time.perf_counter() - t0:.0f} s")
+    fingerprint = C.one_rule_set(dates_of(paths))
+    params = work / "params.json"
+    C.write_params(params)
+    print(f"one set of rules throughout (fingerprint {fingerprint})")
+    return history, params, players, paths, games
+
+
+def _warm(sides: Sides, history: Path, params: Path, env: dict, work: Path) -> None:
+    """The children start as an installed command does (bytecode and rule
+    book cached): a first run of each side on a one-event history fills the
+    caches, the engine's both as the ``uschess`` script and as ``python -m
+    uschess`` (which the instruction counts run: its own rule book cache)."""
+    warm = work / "warm"
+    warm.mkdir(exist_ok=True)
+    first = min(history.glob("*.json"))
+    (warm / first.name).write_bytes(first.read_bytes())
+    warm_sides = Sides(warm, params, env, "kernel" in sides.commands)
+    for name in sides.commands:
+        for as_module in (False, True):
+            db = _fresh(work / f"warm-{name}.db") if name != "storeless" else None
+            C.run_child(warm_sides.cmd(name, db, as_module), env=sides.env(name))
+
+
+def _interleaved(sides: Sides, work: Path, repeat: int):
+    """Every side run ``repeat`` times, interleaved: (CPU seconds by side,
+    the runs by side, player-games counted by the minimal replays, the
+    first store of each side that writes one, kept for the checks)."""
+    runs: dict = {name: [] for name in sides.commands}
+    counts: dict = {}
+    first_db: dict = {}
+
+    def run(name: str):
+        def go():
+            db = None if name == "storeless" else _fresh(work / f"{name}{len(runs[name])}.db")
+            r = C.run_child(sides.cmd(name, db), env=sides.env(name))
+            if name in ("same_io", "storeless"):
+                counts[name] = int(r.out.split(",")[1].split()[0])
+            runs[name].append(r)
+            if db is not None and name not in first_db:
+                first_db[name] = db
+            elif db is not None:
+                _fresh(db)
+            return r.cpu
+        return go
+
+    got = C.interleaved({name: run(name) for name in sides.commands}, repeat)
+    return got, runs, counts, first_db
+
+
+def _instructions(sides: Sides, work: Path) -> dict:
+    """The instructions of one run of each side (valgrind; none where it is
+    not installed)."""
+    if shutil.which("valgrind") is None:
+        print("\nno instruction counts: valgrind is not installed (sh benchmarks/setup.sh)")
+        return {}
+    print("\ncounting instructions (valgrind's cachegrind, one run of each) ...", flush=True)
+    counted = {}
+    for name in sides.commands:
+        db = None if name == "storeless" else _fresh(work / f"{name}-counted.db")
+        counted[name] = C.instructions(sides.cmd(name, db, engine_as_module=True),
+                                       env=sides.env(name))
+        if db is not None:
+            _fresh(db)
+    return counted
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -300,7 +451,12 @@ def main(argv=None) -> int:
                          "other table layouts (the rows' SQL alone)")
     ap.add_argument("--keep", metavar="DIR", help="write the history and stores here and keep them")
     ap.add_argument("--instructions", action="store_true",
-                    help="also count the instructions of one run of each child (valgrind)")
+                    help="count the instructions (the default, with valgrind installed)")
+    ap.add_argument("--no-instructions", action="store_true",
+                    help="leave out the instruction counts (valgrind, some 40 times the CPU "
+                         "time of a run)")
+    ap.add_argument("--no-results", action="store_true",
+                    help="do not write the table to benchmarks/results/")
     C.add_compile_each_run(ap)
     args = ap.parse_args(argv)
     print(C.formulas_line())
@@ -308,110 +464,120 @@ def main(argv=None) -> int:
     tmp = tempfile.TemporaryDirectory()
     work = Path(args.keep or tmp.name)
     work.mkdir(parents=True, exist_ok=True)
-    history = work / "history"
-    players, events = C.history_size(args.games, args.seed)
-    if args.players:
-        from uschess.apps.generate import MAX_EVENT_PLAYERS
-
-        players = args.players
-        if players > events * MAX_EVENT_PLAYERS:
-            raise SystemExit(f"--players {players:,} cannot all play in the {events:,} events of "
-                             f"--games {args.games:,}: ask for more games or fewer players")
-    t0 = time.perf_counter()
-    paths, games = C.write_year(history, args.seed, players, events)
-    print(f"history: seed {args.seed}, {players:,} players, {len(paths):,} events of 2025, "
-          f"{games:,} player-games, written in {time.perf_counter() - t0:.0f} s")
-    fingerprint = C.one_rule_set(dates_of(paths))
-    params = work / "params.json"
-    C.write_params(params)
-    print(f"one set of rules throughout (fingerprint {fingerprint})")
+    history, params, players, paths, games = _history(args, work)
+    history_bytes = sum(p.stat().st_size for p in paths)
 
     from uschess.apps.replay import COMMIT_EVERY
 
-    # the children start as an installed command does (bytecode and rule book
-    # cached), after a first run of each on a one-event history fills the caches
     env = C.child_env(work, args.compile_each_run)
-    warm = work / "warm"
-    warm.mkdir(exist_ok=True)
-    first = min(history.glob("*.json"))
-    (warm / first.name).write_bytes(first.read_bytes())
-    C.run_child(C.uschess() + ["replay", warm, "--db", work / "warm.db", "--quiet"], env=env)
-    C.run_child([C.python(), C.MINIMAL, "--replay", warm, "--db", work / "warm-minimal.db",
-                 "--params", params], env=env)
+    sides = Sides(history, params, env, _kernel_built())
+    _warm(sides, history, params, env, work)
     print("children: " + ("every module compiled at every start" if args.compile_each_run else
                           "bytecode and the compiled rule book cached (as installed, after a "
                           "first run)"))
 
-    rss: dict = {"engine": [], "minimal": []}
-    dbs: dict = {"engine": [], "minimal": []}
-    counts: dict = {}
+    got, runs, counts, first_db = _interleaved(sides, work, args.repeat)
+    checks = _check(sides, counts, games, first_db, runs, history_bytes)
+    for line in checks:
+        print(line)
+    counted = {} if args.no_instructions else _instructions(sides, work)
 
-    def run(name: str):
-        def go():
-            db = work / f"{name}{len(dbs[name])}.db"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-            if name == "engine":
-                r = C.run_child(C.uschess() + ["replay", history, "--db", db, "--json"], env=env)
-                counts[name] = json.loads(r.out)["player_games"]
-            else:
-                r = C.run_child([C.python(), C.MINIMAL, "--replay", history, "--db", db,
-                                 "--params", params, "--commit-every", COMMIT_EVERY], env=env)
-                counts[name] = int(r.out.split(",")[1].split()[0])
-            rss[name].append(r.rss_mb)
-            dbs[name].append(db)
-            if len(dbs[name]) > 1:  # only the first pair is kept for the check
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{db}{suffix}").unlink(missing_ok=True)
-            return r.cpu
-        return go
+    header, rows, data = _table(sides, got, runs, counted, games)
+    print(f"\n{games:,} player-games; CPU: child user + system seconds, median of "
+          f"{args.repeat} interleaved runs" +
+          ("; instructions: one run of each under cachegrind" if counted else ""))
+    C.print_table(header, rows)
+    extra = {}
+    if args.phases:
+        from uschess.apps.replay import KEEP_PLAYERS
 
-    got = C.interleaved({"engine": run("engine"), "minimal": run("minimal")}, args.repeat)
-    if counts["engine"] != counts["minimal"] or counts["engine"] != games:
-        raise SystemExit(f"player-games differ: generated {games}, engine {counts['engine']}, "
-                         f"minimal {counts['minimal']}")
-    n_ratings, n_changes = C.check_stores(str(dbs["engine"][0]), str(dbs["minimal"][0]))
-    print(f"stores checked equal: {n_ratings:,} ratings rows, {n_changes:,} changes, bit for bit")
-    e, m = C.median(got["engine"]), C.median(got["minimal"])
-    print(f"\nchild CPU seconds (user + system), median of {args.repeat} interleaved runs:")
-    print(f"  {'':28} {'CPU s':>8} {'player-games/CPU s':>19} {'peak RSS MB':>12}")
-    print(f"  {'uschess replay':28} {e:8.2f} {games / e:19,.0f} {max(rss['engine']):12.0f}")
-    print(f"  {'minimal.py --replay':28} {m:8.2f} {games / m:19,.0f} {max(rss['minimal']):12.0f}")
-    print(f"  time engine/minimal: {e / m:.2f}x   (runs: engine {C.spread(got['engine'])} s, "
-          f"minimal {C.spread(got['minimal'])} s)")
-    if args.instructions:
-        print("\ninstructions of one run of each child (valgrind's cachegrind; the same "
-              "count whatever the machine's load):")
-        counted = {}
-        for name in ("engine", "minimal"):
-            db = work / f"{name}-counted.db"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-            if name == "engine":
-                cmd = [C.python(), "-m", "uschess", "replay", history, "--db", db, "--quiet"]
-            else:
-                cmd = [C.python(), C.MINIMAL, "--replay", history, "--db", db, "--params",
-                       params, "--commit-every", COMMIT_EVERY]
-            counted[name] = C.instructions(cmd, env=env)
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-        print(f"  {'uschess replay':28} {counted['engine']:>18,} instructions")
-        print(f"  {'minimal.py --replay':28} {counted['minimal']:>18,} instructions")
-        print(f"  instructions engine/minimal: {counted['engine'] / counted['minimal']:.3f}x")
+        extra["The phases of the engine's replay in one process (CPU time, no profiler; "
+              f"{C.formulas_line()}):"] = phases_of_replay(history)
+        extra["The phases of the same-I/O yardstick's replay in one process:"] = \
+            phases_of_minimal(history, params, COMMIT_EVERY, KEEP_PLAYERS)
+        for caption, text in extra.items():
+            print(f"\n{caption}\n{text}")
+    if not args.no_results:
+        notes = checks + [
+            "CPU s and instructions: the whole child process (start, reading, rating, writing); "
+            "x same I/O and x storeless: the ratio to the minimal replay that writes the same "
+            "rows (its own schema: events, changes, ratings) and to the one that writes nothing.",
+            f"Read and written: the bytes of the child's read and write calls (/proc/PID/io); "
+            f"the history is {history_bytes / 1e6:.1f} MB of JSON.",
+            f"Commits every {COMMIT_EVERY} events; history: seed {args.seed}, {players:,} players, "
+            f"{len(paths):,} events of 2025."]
+        data.update(games=games, players=players, events=len(paths), seed=args.seed,
+                    history_bytes=history_bytes, repeat=args.repeat, formulas=C.formulas_line())
+        md = C.write_results("replay", f"uschess replay against minimal replays, "
+                             f"{games:,} player-games", C.command_line("replay_bench.py", argv),
+                             header, rows, notes, data, extra)
+        print(f"\nwritten: {md.relative_to(C.ROOT)} and {md.with_suffix('.json').name}")
+
     if args.profile:
         print("\nthe engine's replay in this process (cProfile, CPU time):")
         print(profile_replay(history, args.top))
-    if args.phases:
-        print("\nthe phases of the engine's replay in this process (CPU time, no profiler):")
-        print(phases_of_replay(history))
-        print("\nthe phases of the yardstick's replay (minimal.py) in this process:")
-        print(phases_of_minimal(history, params, COMMIT_EVERY))
     if args.store_variants:
+        engine_db = first_db.get("kernel", first_db["pure"])
         print(f"\nthe engine store's rows written again, {COMMIT_EVERY} events to a transaction "
               "(CPU time, the rows' SQL alone):")
-        print(store_variants(str(dbs["engine"][0]), COMMIT_EVERY))
+        print(store_variants(str(engine_db), COMMIT_EVERY))
     tmp.cleanup()
     return 0
+
+
+def _check(sides: Sides, counts: dict, games: int, dbs: dict, runs: dict,
+           history_bytes: int) -> list:
+    """Stop unless every side rated the same player-games, the engine's
+    stores and the same-I/O yardstick's hold the same events, changes and
+    ratings rows (bit for bit), and every side read at least the history's
+    bytes; the lines that say so."""
+    for name in ("same_io", "storeless"):
+        if counts[name] != games:
+            raise SystemExit(f"player-games differ: generated {games:,}, "
+                             f"{sides.label(name)} {counts[name]:,}")
+    out = []
+    for name in ("pure", "kernel"):
+        if name in dbs:
+            n = C.check_stores(str(dbs[name]), str(dbs["same_io"]))
+            out.append(f"{sides.label(name)} and the same-I/O yardstick: the same {n[2]:,} events, "
+                       f"{n[1]:,} changes and {n[0]:,} ratings rows, pre and post bit for bit.")
+    for name, rs in runs.items():
+        read = [r.read for r in rs if r.read is not None]
+        if read and min(read) < history_bytes:
+            raise SystemExit(f"{sides.label(name)} read {min(read):,} bytes, less than the "
+                             f"history's {history_bytes:,}: it cannot have read every file")
+    if all(r.read is not None for rs in runs.values() for r in rs):
+        out.append("Every side read at least the history's bytes (every file).")
+    return out
+
+
+def _table(sides: Sides, got: dict, runs: dict, counted: dict, games: int):
+    """The header, rows and data of the results table."""
+    cpu = {name: C.median(v) for name, v in got.items()}
+    header = ["command", "CPU s", "x same I/O", "x storeless", "player-games/CPU s"]
+    if counted:
+        header += ["G instructions", "x same I/O", "x storeless"]
+    header += ["peak RSS MB", "read MB", "written MB"]
+    rows, data = [], {"sides": {}}
+    for name in sides.commands:
+        rs = runs[name]
+        read = C.median([r.read for r in rs]) if all(r.read is not None for r in rs) else None
+        written = C.median([r.written for r in rs]) if all(r.written is not None for r in rs) \
+            else None
+        row = [sides.label(name), f"{cpu[name]:.2f}", _ratio(cpu[name], cpu["same_io"]),
+               _ratio(cpu[name], cpu["storeless"]), f"{games / cpu[name]:,.0f}"]
+        if counted:
+            row += [f"{counted[name] / 1e9:.2f}", _ratio(counted[name], counted["same_io"]),
+                    _ratio(counted[name], counted["storeless"])]
+        row += [f"{max(r.rss_mb for r in rs):.0f}",
+                "" if read is None else f"{read / 1e6:.1f}",
+                "" if written is None else f"{written / 1e6:.1f}"]
+        rows.append(row)
+        data["sides"][name] = {"label": sides.label(name), "cpu_runs": got[name],
+                               "cpu_median": cpu[name], "instructions": counted.get(name),
+                               "peak_rss_mb": max(r.rss_mb for r in rs),
+                               "read_bytes": read, "written_bytes": written}
+    return header, rows, data
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ FORFEIT_CODES = {"X": 1.0, "Z": 0.5, "F": 0.0}
 BYE_CODES = {"B": 1.0, "H": 0.5, "U": 0.0}
 POINTS = {**GAME_CODES, **FORFEIT_CODES, **BYE_CODES}
 #: What the opponent's cell must say for each code of a paired round.
+#: How the id of an opponent known only by a FIDE rating begins: the
+#: opponents of a FIDE event abroad (sec. 6), a section of type
+#: ``fide-update`` (:func:`uschess.rating.fide_update.rate_fide_section`).
+FIDE_OPPONENT_ID = "fide-opponent-"
 MIRROR = {"W": "L", "L": "W", "D": "D", "X": "F", "F": "X", "Z": "Z"}
 
 
@@ -190,6 +194,10 @@ class Player:
     cfc: Optional[ForeignRating] = None
     state: Optional[str] = None
     match_history: Optional[list] = None  # earlier match changes (MatchChange)
+    #: per system, the initial rating (and its N) the source states for a
+    #: player unrated there (a TD crosstable's ``1300/00``): step 1 takes it
+    #: as stated instead of computing it (:func:`uschess.rating.steps.initial_rating`)
+    initial: dict = field(default_factory=dict)
 
     @property
     def label(self) -> str:

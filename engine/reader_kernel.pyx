@@ -82,8 +82,8 @@ cdef object _player(object raw):
                     ratings[system] = parse_record(rec, system)
                 except InputError:
                     return None
-    if d.get("match_history") is not None:
-        return None
+    if d.get("match_history") is not None or d.get("initial") is not None:
+        return None  # read by the Python reader
     adult = d.get("adult")
     if adult is not None and type(adult) is not bool:
         return None

@@ -30,13 +30,12 @@ from libc.stdlib cimport free, malloc
 
 include "standard_formula.pxi"
 
-from uschess.errors import InputError, RuleError
 from uschess.io.eventfile import MAX_RATING
 from uschess.model import GAME_CODES
 from uschess.rating.finish import (below_floor_warnings, lowered_floor_for, record_after,
                                    settle_record, unknown_history_warnings, unrated)
 from uschess.rating.results import PlayerResult, SectionResult
-from uschess.rating.steps import opponent_counts, rated_systems
+from uschess.rating.steps import initial_rating, opponent_counts, rated_systems
 from uschess.rules.base import EventCounts
 
 cdef frozenset _NOTHING = frozenset()
@@ -265,14 +264,7 @@ cdef _rate(section, system, rules, tc, pre_from):
             r0s[i], ns[i] = rec.rating, rec.games
         else:
             pl = players[i]
-            try:
-                init = call.uschess_initial_rating(player=pl, system=system, end=end, p=p,
-                                                   hook=call)
-            except InputError as err:
-                raise err.located(player=pl.label)
-            if init is None:
-                raise RuleError(f"no initialization rule for {system} is in force on "
-                                f"{rules.on.isoformat()}", player=pl.label)
+            init = initial_rating(pl, system, end, rules, call, p)
             initial[pl.pair] = init
             inits[i] = init
             r0s[i], ns[i] = init.rating, init.games

@@ -172,6 +172,36 @@ def _new_career(i: int, rng: random.Random, id_base: int, first: _dt.date,
     return c
 
 
+#: A calibrated newcomer below this strength is a junior (the record's low
+#: first ratings are those of children, whose initial ratings the rules take
+#: from their age); a junior's age at debut grows with the strength.
+JUNIOR_BELOW = 1300.0
+#: Mean of a calibrated junior's room to improve (exponential), in points.
+JUNIOR_ROOM = 500.0
+
+
+def _calibrate_career(c: _Career, rng: random.Random, model) -> None:
+    """A career drawn as :func:`_new_career` draws it, its strength then
+    taken from the record's first ratings (``model``); a newcomer below
+    ``JUNIOR_BELOW`` is a junior of about the age such a rating suggests.
+    The age rule and room to improve are the model's, not fitted."""
+    c.strength = min(2750.0, max(100.0, model.first_strength(rng, c.debut)))
+    if c.strength < JUNIOR_BELOW:
+        age0 = min(17.0, max(5.0, 5.0 + c.strength / 110.0 + rng.gauss(0.0, 1.5)))
+        c.born = c.debut - _dt.timedelta(days=int(age0 * 365.25))
+        if c.birth is not None:
+            c.birth = c.born
+        c.adult = None
+        c.ceiling = c.strength + rng.expovariate(1.0 / JUNIOR_ROOM)
+    else:
+        c.born = min(c.born, c.debut - _dt.timedelta(days=int(18 * 365.25)))
+        if c.birth is not None:
+            c.birth = c.born
+        c.ceiling = c.strength
+    c.fide = c.strength > 1500 and c.fide
+    c.cfc = c.cfc and c.strength > 400
+
+
 class _Pool:
     """Players by where they are in their careers: ``waiting`` (before their
     debut), ``fresh`` (debuted, no event yet: they enter the next events
@@ -198,18 +228,21 @@ class _Pool:
         self.active.append(c)
 
     def draw(self, rng: random.Random, k: int, on: _dt.date, online: bool,
-             taken: set) -> list[_Career]:
-        """Up to ``k`` players: newcomers first (in debut order), then
-        active players chosen at random, each accepted with the chance of
-        their activity."""
+             taken: set, fresh: Optional[int] = None,
+             near: Optional[tuple] = None) -> list[_Career]:
+        """Up to ``k`` players: newcomers first (in debut order; at most
+        ``fresh`` of them when given), then active players chosen at random,
+        each accepted with the chance of their activity (times
+        ``exp(-(s - level)^2 / 2 width^2)`` of their strength s with ``near``
+        = (level, width): a section of players of about one level)."""
         out: list[_Career] = []
-        while self.fresh and len(out) < k:
+        while self.fresh and len(out) < min(k, k if fresh is None else fresh):
             c = self.fresh.pop(0)
             self._enter(c, on, online)
             taken.add(c.index)
             out.append(c)
         attempts = 0
-        while len(out) < k and self.active and attempts < 40 * k:
+        while len(out) < k and self.active and attempts < (40 if near is None else 200) * k:
             attempts += 1
             j = rng.randrange(len(self.active))
             c = self.active[j]
@@ -219,6 +252,9 @@ class _Pool:
                 self.retired.append(c)
                 continue
             if c.index in taken or (online and not c.online) or rng.random() > c.activity:
+                continue
+            if near is not None and rng.random() > math.exp(
+                    -((c.strength - near[0]) / near[1]) ** 2 / 2.0):
                 continue
             taken.add(c.index)
             out.append(c)
@@ -251,11 +287,16 @@ class _Pool:
         return out
 
 
-def _result(rng: random.Random, a: float, b: float) -> str:
-    """W, D or L for a player of true strength ``a`` against ``b``."""
+def _result(rng: random.Random, a: float, b: float, model=None) -> str:
+    """W, D or L for a player of true strength ``a`` against ``b`` (the
+    chance of a draw from the calibration's curve with ``model``, at most
+    what the expected score leaves)."""
     e = 1.0 / (1.0 + 10.0 ** ((b - a) / 400.0))
-    level = (a + b) / 2.0
-    draw = min(0.45, max(0.04, 0.04 + (level - 1000.0) / 4000.0)) * (1.0 - 2.0 * abs(e - 0.5))
+    if model is not None:
+        draw = min(model.draw_chance(a, b), 2.0 * min(e, 1.0 - e))
+    else:
+        level = (a + b) / 2.0
+        draw = min(0.45, max(0.04, 0.04 + (level - 1000.0) / 4000.0)) * (1.0 - 2.0 * abs(e - 0.5))
     x = rng.random()
     if x < e - draw / 2.0:
         return "W"
@@ -267,7 +308,8 @@ def _result(rng: random.Random, a: float, b: float) -> str:
 _FLIP = {"W": "L", "L": "W", "D": "D"}
 
 
-def _swiss(rng: random.Random, strengths: list[float], rounds: int) -> list[list[str]]:
+def _swiss(rng: random.Random, strengths: list[float], rounds: int, model=None
+           ) -> list[list[str]]:
     """Cells of a Swiss section: pairs 1..n by seed (strength order)."""
     n = len(strengths)
     cells = [[""] * rounds for _ in range(n)]
@@ -337,7 +379,7 @@ def _swiss(rng: random.Random, strengths: list[float], rounds: int) -> list[list
             if rng.random() < 0.01:
                 ca, cb = ("X", "F") if rng.random() < 0.5 else ("F", "X")
             else:
-                ca = _result(rng, strengths[a], strengths[b])
+                ca = _result(rng, strengths[a], strengths[b], model)
                 cb = _FLIP[ca]
             cells[a][r] = f"{ca}{b + 1}"
             cells[b][r] = f"{cb}{a + 1}"
@@ -346,7 +388,7 @@ def _swiss(rng: random.Random, strengths: list[float], rounds: int) -> list[list
     return cells
 
 
-def _round_robin(rng: random.Random, strengths: list[float]) -> list[list[str]]:
+def _round_robin(rng: random.Random, strengths: list[float], model=None) -> list[list[str]]:
     """A single round-robin by the circle method; the odd player out of a
     round (odd sections) sits out with a U."""
     n = len(strengths)
@@ -360,19 +402,20 @@ def _round_robin(rng: random.Random, strengths: list[float]) -> list[list[str]]:
             if a is None or b is None:
                 cells[a if b is None else b][r] = "U"
                 continue
-            ca = _result(rng, strengths[a], strengths[b])
+            ca = _result(rng, strengths[a], strengths[b], model)
             cells[a][r] = f"{ca}{b + 1}"
             cells[b][r] = f"{_FLIP[ca]}{a + 1}"
         slots = [slots[0], slots[-1]] + slots[1:-1]
     return cells
 
 
-def _pick_format(rng: random.Random, on: _dt.date):
+def _pick_format(rng: random.Random, on: _dt.date, model=None):
     options = [f for f in FORMATS if f[3] <= on]
-    total = sum(f[4] for f in options)
+    weights = [model.format_weight(f[0]) if model is not None else f[4] for f in options]
+    total = sum(weights)
     x = rng.uniform(0, total)
-    for f in options:
-        x -= f[4]
+    for f, w in zip(options, weights):
+        x -= w
         if x <= 0:
             return f
     return options[-1]
@@ -453,13 +496,16 @@ TRUTH_COLUMNS = ["event", "date", "id", *SYSTEMS]
 
 
 def generate_history(seed: int, players: int, events: int, *, first: _dt.date = FIRST_DAY,
-                     last: _dt.date = LAST_DAY,
-                     truth: Optional[list] = None) -> Iterator[Event]:
+                     last: _dt.date = LAST_DAY, truth: Optional[list] = None,
+                     model=None) -> Iterator[Event]:
     """Yield exactly ``events`` synthetic events among exactly ``players``
     players (every one plays at least once), in replay order (end date,
     start date, id), deterministic by ``seed``.  With a list as ``truth``,
     append a :class:`TrueStrength` for every player in every event, in the
-    order drawn.  Raises :class:`InputError` when the sizes cannot be met."""
+    order drawn.  With ``model`` (a
+    :class:`~uschess.apps.generator_fit.CalibratedModel`), the formats,
+    sections, newcomers' strengths and draws are drawn from the record.
+    Raises :class:`InputError` when the sizes cannot be met."""
     check_sizes(players, events)
     if first < _dt.date(2001, 1, 1) or last < first:
         raise InputError(f"dates {first}..{last} are outside 2001-01-01.. or reversed")
@@ -469,13 +515,16 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
     # Every player debuts by the last event's start, so that all can play.
     careers = [_new_career(i, rng, 10_000_000 + (seed % 1000) * 100_000, first, starts[-1])
                for i in range(players)]
+    if model is not None:
+        for c in careers:
+            _calibrate_career(c, rng, model)
     pool = _Pool(careers)
     # Players per event: about what the pool can provide, 6 to 36 on average.
     mean_size = max(6, min(36, int(players * 0.02) + 6))
     pending: list[tuple] = []
     for n, start in enumerate(starts):
         pool.advance(start)
-        kind, tc, online, _, _ = _pick_format(rng, start)
+        kind, tc, online, _, _ = _pick_format(rng, start, model)
         fam = FAMILY[kind]
         days = 0 if kind in ("quick", "blitz") or online else rng.choice((0, 0, 1, 1, 2))
         end = min(last, start + _dt.timedelta(days=days))
@@ -485,18 +534,32 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         # would seat at this pace, the event grows (the last seats all left).
         backlog = len(pool.fresh)
         due = -(-(backlog + len(pool.waiting)) // (len(starts) - n))
-        round_robin = (not online) and rng.random() < 0.12 and backlog <= 10
+        # (the default draws its chance before looking at the backlog, as it
+        # always has: a seed gives the history it gave)
+        if model is not None:
+            round_robin = (not online) and backlog <= 10 and model.round_robin(rng, kind)
+        else:
+            round_robin = (not online) and rng.random() < 0.12 and backlog <= 10
         if round_robin:
             size = rng.randint(4, 10)
+            split = False
+        elif model is not None:  # one section of the record's sizes
+            size = model.size(rng, kind, MAX_EVENT_PLAYERS)
             split = False
         else:
             size = max(4, int(rng.gauss(mean_size, mean_size / 3)))
             split = size >= 30 and rng.random() < 0.6
         if due > size:
             size = min(MAX_EVENT_PLAYERS, due)
-        split = split or size > 40
+        split = (split or size > 40) and model is None
         taken: set = set()
-        got = pool.draw(rng, size, start, online, taken)
+        if model is None:
+            got = pool.draw(rng, size, start, online, taken)
+        else:
+            width = model.level_width(kind)
+            near = (rng.choice(pool.active).strength, width) if pool.active and width else None
+            got = pool.draw(rng, size, start, online, taken,
+                            max(due, model.newcomer_seats(kind, size)), near)
         if len(got) < 2:
             got += pool.rescue(rng, 2 - len(got), start, online, taken)
         for c in got:
@@ -513,14 +576,17 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         for name, group in drawn:
             strengths = [c.strength + c.offsets[fam] for c in group]
             if name == "Round Robin":
-                cells = _round_robin(rng, strengths)
+                cells = _round_robin(rng, strengths, model)
                 sec_kind = "round-robin"
             else:
-                rounds = {"regular": rng.randint(4, 6), "dual": rng.randint(4, 5),
-                          "quick": rng.randint(4, 6), "blitz": rng.randint(5, 9)}.get(
-                    kind, rng.randint(5, 8))
+                if model is not None:
+                    rounds = model.rounds(rng, kind)
+                else:
+                    rounds = {"regular": rng.randint(4, 6), "dual": rng.randint(4, 5),
+                              "quick": rng.randint(4, 6), "blitz": rng.randint(5, 9)}.get(
+                        kind, rng.randint(5, 8))
                 rounds = min(rounds, max(1, len(group) - 1))
-                cells = _swiss(rng, strengths, rounds)
+                cells = _swiss(rng, strengths, rounds, model)
                 sec_kind = "swiss"
             plist = [_player(c, i + 1, cells[i], start) for i, c in enumerate(group)]
             sections.append(Section(name=name, time_control=tc, players=plist, start=start,
@@ -590,8 +656,8 @@ def truth_csv(rows: Iterable[TrueStrength]) -> str:
 
 
 def write_history(directory, seed: int, players: int, events: int, fmt: str = "json", *,
-                  force: bool = False, progress: Optional[Callable[[], None]] = None
-                  ) -> list[Path]:
+                  force: bool = False, progress: Optional[Callable[[], None]] = None,
+                  model=None) -> list[Path]:
     """Write a generated history as event files named by event id, and the
     players' true strengths beside them (``truth.csv``), all or nothing.
 
@@ -606,7 +672,7 @@ def write_history(directory, seed: int, players: int, events: int, fmt: str = "j
     out = _output_folder(directory, force)
     truth: list[TrueStrength] = []
     rendered: dict[Path, bytes] = {}
-    for event in generate_history(seed, players, events, truth=truth):
+    for event in generate_history(seed, players, events, truth=truth, model=model):
         data = event_to_dict(event)
         text = (json.dumps(data, indent=2) + "\n" if fmt == "json"
                 else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

@@ -298,3 +298,64 @@ def plot_drift(versions: Sequence[Mapping], out_dir, *, title: str = "",
     ax.set_title((title or f"Drift in {system}") +
                  f"\n{cohort}; pool: rated players active that year", fontsize=10)
     return _save(fig, Path(out_dir), stem)
+
+
+def plot_published(score: Mapping, out_dir, *, title: str = "",
+                   stem: str = "calibration") -> list[Path]:
+    """The calibration of published ratings (``PublishedScore.as_dict()``):
+    left, the mean observed score per rating-difference bin with its 95%
+    interval, against We of sec. 4.2 and the logistic curve fitted on the
+    same games; right, the share of draws by |R - Ri| with its interval."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+    from uschess.formulas import we
+
+    fig = Figure(figsize=(10.0, 4.8), layout="constrained")
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    cal = [c for c in score["calibration"] if c["n"] and c["observed"]["mean"] is not None]
+    if cal:
+        xs = [c["diff"] for c in cal]
+        lo, hi = xs[0], xs[-1]
+        grid = [lo + (hi - lo) * k / 200.0 for k in range(201)]
+        left.plot(grid, [we(x, 0.0) for x in grid], color="#888888", linewidth=2.2,
+                  label="We of sec. 4.2 (scale 400)")
+        fitted = score.get("models", {}).get("in_sample", {}).get("logistic")
+        if fitted:
+            s = fitted["scale"]
+            left.plot(grid, [1.0 / (1.0 + 10.0 ** (-x / s)) for x in grid], color="#d95f02",
+                      linestyle="--", linewidth=1.6, label=f"logistic fitted here (scale {s:.0f})")
+        left.plot(xs, [c["expected"] for c in cal], linestyle="none", marker="_", markersize=9,
+                  color="#555555", label="We, mean over the bin's games")
+        obs = [c["observed"] for c in cal]
+        left.errorbar(xs, [o["mean"] for o in obs],
+                      yerr=[[o["mean"] - (o["low"] if o["low"] is not None else o["mean"]) for o in obs],
+                            [(o["high"] if o["high"] is not None else o["mean"]) - o["mean"]
+                             for o in obs]],
+                      fmt="o", markersize=4, color="#1b9e77", capsize=2, linewidth=1,
+                      label="observed mean score, 95% interval")
+        left.legend(fontsize=8, loc="upper left")
+    else:
+        left.text(0.5, 0.5, "no rated games", ha="center", va="center", transform=left.transAxes)
+    left.set_ylim(-0.02, 1.02)
+    left.axhline(0.5, color="#cccccc", linewidth=0.6)
+    left.axvline(0.0, color="#cccccc", linewidth=0.6)
+    left.set_xlabel("published pre-event rating difference R - Ri (bins of 50; ends hold "
+                    "everything beyond)", fontsize=8)
+    left.set_ylabel("mean score of the player")
+    left.grid(True, linewidth=0.3, alpha=0.5)
+    draws = [(float(k), v) for k, v in score["draws"]["by_difference"].items()
+             if v["draws"]["mean"] is not None]
+    if draws:
+        dx = [x for x, _ in draws]
+        dm = [v["draws"] for _, v in draws]
+        right.errorbar(dx, [o["mean"] for o in dm],
+                       yerr=[[o["mean"] - (o["low"] if o["low"] is not None else o["mean"]) for o in dm],
+                             [(o["high"] if o["high"] is not None else o["mean"]) - o["mean"]
+                              for o in dm]],
+                       fmt="s-", markersize=3.5, color="#7570b3", capsize=2, linewidth=1)
+    right.set_ylim(bottom=0)
+    right.set_xlabel("|R - Ri| (bins of 50)", fontsize=8)
+    right.set_ylabel("share of games drawn")
+    right.grid(True, linewidth=0.3, alpha=0.5)
+    fig.suptitle(title or "Calibration of published ratings", fontsize=10)
+    return _save(fig, Path(out_dir), stem)

@@ -223,6 +223,8 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
     for step, value in (("step4", pr.step4), ("step5", pr.step5)):
         part = step
         info = pr.trace.get(step, {})
+        if value is None and step == "step5":
+            continue  # a unit that stops at step 4 (a FIDE update, sec. 6)
         opps = ", ".join(f"{x:.2f}" for x in info.get("opponents", []))
         add(f"  {step[:4]} {step[4]}: opponents at [{opps}], score S = {info.get('score')} of m = {info.get('m')}")
         if info.get("formula") == "special":
@@ -247,7 +249,9 @@ def _explain_parts(sec: SectionResult, pr: PlayerResult) -> list[tuple[str, str]
             elig = "eligible" if info["bonus_eligible"] else "not eligible"
             add(f"          bonus {elig} [{_cite(r, 'bonus')}]: B = {r.p.bonus_multiplier:g} "
                 f"[{_cite(r, 'bonus_multiplier')}], bonus = {rating_text(info['bonus'])}")
-        add(f"          result {rating_text(value)} (at least {r.p.absolute_floor:g} [{_cite(r, 'absolute_floor')}])")
+        if value is not None:
+            add(f"          result {rating_text(value)} (at least {r.p.absolute_floor:g} "
+                f"[{_cite(r, 'absolute_floor')}])")
     part = "floor"
     add(f"  floor: {pr.floor:g} ({pr.floor_reason}) [{_cite(r, 'floors')}]"
         + ("; APPLIED" if pr.floor_applied else "; not binding"))

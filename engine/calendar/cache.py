@@ -3,9 +3,12 @@ files, kept in the user's cache directory and used while nothing it came
 from has changed.
 
 The cache holds the checked timelines, plugin calendar, conflicts,
-documents and editions (everything read from YAML); the plugins themselves
-are registered afresh on every start.  It is used only when its key matches
-the present one, which covers
+documents and editions (everything read from YAML) and which plugins were
+registered.  A book from it makes the built-in plugins and looks up their
+slots' functions directly, with no plugin manager (the rule modules are in
+the key: the checks of their registration still hold); rule packs' plugins
+are registered afresh.  It is used only when its key matches the present
+one, which covers
 
 * the format of this cache and the interpreter (version, bytecode tag);
 * the installed version of the project (from its distribution's metadata

@@ -218,7 +218,7 @@ class RuleBook:
     def __init__(self, timelines: dict[str, Timeline], slots: dict[str, Timeline],
                  conflicts: dict[str, Conflict], documents: dict, editions: dict[str, Edition],
                  registered: dict[str, Any], slot_hooks: dict[str, str],
-                 functions: dict[str, Any], manager: pluggy.PluginManager):
+                 functions: dict[str, Any], manager: Optional[pluggy.PluginManager]):
         self.timelines = timelines
         self.slots = slots
         self.conflicts = conflicts
@@ -227,7 +227,7 @@ class RuleBook:
         self.registered = registered       # plugin name -> registered plugin object
         self.slot_hooks = slot_hooks       # slot -> hook name
         self.functions = functions         # plugin name -> its implementation of its slot's hook
-        self.manager = manager
+        self._manager = manager            # None: built on first use (see :attr:`manager`)
         self._cache: dict = {}
         self._calls: dict = {}
         self._points: dict = {}
@@ -235,7 +235,17 @@ class RuleBook:
         #: the rule packs' calendar files read, and whether any plugin came
         #: from an installed rule pack's entry point (what the cache checks)
         self.calendar_files: list[str] = []
-        self.from_entry_points = bool(manager.list_plugin_distinfo())
+        self.from_entry_points = bool(manager is not None and manager.list_plugin_distinfo())
+
+    @property
+    def manager(self) -> pluggy.PluginManager:
+        """The plugin manager holding :attr:`registered`.  A book from the
+        cache with built-in plugins only has none until asked (a reform's
+        extra plugins are checked with it): it is built then, registering
+        the very plugin objects the book calls."""
+        if self._manager is None:
+            self._manager = _manager((), None, builtins=self.registered.values())
+        return self._manager
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -277,12 +287,21 @@ class RuleBook:
 
     @classmethod
     def _from_compiled(cls, data: dict) -> Optional["RuleBook"]:
-        """The book from its cached data, with the plugins registered afresh
-        (the installed rule packs' entry points are looked up only when the
-        cached book had some); None when the plugins registered now are not
+        """The book from its cached data.  Where the cached book had no rule
+        pack, the built-in plugins are made and their slots' functions looked
+        up directly (:func:`_builtin_plugins`), with no plugin manager;
+        otherwise the plugins are registered afresh, the installed rule
+        packs' entry points among them.  None when the plugins now are not
         those the cache was built with."""
-        manager = _manager((), ENTRY_POINT_GROUP if data["entry_points"] else None)
-        registered, functions = _rule_plugins(manager, data["slot_hooks"])
+        if data["entry_points"]:
+            manager = _manager((), ENTRY_POINT_GROUP)
+            registered, functions = _rule_plugins(manager, data["slot_hooks"])
+        else:
+            manager = None
+            try:
+                registered, functions = _builtin_plugins(data["slot_hooks"])
+            except (KeyError, AttributeError, TypeError):  # not the cache's plugins: rebuild
+                return None
         if sorted(registered) != data["registered"]:
             return None
         book = cls(data["timelines"], data["slots"], data["conflicts"], data["documents"],
@@ -512,15 +531,19 @@ class RuleBook:
 
 
 # ------------------------------------------------------------------- loading
-def _manager(plugins: Iterable[Any], entry_point_group: Optional[str]) -> pluggy.PluginManager:
-    """The one plugin manager: hook specifications, built-in plugins, the
+def _manager(plugins: Iterable[Any], entry_point_group: Optional[str],
+             builtins: Optional[Iterable[Any]] = None) -> pluggy.PluginManager:
+    """The one plugin manager: hook specifications, built-in plugins (the
+    objects ``builtins``, default new ones of ``uschess.rules.ALL``), the
     given objects, then the installed rule packs."""
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     manager.add_hookspecs(hookspecs.RulePackSpec)
+    if builtins is None:
+        builtins = [cls_() for cls_ in rule_plugins.ALL]
     try:
-        for cls_ in rule_plugins.ALL:
-            manager.register(cls_(), name=cls_.name)
+        for plugin in builtins:
+            manager.register(plugin, name=plugin.name)
         for plugin in plugins:
             manager.register(plugin, name=getattr(plugin, "name", None))
     except (ValueError, pluggy.PluginValidationError) as err:
@@ -617,6 +640,22 @@ def _rule_plugins(manager: pluggy.PluginManager, slot_hooks: Mapping[str, str]):
                             "the hook of another slot: one slot per plugin")
         registered[name] = plugin
         functions[name] = hooks[hook]
+    return registered, functions
+
+
+def _builtin_plugins(slot_hooks: Mapping[str, str]) -> tuple[dict, dict]:
+    """name -> plugin object and name -> the function filling its slot, of
+    the built-in plugins, as :func:`_rule_plugins` gives them after they are
+    registered: for a rule book from the cache, whose key covers the modules
+    of ``uschess.rules``, so that the checks registering made when the book
+    was built still hold, and the plugin manager's look at every attribute
+    of every plugin is not repeated at each start."""
+    registered: dict[str, Any] = {}
+    functions: dict[str, Any] = {}
+    for cls_ in rule_plugins.ALL:
+        plugin = cls_()
+        registered[plugin.name] = plugin
+        functions[plugin.name] = getattr(plugin, slot_hooks[plugin.slot])
     return registered, functions
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from uschess.apps.audit import (audit, audit_store, format_html, format_store_html, format_store_text,
                      format_text, load_published)
+from uschess.commands.audit_dir import EPILOG as DIR_EPILOG, add_dir_options, refuse_dir_options, \
+    run_dir
 from uschess.errors import InputError
 from uschess.commands.common import (Console, add_db_option, add_examples, add_force_option,
                                      add_rules_options, date_arg, db_target, input_path, one_stdout,
@@ -48,7 +51,8 @@ def register(sub) -> None:
     p = sub.add_parser("audit", help="re-rate published results and explain the differences",
                        description="Re-rate a published crosstable under the rules in force and "
                                    "report every published rating that is not reproduced.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG + "\n" + DIR_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("published", nargs="?",
                    help="a published crosstable page (HTML or text, any layout) or a "
                         "published-results file (.json/.yaml); - for standard input")
@@ -85,6 +89,7 @@ def register(sub) -> None:
                          "when it is not a terminal (never with --quiet)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
+    add_dir_options(p)
     add_examples(p,
                  "uschess audit fixtures/audit/wfcc15-2024-b14.json",
                  "uschess audit fixtures/audit/tournamentinfo-b14.json --all --html audit.html")
@@ -102,6 +107,9 @@ def _outputs(args):
 
 
 def run(args) -> int:
+    if args.published and args.published != "-" and Path(args.published).is_dir():
+        return run_dir(args)
+    refuse_dir_options(args)
     console = Console.of(args)
     if args.db or (not args.published and db_target(args, required=False)):
         return _run_store(args, console)

@@ -22,13 +22,10 @@ Conventions of every command:
 from __future__ import annotations
 
 import argparse
-import atexit
 import datetime as _dt
 import json
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -446,6 +443,10 @@ def input_path(arg: Optional[str], *, what: str = "-") -> Optional[str]:
         suffix = ".txt"
     else:
         suffix = ".yaml"
+    import atexit
+    import shutil
+    import tempfile
+
     folder = tempfile.mkdtemp(prefix="uschess-stdin-")
     atexit.register(shutil.rmtree, folder, True)
     path = os.path.join(folder, "stdin" + suffix)
@@ -465,5 +466,7 @@ def stdin_named(text: str) -> str:
 def release_stdin() -> None:
     """Remove the temporary copy of standard input (after the command)."""
     if _stdin["dir"]:
+        import shutil
+
         shutil.rmtree(_stdin["dir"], ignore_errors=True)
     _stdin.update(dir=None, path=None)

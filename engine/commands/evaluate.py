@@ -10,7 +10,7 @@ from uschess.apps.compare import parse_rules_spec
 from uschess.apps.evaluate import evaluate, find_truth, format_mean, format_text
 from uschess.calendar.rulebook import RuleBook
 from uschess.commands.common import (Console, add_examples, add_force_option, input_path,
-                                     load_event_arg, output_dir, print_json)
+                                     load_event_arg, output_dir, output_file, print_json)
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
@@ -27,6 +27,14 @@ difference, drift of a fixed cohort and of the pool, and, when the history
 holds truth.csv (uschess generate), error against the true strengths.  The
 versions are ranked by log-loss, with paired bootstrap intervals over events
 for the differences from the first version.
+
+With --published, HISTORY is real published crosstable pages (files, or
+directories searched with their subdirectories) and no --rules is given:
+every rated game is scored by the pre-event ratings the pages print (sec.
+4.2's We; an unrated player at the rules' step-1 initial rating, shown
+apart), with 95% intervals over events, by status, system, era, event type
+and band, draws apart, and against a logistic curve fitted on the same games
+in cross-validation.  A page that cannot be read is named and left out.
 """
 
 
@@ -37,7 +45,7 @@ def register(sub) -> None:
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("history", nargs="+", metavar="HISTORY",
                    help="event files or directories of them (a directory's truth.csv is used)")
-    p.add_argument("--rules", action="append", required=True, metavar="RULES",
+    p.add_argument("--rules", action="append", metavar="RULES",
                    help=f"a version to evaluate (repeatable; the first is the reference). {RULES_HELP}")
     p.add_argument("--truth", metavar="FILE",
                    help="true strengths (truth.csv of 'uschess generate'; - for standard "
@@ -47,7 +55,20 @@ def register(sub) -> None:
     p.add_argument("--players", metavar="FILE", help="players file with member data (DBF/TRF input)")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.add_argument("--plot-dir", metavar="DIR",
-                   help="write calibration.png/.svg and drift.png/.svg to DIR")
+                   help="write calibration.png/.svg and drift.png/.svg to DIR (with "
+                        "--published: calibration.png/.svg)")
+    pub = p.add_argument_group("published pages (--published)")
+    pub.add_argument("--published", action="store_true",
+                     help="HISTORY is published crosstable pages: score the printed ratings")
+    pub.add_argument("--workers", type=int, default=None, metavar="N",
+                     help="local worker processes reading the pages (default: one per core)")
+    pub.add_argument("--scheduler", metavar="ADDRESS",
+                     help="read the pages on the Dask cluster at ADDRESS instead")
+    pub.add_argument("--fit-generator", metavar="FILE",
+                     help="also write the generator's calibration fitted to the pages to FILE "
+                          "(what 'uschess generate --calibrated' draws from)")
+    pub.add_argument("--progress", action="store_true",
+                     help="show the progress bar even when standard error is not a terminal")
     add_force_option(p)
     add_examples(p,
                  "uschess evaluate hist --rules baseline "
@@ -97,6 +118,15 @@ def unmatched_truth(events, truth: dict) -> int:
 
 
 def run(args) -> int:
+    if args.published:
+        return run_published(args)
+    for option in ("workers", "scheduler", "fit_generator"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--{option.replace('_', '-')} reads published pages: give it "
+                             "with --published")
+    if not args.rules:
+        raise InputError("give at least one --rules version to evaluate (or --published to "
+                         "score the ratings printed on published pages)")
     book = RuleBook.load()
     # Everything the user gave is checked before anything is rated or written.
     sides = [parse_rules_spec(spec, book=book, what="--rules", input_path=input_path)
@@ -133,4 +163,82 @@ def run(args) -> int:
         print_json(data)
     else:
         print(format_text(result), end="")
+    return 0
+
+
+#: Most local worker processes per core.
+MAX_WORKERS_PER_CORE = 8
+
+
+def run_published(args) -> int:
+    """``evaluate --published PAGES``: the printed ratings scored."""
+    import datetime as _dt
+    import os
+
+    from uschess.apps.calibration import format_published, score_published
+    from uschess.apps.published_games import (default_workers, page_files, read_pages,
+                                              unique_sections)
+    for option in ("rules", "truth", "players"):
+        if getattr(args, option):
+            raise InputError(f"--{option.replace('_', '-')} is not used with --published: the "
+                             "pages print the ratings scored")
+    most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    workers = default_workers() if args.workers is None else args.workers
+    if not 1 <= workers <= most:
+        raise InputError(f"--workers: 1 to {most} ({MAX_WORKERS_PER_CORE} per core)")
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise InputError("--scheduler: give the scheduler's address (host:port)")
+    if args.plot_dir is not None:
+        from uschess.apps.plots import FORMATS, require_matplotlib
+        output_dir(args.plot_dir, what="plots", force=args.force, option="--plot-dir",
+                   names=[f"calibration.{fmt}" for fmt in FORMATS])
+        require_matplotlib()
+    fit = output_file(args.fit_generator, force=args.force, what="calibration",
+                      suffixes=(".json",), stdout_ok=False,
+                      option="--fit-generator") if args.fit_generator else None
+    if "-" in args.history:
+        raise InputError("--published reads page files and directories, not standard input")
+    files = page_files(args.history)
+    console = Console.of(args)
+    with console.progress(total=len(files), unit="page", desc="evaluate",
+                          force=args.progress) as bar:
+        outcomes = read_pages(files, workers=workers, scheduler=args.scheduler,
+                              progress=bar.update)
+    skipped = [o.reason for o in outcomes if o.reason is not None]
+    for reason in skipped:
+        console.detail(f"left out: {reason}")
+    if skipped:
+        console.warn(f"{len(skipped)} of {len(files)} pages cannot be read or rated and are "
+                     "left out (each with its reason in the report; -v lists them here)")
+    kept, repeats = unique_sections(outcomes)
+    games = [g for rec in kept for g in rec.games]
+    if not games:
+        raise InputError("no rated game on the pages given" + (
+            f" ({len(skipped)} of {len(files)} could not be read)" if skipped else ""))
+    book = RuleBook.load()
+    editions = sorted(_dt.date.fromisoformat(k) for k in book.editions)
+    score = score_published(games, editions, pages=len(files), skipped=skipped,
+                            repeats=repeats)
+    data = score.as_dict()
+    if fit is not None:
+        from uschess.apps.generator_fit import fit_generator, write_calibration
+        command = "uschess evaluate --published " + " ".join(args.history)
+        write_calibration(fit.path, fit_generator(kept, editions, source={
+            "pages": args.history, "pages_read": len(files), "pages_left_out": len(skipped),
+            "command": f"{command} --fit-generator FILE"}))
+        console.wrote(fit.path, "generator calibration")
+    if args.plot_dir is not None:
+        from uschess.apps.plots import plot_published
+        from pathlib import Path
+        shown = (", ".join(Path(h).name for h in args.history) if len(args.history) <= 2
+                 else f"{len(args.history)} paths")
+        games = data["tables"]["overall"].get("all", {}).get("n", 0)
+        for path in plot_published(data, args.plot_dir,
+                                   title=f"Published pre-event ratings: {games:,} games "
+                                         f"between rated players, {len(files)} pages ({shown})"):
+            console.wrote(path)
+    if args.json:
+        print_json(data)
+    else:
+        print(format_published(score), end="")
     return 0

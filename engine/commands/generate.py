@@ -26,22 +26,33 @@ def register(sub) -> None:
                    help="event file format (default json)")
     p.add_argument("--force", action="store_true",
                    help="write into a non-empty folder, replacing a generated history there")
+    p.add_argument("--calibrated", nargs="?", const="", default=None, metavar="FILE",
+                   help="draw formats, section sizes and rounds, newcomers' strengths and draws "
+                        "from the record (the calibration the package carries, or FILE as "
+                        "'uschess evaluate --published --fit-generator' writes it)")
     p.add_argument("--json", action="store_true",
                    help='print {"directory", "events", "players", "player_games", "truth", '
                         '"files": [...]} as JSON')
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar even when standard error is not a terminal")
     add_examples(p,
-                 "uschess generate --players 200 --events 60 -o hist")
+                 "uschess generate --players 200 --events 60 -o hist",
+                 "uschess generate --calibrated --players 200 --events 60 -o calibrated")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     console = Console.of(args)
+    model = None
+    if args.calibrated is not None:
+        from uschess.apps.generator_fit import calibrated_model
+        from uschess.commands.common import input_path
+        model = calibrated_model(input_path(args.calibrated, what="--calibrated")
+                                 if args.calibrated else None)
     with console.progress(total=args.events, unit="event", desc="generate",
                           force=args.progress) as bar:
         paths = write_history(args.output, args.seed, args.players, args.events, args.format,
-                              force=args.force, progress=bar.update)
+                              force=args.force, progress=bar.update, model=model)
     console.wrote(f"{len(paths)} event files ({args.players} players) and "
                            f"{TRUTH_FILE} to {args.output}")
     if args.json:

@@ -7,6 +7,7 @@ import argparse
 import functools
 import os
 import sys
+from typing import Optional
 
 from uschess.apps.evaluate import Tally, format_mean, format_ranking
 from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
@@ -41,16 +42,11 @@ def register(sub) -> None:
                         "combination is evaluated)")
     p.add_argument("--from", dest="start", metavar="DATE",
                    help="the reforms take effect on DATE (default: each parameter's first date)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="the scheduler of an existing Dask cluster (default: a local cluster)")
+    add_cluster_options(p, workers=2)
     p.add_argument("--shared-files", action="store_true",
                    help="the workers of --scheduler see the history's files at the same paths: "
                         "each reads them instead of receiving the history (always so for the "
                         "local cluster)")
-    p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="worker processes of the local cluster (default 2)")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
-                   help="how long to try to reach --scheduler (default 20)")
     p.add_argument("--results", metavar="FILE",
                    help="keep finished combinations in FILE (JSON) and skip them on a rerun")
     p.add_argument("--truth", metavar="FILE",
@@ -69,11 +65,22 @@ MAX_WORKERS_PER_CORE = 8
 MAX_TIMEOUT = 86_400.0
 
 
-def run(args) -> int:
-    book = RuleBook.load()
-    # Every reform is built and validated before anything is read or run.
-    start = parse_from(args.start)
-    combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
+def add_cluster_options(p, *, workers: Optional[int]) -> None:
+    """--scheduler, --workers (default ``workers``; None: the command's
+    choice, one per core) and --timeout: where the tasks of a command run
+    (``sweep``, ``audit DIR``)."""
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="the scheduler of an existing Dask cluster (default: a local cluster)")
+    p.add_argument("--workers", type=int, default=workers, metavar="N",
+                   help="worker processes of the local cluster ("
+                        + (f"default {workers})" if workers else "default: one per core)"))
+    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="how long to try to reach --scheduler (default 20)")
+
+
+def check_cluster_options(args) -> None:
+    """Refuse a cluster option out of bounds (see :func:`add_cluster_options`)
+    before anything is read or run."""
     if args.scheduler is not None and not args.scheduler.strip():
         raise InputError("--scheduler: give the scheduler's address (host:port), or leave "
                          "the option out for a local cluster")
@@ -84,6 +91,14 @@ def run(args) -> int:
     if not 0 < args.timeout <= MAX_TIMEOUT:
         raise InputError(f"--timeout: a number of seconds above 0, at most {MAX_TIMEOUT:g} "
                          "(a day)")
+
+
+def run(args) -> int:
+    book = RuleBook.load()
+    # Every reform is built and validated before anything is read or run.
+    start = parse_from(args.start)
+    combos = combinations([parse_vary(v) for v in args.vary], start, book=book)
+    check_cluster_options(args)
     if args.results == STDIO:
         raise InputError("--results: the results file is read and rewritten as the sweep goes: "
                          "name a file")

@@ -18,8 +18,6 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
-import yaml
-
 from uschess import collector
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
@@ -47,11 +45,16 @@ EARLIEST_DATE = _dt.date(1900, 1, 1)
 LATEST_DATE = _dt.date(2099, 12, 31)
 _ISO_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$", re.ASCII)
 PLAYER_KEYS = {"pair", "id", "name", "rounds", "ratings", "birth_date", "adult", "fide", "cfc",
-               "state", "match_history"}
+               "state", "match_history", "initial"}
 #: The keys of an event file, of its ``event:`` and of a section (as
 #: ``engine/event.schema.json`` has them: any other is refused).
 FILE_KEYS = {"event", "sections", "published"}
 EVENT_KEYS = {"id", "name", "start", "end", "online"}
+#: A section's ``type``: ``fide-update`` is a FIDE event abroad as a page
+#: prints it, each player updated by sec. 6 from the FIDE ratings of the
+#: opponents whose id begins ``fide-opponent-``
+#: (:func:`uschess.rating.fide_update.rate_fide_section`).
+SECTION_TYPES = ("swiss", "round-robin", "match", "fide-update")
 SECTION_KEYS = {"name", "time_control", "players", "start", "end", "online", "half_k", "type",
                 "systems", "match_as_rated"}
 RECORD_KEYS = {"rating", "games", "wins", "draws", "losses", "events3", "peak", "olm",
@@ -267,6 +270,27 @@ def parse_record(raw: Any, system: str) -> SystemRecord:
     return rec
 
 
+def parse_initial(raw: Any, ratings: dict) -> dict:
+    """A player's ``initial``: per system unrated there, the initial rating
+    and N a crosstable states (``{OTBR: {rating: 1300, games: 0}}``), which
+    step 1 takes as stated."""
+    out = {}
+    for system, rec in mapping(raw, "initial").items():
+        what = f"initial {system}"
+        if system not in SYSTEMS:
+            raise InputError(f"initial: unknown rating system {system!r} (one of "
+                             f"{', '.join(SYSTEMS)})")
+        if system in ratings:
+            raise InputError(f"{what}: the player is rated in {system}; an initial rating is "
+                             "for a system the player is unrated in")
+        rec = mapping(rec, what)
+        refuse_unknown(rec, {"rating", "games"}, what)
+        out[system] = SystemRecord(
+            rating=number_field(rec, "rating", what, required=True, lo=100, hi=MAX_RATING),
+            games=number_field(rec, "games", what, integer=True, required=True, lo=0, hi=999))
+    return out
+
+
 def parse_foreign(raw: Any, what: str) -> ForeignRating:
     """A FIDE or CFC rating ``{rating, date?, canadian?}``."""
     raw = mapping(raw, what)
@@ -305,6 +329,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
                                      f"{', '.join(SYSTEMS)})")
                 if rec is not None:
                     ratings[system] = parse_record(rec, system)
+        initial = parse_initial(get("initial"), ratings) if get("initial") else {}
         history = None
         if get("match_history") is not None:
             history = parse_history(raw["match_history"])
@@ -323,6 +348,7 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             fide=parse_foreign(fide, "fide") if fide is not None else None,
             cfc=parse_foreign(cfc, "cfc") if cfc is not None else None,
             state=(state if type(state) is str else str(state)) if state is not None else None,
+            initial=initial,
         )
     except InputError as err:
         name = raw.get("name", "?")
@@ -391,8 +417,9 @@ def parse_section(raw: Any, event: dict) -> Section:
             match_as_rated=flag(raw, "match_as_rated", "section"),
         )
         check_birth_dates(section)
-        if section.kind not in ("swiss", "round-robin", "match"):
-            raise InputError(f"type {section.kind!r} is not swiss, round-robin or match")
+        if section.kind not in SECTION_TYPES:
+            raise InputError(f"type {section.kind!r} is not {', '.join(SECTION_TYPES[:-1])} or "
+                             f"{SECTION_TYPES[-1]}")
         if section.match_as_rated and section.kind != "match":
             raise InputError("'match_as_rated' is for a section of type match")
         section, notes = merge_reentries(section)
@@ -654,6 +681,8 @@ def player_to_dict(p: Player) -> dict:
                         **({"canadian": True} if f.canadian else {})}
     if p.ratings:
         out["ratings"] = {s: record_to_dict(r) for s, r in p.ratings.items()}
+    if p.initial:
+        out["initial"] = {s: {"rating": r.rating, "games": r.games} for s, r in p.initial.items()}
     out["rounds"] = [str(r) for r in p.rounds]
     if p.match_history:
         out["match_history"] = [h.as_dict() for h in p.match_history]
@@ -695,8 +724,12 @@ def write_event(event: Event, path: str | Path) -> None:
     """Write an event file (YAML, or JSON for ``.json``) atomically."""
     path = Path(path)
     data = event_to_dict(event)
-    text = (json.dumps(data, indent=2) + "\n" if path.suffix.lower() == ".json"
-            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    if path.suffix.lower() == ".json":
+        text = json.dumps(data, indent=2) + "\n"
+    else:
+        import yaml  # (only here: reading JSON needs none of PyYAML)
+
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     write_text_atomic(path, text)
 
 

@@ -15,7 +15,10 @@ MSA text
     as US Chess prints them, and ``OR``, ``OQ``, ``OB`` for the online ones
     (the letters of ``uschess rate``; US Chess prints no MSA label for online
     ratings that this project knows of).  A rating is rounded half up;
-    ``P<n>`` marks a provisional rating based on ``n`` games.  A player
+    ``P<n>`` marks a provisional rating based on ``n`` games.  Under an
+    unrated player a line states the initial rating the player was rated
+    from and its N, as the TD crosstable prints it (``Initial R: 1246/05``),
+    so that an audit of the table rates from what it prints.  A player
     unrated in the system who played no rated game prints
     ``Unrated->Unrated``, as ``uschess rate`` does; the table holding such a
     line is not one :func:`~uschess.io.formats.msa.parse_msa` reads back (it
@@ -88,7 +91,10 @@ def msa_rows(res: SectionResult) -> tuple[list[MsaRow], list[str]]:
                            state=pl.state, id=pl.id, pre=pr.pre,
                            pre_games=(_games_shown(pr.games_before, est)
                                       if pr.pre is not None else None),
-                           post=post, post_games=post_games))
+                           post=post, post_games=post_games,
+                           initial=pr.initial.rating if pr.pre is None and pr.initial else None,
+                           initial_games=(pr.initial.games
+                                          if pr.pre is None and pr.initial else None)))
     return rows, unrated
 
 

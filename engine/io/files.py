@@ -10,7 +10,6 @@ leaves the old file (or none), never half a file; and a failure is an
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Mapping
 
@@ -20,6 +19,8 @@ from uschess.errors import InputError
 def atomic_write(files: Mapping[Path, bytes]) -> None:
     """Write every file to a temporary sibling first, then rename them all
     into place; if any write fails, no target is touched."""
+    import tempfile  # (only a command that writes files needs it)
+
     staged: list[tuple[str, Path]] = []
     current = None
     mask = os.umask(0)

@@ -13,16 +13,18 @@ check, the data must be what a person could have written on purpose:
 * no key given twice in one mapping (YAML and JSON alike: the parsers
   would keep the last one silently);
 * YAML aliases (``*name``) that together stand for at most
-  :data:`ALIAS_BUDGET` nodes more than the document holds, and never for a
-  node that contains itself (an "alias bomb" of a kilobyte otherwise
-  expands to gigabytes in whatever walks the data);
+  :data:`~uschess.io.refusals.ALIAS_BUDGET` nodes more than the document
+  holds, and never for a node that contains itself (an "alias bomb" of a
+  kilobyte otherwise expands to gigabytes in whatever walks the data);
 * numbers that are finite and, for integers, of at most
-  :data:`MAX_INTEGER_DIGITS` digits (no value of these files needs more;
-  Python refuses to convert integers of over 4,300 digits at all);
+  :data:`~uschess.io.refusals.MAX_INTEGER_DIGITS` digits (no value of these
+  files needs more; Python refuses to convert integers of over 4,300 digits
+  at all);
 * mapping keys that are text or integers, and nesting at most
   :data:`MAX_DEPTH` deep.
 
-YAML is read with the safe loader only (no Python objects).
+YAML is read with the safe loader only (no Python objects), by
+:mod:`uschess.io.yamlload`, imported only when YAML is read.
 """
 
 from __future__ import annotations
@@ -34,24 +36,20 @@ import math
 import os
 import re
 import stat
+import sys
 from array import array
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
 from uschess import collector
 from uschess.errors import InputError
+from uschess.io.refusals import MAX_INTEGER_DIGITS, Refused as _Refused, reason as _reason
 
 #: The largest YAML or JSON file read (event, players, published-results and
 #: FIDE-update files): the largest real event, 3,000 players, is 0.7 MB of
 #: YAML; 4 MB keeps the slowest input (YAML) within seconds.
 MAX_DATA_BYTES = 4 * 1024 * 1024
-#: Aliases may stand for this many YAML nodes in all, counted as expanded.
-ALIAS_BUDGET = 10_000
-#: The most digits an integer may have (ids are 8 digits, ratings 4).
-MAX_INTEGER_DIGITS = 15
 #: The deepest nesting of lists and mappings (an event file is six deep).
 MAX_DEPTH = 32
 #: Characters refused in text: C0 controls but tab, LF and CR; DEL; C1.
@@ -117,20 +115,6 @@ def kind_of(value: Any) -> str:
     if isinstance(value, bytes):
         return "binary data"
     return f"a {type(value).__name__}"
-
-
-def _reason(err: Exception, tag: str = "") -> str:
-    """A parser's failure on bad text in the file's words: PyYAML's
-    constructors raise ValueError (a date's, 2024-02-30, says why; an
-    integer's speaks of Python's int()) and AttributeError, KeyError,
-    TypeError (a value its tag cannot make, in Python's terms): but for a
-    date's, the value is named by its tag."""
-    kind = tag.rsplit(":", 1)[-1] if tag else ""
-    if isinstance(err, (ValueError, OverflowError)) and kind in ("", "timestamp"):
-        text = " ".join(str(err).split())[:120]
-        if text:
-            return text  # a date's: "day is out of range for month"
-    return f"not a valid {kind}" if kind else "not a value these files hold"
 
 
 def control_message(char: str, where: str) -> str:
@@ -295,113 +279,11 @@ def decode_utf8(data: bytes, source=None) -> str:
         raise InputError(f"not UTF-8 text (byte {err.start})", file=source)
 
 
-_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
-
-
-class _Loader(_BASE_LOADER):
-    """The safe loader (libyaml's when installed), with a budget for
-    aliases and no duplicate keys."""
-
-    #: False when the text holds no ``&``: without an anchor there is no
-    #: alias, and the node graph is a tree (nothing to count).
-    may_alias = True
-
-    def get_single_node(self):
-        node = super().get_single_node()
-        if node is not None and self.may_alias:
-            _check_aliases(node)
-        return node
-
-    def construct_object(self, node, deep=False):
-        try:
-            return super().construct_object(node, deep=deep)
-        except (_Refused, yaml.YAMLError, RecursionError):
-            raise
-        except Exception as err:  # noqa: BLE001 - PyYAML's constructors raise anything
-            # ValueError (2024-02-30), AttributeError (!!timestamp null),
-            # KeyError (!!bool abc), OverflowError: the value is unreadable
-            raise _Refused(f"unreadable value ({_reason(err, getattr(node, 'tag', ''))})",
-                           node.start_mark)
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen: dict = {}
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue  # '<<': merged keys may be overridden, by the rules of YAML
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    hash(key)
-                except TypeError:
-                    raise _Refused("a mapping key must be text or a number", key_node.start_mark)
-                if key in seen:
-                    raise _Refused(f"key {key!r} given twice in one mapping (also line "
-                                   f"{seen[key].line + 1})", key_node.start_mark)
-                seen[key] = key_node.start_mark
-        return super().construct_mapping(node, deep=deep)
-
-
-def _check_aliases(root) -> None:
-    """Refuse a node graph whose aliases (shared nodes) expand to more than
-    ALIAS_BUDGET nodes beyond the document's own, or that contains itself."""
-    sizes: dict[int, int] = {}
-    distinct = 0
-    first_shared = None
-    # iterative post-order walk: (node, children pushed?)
-    stack: list = [(root, False)]
-    on_path: set[int] = set()
-    while stack:
-        node, expanded = stack.pop()
-        key = id(node)
-        if expanded:
-            on_path.discard(key)
-            if isinstance(node, yaml.ScalarNode):
-                size = 1
-            elif isinstance(node, yaml.SequenceNode):
-                size = 1 + sum(sizes[id(n)] for n in node.value)
-            else:
-                size = 1 + sum(sizes[id(k)] + sizes[id(v)] for k, v in node.value)
-            sizes[key] = size
-            continue
-        if key in on_path:
-            raise _Refused("an alias refers to a node that contains it", node.start_mark)
-        if key in sizes:
-            if first_shared is None:
-                first_shared = node
-            continue
-        distinct += 1
-        on_path.add(key)
-        stack.append((node, True))
-        if isinstance(node, yaml.SequenceNode):
-            children = node.value
-        elif isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        else:
-            children = []
-        for child in reversed(children):
-            stack.append((child, False))
-    if sizes[id(root)] - distinct > ALIAS_BUDGET:
-        mark = first_shared.start_mark if first_shared is not None else root.start_mark
-        raise _Refused(f"aliases expand to over {ALIAS_BUDGET:,} values (write the data "
-                       "out); the first aliased node is", mark)
-
-
-def _construct_int(loader, node):
-    text = str(node.value).replace("_", "").lstrip("+-")
-    if len(text) > MAX_INTEGER_DIGITS + 2:  # room for 0x, 0o, 0b prefixes
-        raise _Refused(f"a number of {len(text)} digits (no value needs more than "
-                       f"{MAX_INTEGER_DIGITS})", node.start_mark)
-    return yaml.SafeLoader.construct_yaml_int(loader, node)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-
-
-class _Refused(Exception):
-    def __init__(self, message: str, mark):
-        super().__init__(message)
-        self.message = message
-        self.mark = mark
+def _is_yaml_error(err: Exception) -> bool:
+    """Whether ``err`` is PyYAML's (which only YAML text, read after PyYAML
+    is imported, can raise)."""
+    yaml = sys.modules.get("yaml")
+    return yaml is not None and isinstance(err, yaml.YAMLError)
 
 
 class _DuplicateKey(Exception):
@@ -594,7 +476,9 @@ def _parse_data(text: str, json_format: bool, source) -> Any:
                                   parse_constant=_json_constant)
                 escapes = True
         else:
-            loader = _Loader(text)
+            from uschess.io.yamlload import Loader
+
+            loader = Loader(text)
             loader.may_alias = "&" in text
             try:
                 data = loader.get_single_data()
@@ -612,14 +496,15 @@ def _parse_data(text: str, json_format: bool, source) -> Any:
     except _Refused as err:
         raise InputError(f"{err.message} at line {err.mark.line + 1} column "
                          f"{err.mark.column + 1}", file=source)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "not YAML"
-        raise InputError(f"malformed YAML{at}: {' '.join(str(problem).split())}", file=source)
     except RecursionError:
         raise InputError(f"malformed {kind}: nested too deeply", file=source)
     except Exception as err:  # noqa: BLE001 - the parsers' own failures on bad input
+        if _is_yaml_error(err):
+            mark = getattr(err, "problem_mark", None)
+            at = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+            problem = getattr(err, "problem", None) or "not YAML"
+            raise InputError(f"malformed YAML{at}: {' '.join(str(problem).split())}",
+                             file=source)
         # PyYAML builds dates, numbers and tagged values with bare
         # constructors that raise anything: ValueError (2024-02-30, a
         # 5000-digit integer), AttributeError (!!timestamp null), KeyError
@@ -737,7 +622,11 @@ def peek_top_level(data: bytes, keys: tuple[str, ...], *, json_format: bool) -> 
                     return head
             whole = json.loads(data)
             return {k: whole[k] for k in keys if k in whole} if isinstance(whole, dict) else None
-        loader = _BASE_LOADER(data)
+        import yaml
+
+        from uschess.io.yamlload import BASE_LOADER
+
+        loader = BASE_LOADER(data)
         try:
             root = loader.get_single_node()
             if not isinstance(root, yaml.MappingNode):

@@ -168,7 +168,10 @@ class Chain:
                 for system in systems_for(section, rules, tc):
                     pre_from = {pair: where for (pair, sys_), where in came_from.items()
                                 if sys_ == system}
-                    if section.kind == "match":  # sec. 7: individual matches
+                    if section.kind == "fide-update":  # sec. 6: a FIDE event abroad
+                        from uschess.rating.fide_update import rate_fide_section
+                        sr = rate_fide_section(rated, rules, tc, trace=options.trace)
+                    elif section.kind == "match":  # sec. 7: individual matches
                         sr = rate_match(rated, system, rules, tc, options=options,
                                         chain_history=self.match_history)
                         for pr in sr.players:

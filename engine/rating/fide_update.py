@@ -36,14 +36,15 @@ the player's OTBR record from a players file).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
 from uschess.formulas import effective_games, round_half_up
-from uschess.io.fide_file import SYSTEM, FideUpdate
-from uschess.model import GAME_CODES, MIRROR, Event, Player, Round, Section, SystemRecord
+from uschess.io.fide_file import SYSTEM, FideGame, FideUpdate
+from uschess.model import (FIDE_OPPONENT_ID, GAME_CODES, MIRROR, Event, Player, Round, Section,
+                           SystemRecord)
 from uschess.rating.finish import finish
 from uschess.rating.options import RatingOptions
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -159,7 +160,7 @@ def _unit(update: FideUpdate, counted: list[FideOpponent], record: SystemRecord,
         pair = pairs.get(key)
         if pair is None:
             pair = pairs[key] = PLAYER_PAIR + 1 + len(pairs)
-            opponents.append(Player(pair=pair, id=f"fide-opponent-{pair}",
+            opponents.append(Player(pair=pair, id=f"{FIDE_OPPONENT_ID}{pair}",
                                     name=o.name or "(unnamed)", rounds=[]))
             records[pair] = SystemRecord(rating=o.us, games=1)
         rounds.append(Round(o.result, pair))
@@ -234,4 +235,37 @@ def rate_fide_update(update: FideUpdate, rules, trace: bool = True) -> FideUpdat
         notes=notes, player=pr)
 
 
-__all__ = ["FideOpponent", "FideUpdateResult", "fide_update", "rate_fide_update"]
+def rate_fide_section(section: Section, rules, tc=None, trace: bool = True) -> SectionResult:
+    """A section of a FIDE event abroad as a page prints it (sec. 6): each
+    player's OTBR rating updated from the FIDE ratings of the opponents,
+    the players whose id begins with :data:`FIDE_OPPONENT_ID` (their
+    ``fide`` rating; none: a game sec. 6 ignores).  A player sec. 6 does
+    not update (no established OTBR rating) gets no result, with a warning;
+    so does one with no FIDE-rated game.  ``tc``: the section's time control
+    (for reports; sec. 6 rates without one)."""
+    by_pair = {p.pair: p for p in section.players}
+    players, warnings = [], []
+    for pl in section.players:
+        if pl.id.startswith(FIDE_OPPONENT_ID):
+            continue
+        games = []
+        for r in pl.rounds:
+            if r.opponent is not None and r.code in GAME_CODES:
+                fide = by_pair[r.opponent].fide
+                games.append(FideGame(r.code, fide=fide.rating if fide is not None else None))
+        update = FideUpdate(pl.id, pl.ratings.get(SYSTEM), games, section.start, section.end,
+                            event_name=section.name, player_name=pl.name)
+        try:
+            result = rate_fide_update(update, rules, trace=trace)
+        except InputError as err:
+            warnings.append(f"player {pl.label}: not updated ({err.message})")
+            continue
+        if result.player is None:
+            warnings.append(f"player {pl.label}: no FIDE-rated game: not updated")
+            continue
+        players.append(replace(result.player, pair=pl.pair))
+    return SectionResult(section, SYSTEM, rules, tc, players, warnings)
+
+
+__all__ = ["FideOpponent", "FideUpdateResult", "fide_update",
+           "rate_fide_section", "rate_fide_update"]

@@ -315,6 +315,27 @@ class Steps:
     recorder: Recorder = TRACE
 
 
+#: How step 1 names an initial rating the source states (a TD crosstable's
+#: ``1300/00``, the ``Initial R: 1246/05`` line of this project's MSA export).
+STATED_HOW = "as the crosstable states it"
+
+
+def initial_rating(pl: Player, system: str, end, rules, call, p) -> Initial:
+    """Step 1 (sec. 2) for ``pl``, unrated in ``system``: the initial rating
+    and N the source states (``Player.initial``), else the rules' own."""
+    stated = pl.initial.get(system) if pl.initial else None
+    if stated is not None:
+        return Initial(stated.rating, stated.games, STATED_HOW)
+    try:
+        init = call.uschess_initial_rating(player=pl, system=system, end=end, p=p, hook=call)
+    except InputError as err:
+        raise err.located(player=pl.label)
+    if init is None:
+        raise RuleError(f"no initialization rule for {system} is in force on "
+                        f"{rules.on.isoformat()}", player=pl.label)
+    return init
+
+
 def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], *,
                kind: SectionKind = STANDARD, trace: bool = True,
                records: Optional[dict] = None, held: frozenset = frozenset(),
@@ -370,14 +391,7 @@ def _step1(playing: dict, section: Section, system: str, rules) -> dict:
             e.r0, e.n = e.rec.rating, e.rec.games
             continue
         call = e.reads.calls(rules.call)
-        try:
-            init = call.uschess_initial_rating(player=e.pl, system=system, end=section.end,
-                                               p=e.reads.params(rules.p), hook=call)
-        except InputError as err:
-            raise err.located(player=e.pl.label)
-        if init is None:
-            raise RuleError(f"no initialization rule for {system} is in force on "
-                            f"{rules.on.isoformat()}", player=e.pl.label)
+        init = initial_rating(e.pl, system, section.end, rules, call, e.reads.params(rules.p))
         initial[pair] = init
         e.r0, e.n = init.rating, init.games
     return initial

@@ -87,6 +87,27 @@ def test_a_book_from_the_cache_rates_exactly_as_one_from_the_yaml(cache_dir, mon
         assert posts(cached, path) == posts(fresh, path)  # floats compared exactly
 
 
+def test_a_book_from_the_cache_registers_no_plugins_until_a_manager_is_asked_for(
+        cache_dir, monkeypatch):
+    """Without rule packs the cached book calls the built-in plugins with no
+    plugin manager (no registration at start-up); asked for one, it gets a
+    manager holding the very objects it calls."""
+    RuleBook.load_compiled()  # writes the cache
+    no_build(monkeypatch)
+    monkeypatch.setattr(rulebook.pluggy, "PluginManager", lambda *a, **k: pytest.fail(
+        "a plugin manager was built while loading the rule book from its cache"))
+    cached = RuleBook.load_compiled()
+    rules = cached.rules(dt.date(2025, 3, 21))
+    assert rules.call.uschess_store_rating(pre=1500.0, value=1510.4, p=rules.p) == 1510.4
+    for slot, res in rules.plugins.items():
+        fn = getattr(rules.call, cached.slot_hooks[slot])
+        assert fn.__self__ is cached.registered[res.value]
+    monkeypatch.undo()
+    assert all(cached.manager.get_plugin(name) is plugin
+               for name, plugin in cached.registered.items())
+    assert not cached.from_entry_points
+
+
 def test_the_cache_is_rebuilt_when_a_rule_file_changes(cache_dir, rulesets, monkeypatch):
     on = dt.date(2025, 3, 21)
     assert RuleBook.load_compiled(rulesets).rules(on).p.bonus_multiplier == 10

@@ -105,13 +105,24 @@ def test_minimal_replay_writes_the_engine_store(tmp_path, capsys):
     run = C.run_child([sys.executable, C.MINIMAL, "--replay", tmp_path / "h",
                        "--db", tmp_path / "m.db", "--params", params])
     assert run.out.strip() == f"25 events, {games} player-games"
-    ratings, changes = C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m.db"))
-    assert ratings > 100 and changes >= ratings
-    # committed in batches, as the replay benchmark runs it: the same store
-    run = C.run_child([sys.executable, C.MINIMAL, "--replay", tmp_path / "h",
-                       "--db", tmp_path / "m7.db", "--params", params, "--commit-every", 7])
+    ratings, changes, events = C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m.db"))
+    assert ratings > 100 and changes >= ratings and events == 25
+    # committed in batches and with the first files' events kept from the
+    # ordering pass, as the replay benchmark runs it, from files whose names
+    # are not in replay order: the same store
+    shuffled = tmp_path / "shuffled"
+    shuffled.mkdir()
+    for i, path in enumerate(paths):
+        (shuffled / f"{(i * 7) % 25:02d}.json").write_bytes(path.read_bytes())
+    run = C.run_child([sys.executable, C.MINIMAL, "--replay", shuffled, "--db", tmp_path / "m7.db",
+                       "--params", params, "--commit-every", 7, "--keep-players", 300])
     assert run.out.strip() == f"25 events, {games} player-games"
-    assert C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m7.db")) == (ratings, changes)
+    assert C.check_stores(str(tmp_path / "e.db"), str(tmp_path / "m7.db")) == (ratings, changes,
+                                                                              events)
+    # without a store: the same reading and rating, nothing written
+    run = C.run_child([sys.executable, C.MINIMAL, "--replay", shuffled, "--params", params])
+    assert run.out.strip() == f"25 events, {games} player-games"
+    assert sorted(p.name for p in tmp_path.glob("*.db")) == ["e.db", "m.db", "m7.db"]
 
 
 def test_stores_that_differ_are_caught(tmp_path):
@@ -134,6 +145,10 @@ def test_child_measured_on_its_own():
     ballast[::4096] = b"x" * len(ballast[::4096])
     run = C.run_child([sys.executable, "-c", "x = sum(range(3_000_000))"])
     assert run.rss_mb < 100 and run.cpu > 0
+    # and the bytes it read, where the system counts them
+    size = (ROOT / "engine" / "io" / "store.py").stat().st_size
+    run = C.run_child([sys.executable, "-c", f"open({str(ROOT / 'engine' / 'io' / 'store.py')!r}, 'rb').read()"])
+    assert run.read is None or run.read >= size
     with pytest.raises(SystemExit, match="failed"):
         C.run_child([sys.executable, "-c", "raise SystemExit(3)"])
 
@@ -155,9 +170,9 @@ def test_phases_of_both_replays(tmp_path):
     C.write_year(tmp_path / "h", seed=7, players=120, events=10)
     params = tmp_path / "params.json"
     C.write_params(params)
-    before = (minimal.json, minimal.event_from_dict, minimal.rate_event)
-    text = replay_bench.phases_of_minimal(tmp_path / "h", params, 4)
-    assert (minimal.json, minimal.event_from_dict, minimal.rate_event) == before
+    before = (minimal.json, minimal.event_from_dict, minimal.rate_event, minimal._glance)
+    text = replay_bench.phases_of_minimal(tmp_path / "h", params, 4, 300)
+    assert (minimal.json, minimal.event_from_dict, minimal.rate_event, minimal._glance) == before
     lines = text.splitlines()
     total = float(lines[0].split()[0])
     parts = [float(line.split()[0]) for line in lines[1:]]
@@ -183,3 +198,19 @@ def test_instructions_are_counted_and_the_same_each_time():
     assert c - a > 10 * 200_000
     with pytest.raises(SystemExit, match="failed under valgrind"):
         C.instructions([sys.executable, "-S", "-c", "raise SystemExit(3)"])
+
+
+def test_results_are_written_for_the_docs(tmp_path, monkeypatch):
+    """A benchmark's table goes to benchmarks/results/NAME.md (date,
+    machine, command above it) and NAME.json (the same, full precision)."""
+    monkeypatch.setattr(C, "RESULTS", tmp_path / "results")
+    md = C.write_results("x", "A title", "python benchmarks/x.py --games 10", ["command", "CPU s"],
+                         [["one", "1.50"], ["two", "3.00"]], ["a note"], {"cpu": [1.5, 3.0]},
+                         {"Phases:": "0.1 s reading"})
+    text = md.read_text(encoding="utf-8")
+    assert text.startswith("**A title**") and "    python benchmarks/x.py --games 10" in text
+    assert "| one | 1.50 |" in text and "- a note" in text and "0.1 s reading" in text
+    assert C.machine().split(",")[0] in text
+    data = json.loads((tmp_path / "results" / "x.json").read_text(encoding="utf-8"))
+    assert data["rows"] == [["one", "1.50"], ["two", "3.00"]] and data["data"] == {"cpu": [1.5, 3.0]}
+    assert data["date"].endswith("UTC") and data["command"].endswith("--games 10")

@@ -17,7 +17,9 @@ FOLDERS = {"engine": "uschess", "rules": "uschess.rules"}
 LAYERS = [
     ("model", ["uschess.model", "uschess.errors", "uschess.formulas", "uschess.timecontrol",
                "uschess.collector"]),
-    ("readers", ["uschess.io.files", "uschess.io.textdata", "uschess.io.eventfile",
+    ("readers", ["uschess.io.files", "uschess.io.refusals", "uschess.io.textdata",
+                 "uschess.io.yamlload",
+                 "uschess.io.eventfile",
                  "uschess.io.formats", "uschess.io.fide_file", "uschess.io.reentry"]),
     ("rules", ["uschess.rules"]),
     ("calendar", ["uschess.calendar"]),

@@ -299,7 +299,7 @@ def test_import_page_then_rate_replay_and_audit_the_store(tmp_path, capsys):
     out.parent.mkdir()
     code, text, err = run(capsys, "import", WAUKESHA_TD, "-o", out)
     assert code == 0, err
-    assert "34 published ratings" in err and "initial rating 1300" in err  # wrote and notes: stderr
+    assert "34 published ratings" in err and "30617972 1300/00" in err  # wrote and notes: stderr
     import yaml
     data = yaml.safe_load(out.read_text())
     assert len(data["published"]) == 34 and data["event"]["id"] == "202206155692"
@@ -508,7 +508,7 @@ def test_numbers_of_thousands_of_digits_on_a_page(tmp_path):
     refused = runs["section"]
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
-    assert "no 'Section N - NAME' header" in refused.stderr
+    assert "not an MSA page: an HTML page" in refused.stderr and "'Section N - NAME'" in refused.stderr
 
 
 def test_a_rating_line_that_does_not_read_is_refused_not_taken_as_a_note():
@@ -516,19 +516,37 @@ def test_a_rating_line_that_does_not_read_is_refused_not_taken_as_a_note():
     real page) is passed over; a rating line damaged in transit (WFCC 15,
     KEN CARBERRY's ``Q: 1857 ->1875`` with its arrow mangled) has the same
     shape, text in the ID column only, and taken as a note it would leave
-    him unrated in OTBQ: it is refused, naming the section and player."""
+    him unrated in OTBQ: his section is refused, naming the section and
+    player; the page's other section is read, with the refusal as a warning."""
     noted = read_page(PACL / "XtblMain_200208046960_1.html")
     assert sum(len(s.players) for s in noted.sections) > 0
     text = WFCC.read_text(encoding="utf-8")
     line = next(x for x in text.split("\n") if "Q: 1857" in x and "1875" in x)
     assert "-&gt;1875" in line
-    with pytest.raises(InputError) as err:
-        parse_page(text.replace(line, line.replace("-&gt;1875", "-Lgt;1875")), source="p.html")
-    msg = str(err.value)
-    assert "section 'OPEN'" in msg and "KEN CARBERRY" in msg and "Q: 1857" in msg
+    page = parse_page(text.replace(line, line.replace("-&gt;1875", "-Lgt;1875")), source="p.html")
+    assert [s.name for s in page.sections] == ["UNDER 1400"]
+    msg, = [w for w in page.warnings if w.startswith("section OPEN: not read")]
+    assert "KEN CARBERRY" in msg and "Q: 1857" in msg
     assert "does not read as 'X: pre->post'" in msg
     # located at the file's line, not at the line of the text the page shows
-    assert f"record {text.split(chr(10)).index(line) + 1}:" in msg
+    assert f"line {text.split(chr(10)).index(line) + 1}," in msg
+    # a page of that section alone is refused in one line
+    with pytest.raises(InputError) as err:
+        parse_page(_only_section(text.replace(line, line.replace("-&gt;1875", "-Lgt;1875")),
+                                 "OPEN"), source="p.html")
+    assert "KEN CARBERRY" in str(err.value) and "does not read as" in str(err.value)
+
+
+def _only_section(html_text: str, name: str) -> str:
+    """The HTML page with its sections other than ``name`` taken out (from
+    a section's header table to the next one's)."""
+    marks = [i for i in range(len(html_text)) if html_text.startswith("Section ", i)
+             and html_text[i:i + 40].split(" - ", 1)[0][8:].strip().isdigit()]
+    keep = [html_text[:marks[0]]]
+    for a, b in zip(marks, marks[1:] + [len(html_text)]):
+        if html_text[a:b].split(" - ", 1)[1].startswith(name):
+            keep.append(html_text[a:b])
+    return "".join(keep)
 
 
 def test_an_error_on_an_html_page_names_the_line_of_the_file():
@@ -539,6 +557,6 @@ def test_an_error_on_an_html_page_names_the_line_of_the_file():
     lines = text.split("\n")
     at = next(i for i, x in enumerate(lines) if "KEN CARBERRY" in x)
     lines[at] = lines[at].replace("|", "!", 1)
-    with pytest.raises(InputError) as err:
-        parse_page("\n".join(lines), source="p.html")
-    assert err.value.record == at + 1 and "expected a player line" in str(err.value)
+    page = parse_page("\n".join(lines), source="p.html")
+    msg, = [w for w in page.warnings if w.startswith("section OPEN: not read")]
+    assert f"(line {at + 1}: expected a player line" in msg

@@ -271,6 +271,11 @@ def load_published(path, *, start=None, end=None, time_control: Optional[str] = 
     if given:
         raise InputError(f"{', '.join(given)}: only for an MSA crosstable; a published-results "
                          "file gives each section's dates, time control and systems", file=path)
+    if not text.strip() or (path.suffix.lower() not in (".json", ".yaml", ".yml")
+                            and text.lstrip()[:1] not in ("{", "[")):
+        from uschess.io.formats.pages import describe_text
+        raise InputError(f"neither a crosstable page nor a published-results file: "
+                         f"{describe_text(text)}", file=path)
     if len(text.encode("utf-8")) > MAX_DATA_BYTES:
         raise InputError(f"published-results file is over {MAX_DATA_BYTES:,} bytes: refused (no "
                          "real one comes near)", file=path)

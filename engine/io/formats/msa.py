@@ -10,7 +10,9 @@ Line 1: pair, name, total points and one cell per round (a result code and,
 for paired rounds, the opponent's pair).  Line 2: state, US Chess ID, the
 pre- and post-event ratings of one system (``R:`` regular, ``Q:`` quick,
 ``B:`` blitz; ``1641P17`` is provisional, based on 17 games), a norm cell
-(``N:2``) and the colour of each round.
+(``N:2``) and the colour of each round.  Under an unrated player this
+project's own tables add the initial rating the player was rated from and
+its N (``| Initial R: 1246/05 |``, the TD crosstable's ``1246/05``).
 
 Columns are found by the ``|`` characters, not by position.  Header, blank
 and dashed lines are optional; any other line (a title above the table, say)
@@ -58,6 +60,8 @@ _STATE = re.compile(r"^[A-Za-z]{1,4}$", re.ASCII)
 _ID_RATINGS = re.compile(
     r"^(?P<id>[0-9]+)\s*/\s*(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
 _RATING = re.compile(r"^([0-9]{1,4})(?:P([0-9]{1,4}))?$", re.ASCII)
+#: A pre-event rating a page prints as 0 (``0``, ``0P0``): the player had none.
+_ZERO = re.compile(r"^0(?:P0+)?$", re.ASCII)
 #: A further rating line of a player in a multi-rated section: ``| Q: pre->post |``.
 _MORE_RATINGS = re.compile(
     r"^(?P<label>[A-Z]{1,3})\s*:(?P<pre>.*?)->(?P<post>.*)$", re.ASCII)
@@ -136,6 +140,18 @@ class MsaRow:
     post_games: Optional[int]
     colours: Optional[list[str]] = None
     norm: str = ""
+    #: an unrated player's initial rating and the games it counts (N), printed
+    #: on a line of its own under the player (:data:`INITIAL_LINE`)
+    initial: Optional[float] = None
+    initial_games: Optional[int] = None
+
+
+#: The line under an unrated player that states the initial rating the
+#: player was rated from and its N, as the TD crosstable prints it in its
+#: PRERATE column (``1300/00``): ``| Initial R: 1246/05 |``.
+INITIAL_LINE = re.compile(
+    r"^Initial\s+(?P<label>[A-Z]{1,3})\s*:\s*(?P<rating>[0-9]{1,4})\s*/\s*(?P<games>[0-9]{1,3})$",
+    re.ASCII)
 
 
 # ---------------------------------------------------------------- reading
@@ -261,6 +277,10 @@ class PrintedRating:
     post: Optional[float]
     post_games: Optional[int]
     line: int
+    #: the initial rating and N an unrated player was rated from, where the
+    #: table states them (:data:`INITIAL_LINE`)
+    initial: Optional[float] = None
+    initial_games: Optional[int] = None
 
 
 @dataclass
@@ -323,6 +343,12 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
         name = cells[1].strip()
         if not name:
             raise InputError("the name is empty")
+        notes = []
+        mended = repaired_name(name) if page else None
+        if mended is not None:
+            notes.append(f"player {pair}: the name {name!r} is UTF-8 read as Latin-1: read as "
+                         f"{mended!r}")
+            name = mended
         if not name.isprintable():
             raise InputError(f"the name {name!r} contains control characters")
         label = f"{pair} ({name})"
@@ -331,22 +357,14 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             raise InputError(f"total {total_text!r} is not a number of points like 4.5",
                              field="total")
         total = float(total_text)
-        played, notes = [], []
-        for k, cell in enumerate(cells[3:], start=1):
-            try:
-                played.append(_page_cell(cell) if page else parse_cell(cell))
-            except InputError as err:
-                salvaged = _forfeit_prefix(cell) if page else None
-                if salvaged is None:
-                    raise err.located(round=k)
-                played.append(salvaged)
-                notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
-                             f"as its first letter, {salvaged.code}, a forfeit or bye "
-                             "without opponent (no rated game)")
+        played, unknown = _round_cells(cells[3:], label, page, notes)
         points = sum(r.points for r in played)
         if points != total:
-            raise InputError(f"total {total_text} but the rounds add up to {points:g}",
-                             field="total")
+            if not unknown:
+                raise InputError(f"total {total_text} but the rounds add up to {points:g}",
+                                 field="total")
+            notes.append(f"player {label}: total {total_text}, the rounds read add up to "
+                         f"{points:g} (the unknown cells' points)")
     except InputError as err:
         raise err.located(record=number, player=label)
 
@@ -361,6 +379,8 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
         if len(cells2) != len(cells):
             raise InputError(f"the second line has {len(cells2)} cells, the first {len(cells)}")
         state = cells2[0].strip() or None
+        if page and state is not None and not state.strip("-"):
+            state = None  # '-': no state printed
         if state is not None and not (_STATE.match(state) or (page and state.isalnum()
                                                                and len(state) <= 4)):
             raise InputError(f"state {state!r} is not a state or province code", field="state")
@@ -372,8 +392,12 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
             match = bare
             first = None
         else:
-            first = _printed(match.group("label"), match.group("pre"), match.group("post"),
-                             number, page)
+            pre_text = match.group("pre")
+            if page and _ZERO.match(pre_text.strip()):  # no rating, printed as 0 (or 0P0)
+                notes.append(f"player {label}: pre-event rating printed as "
+                             f"{pre_text.strip()}: taken as unrated")
+                pre_text = "Unrated"
+            first = _printed(match.group("label"), pre_text, match.group("post"), number, page)
         norm = cells2[2].strip()
         if not norm.isprintable():
             raise InputError(f"norm cell {norm!r} contains control characters")
@@ -388,6 +412,52 @@ def _read_row(line1: str, line2: str, number: int, rounds: Optional[int],
     return TableRow(pair=pair, name=name, total=total, rounds=played, state=state,
                     id=match.group("id"), ratings={first.label: first} if first else {},
                     norm=norm, colours=colours, line=number - 1, notes=notes)
+
+
+#: Characters that begin a UTF-8 sequence when its bytes are read as Latin-1.
+_LEAD = re.compile("[\u00c2-\u00f4][\u0080-\u00bf]")
+
+
+def repaired_name(name: str) -> Optional[str]:
+    """A name whose UTF-8 bytes were read as Latin-1 (``SEGU\u00c3\u00ad`` for
+    ``SEGU\u00cd``), read again as UTF-8; None when it is not one (any
+    character outside Latin-1, or bytes that are no UTF-8)."""
+    if not _LEAD.search(name):
+        return None
+    try:
+        return name.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+def _round_cells(cells: list[str], label: str, page: bool, notes: list
+                 ) -> tuple[list[Round], list[int]]:
+    """A player's round cells, and the rounds whose cell a page prints that
+    no layout defines (``E``, ``ERRS=``, ``3``): those are taken as unknown,
+    no rated game, with a note; on a bare table they are refused.  A blank
+    cell on a page is a round without a game."""
+    played, unknown = [], []
+    for k, cell in enumerate(cells, start=1):
+        if page and not cell.strip():  # nothing printed: no game (a knockout's later rounds)
+            played.append(Round("U"))
+            continue
+        try:
+            played.append(_page_cell(cell) if page else parse_cell(cell))
+        except InputError as err:
+            if not page:
+                raise err.located(round=k)
+            salvaged = _forfeit_prefix(cell)
+            if salvaged is None:
+                played.append(Round("U"))
+                unknown.append(k)
+                notes.append(f"player {label}: round {k}: the cell {_shown_cell(cell.strip())} "
+                             "is no result the layout defines: taken as unknown (no rated game)")
+                continue
+            played.append(salvaged)
+            notes.append(f"player {label}: round {k}: the cell {cell.strip()!r} is read "
+                         f"as its first letter, {salvaged.code}, a forfeit or bye "
+                         "without opponent (no rated game)")
+    return played, unknown
 
 
 def _forfeit_prefix(cell: str) -> Optional[Round]:
@@ -423,6 +493,34 @@ def _more_ratings(line: str) -> Optional[re.Match]:
     if len(parts) < 3 or parts[0].strip():
         return None
     return _MORE_RATINGS.match(parts[1].strip())
+
+
+def _initial_line(line: str, row: TableRow, number: int) -> bool:
+    """Whether ``line`` is an :data:`INITIAL_LINE` (text in the ID column
+    only); if so, its rating and N are kept on ``row``'s printed rating of
+    that label, which must be unrated."""
+    parts = line.split("|")
+    if len(parts) < 3 or parts[0].strip() or any(c.strip() for c in parts[2:]):
+        return False
+    match = INITIAL_LINE.match(parts[1].strip())
+    if match is None:
+        return False
+    try:
+        printed = row.ratings.get(match.group("label"))
+        if printed is None or printed.pre is not None:
+            raise InputError(f"an initial rating for '{match.group('label')}:', where the "
+                             "player is not printed unrated in that system")
+        rating, games = int(match.group("rating")), int(match.group("games"))
+        if not 100 <= rating <= MAX_RATING:
+            raise InputError(f"initial rating {rating} is impossible (allowed "
+                             f"100..{MAX_RATING:.0f})", field="rating")
+        if games > PAGE_MAX_GAMES:
+            raise InputError(f"initial rating {rating}/{games}: an initial rating counts at "
+                             f"most {PAGE_MAX_GAMES} games", field="rating")
+    except InputError as err:
+        raise err.located(record=number, player=row.label)
+    printed.initial, printed.initial_games = float(rating), games
+    return True
 
 
 def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[TableRow]:
@@ -476,6 +574,9 @@ def read_table(text: str, *, first_line: int = 1, page: bool = False) -> list[Ta
         row = _read_row(line, lines[i], number, rounds, page)
         i += 1
         while i < len(lines):
+            if _initial_line(lines[i], row, i + 1 + off):
+                i += 1
+                continue
             more = _more_ratings(lines[i])
             try:
                 note = more is None and page and _annotation(lines[i])
@@ -533,12 +634,14 @@ def _parse(text, source, name, start, end, time_control, system) -> MsaCrosstabl
         if printed.post is None:
             raise InputError("post-event rating 'Unrated': a published rating is needed",
                              field="rating", record=printed.line, player=row.label)
-        ratings = {}
+        ratings, initial = {}, {}
         if printed.pre is not None:
             games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
             ratings[system] = SystemRecord(rating=printed.pre, games=games)
+        elif printed.initial is not None:  # step 1 takes the initial rating the table states
+            initial[system] = SystemRecord(rating=printed.initial, games=printed.initial_games)
         players.append(Player(pair=row.pair, id=row.id, name=row.name, rounds=row.rounds,
-                              ratings=ratings, state=row.state))
+                              ratings=ratings, state=row.state, initial=initial))
         published[row.pair] = Published(
             pair=row.pair, id=row.id, name=row.name, state=row.state, system=system,
             pre=printed.pre, pre_games=printed.pre_games, post=printed.post,
@@ -564,7 +667,9 @@ def parse_msa(text: str, *, source: Optional[str] = None, name: str = "MSA cross
 
     The file gives no event name, dates or time control: pass them.  A
     printed pre-event rating becomes ``ratings[system]`` with its ``P<n>``
-    count, or :data:`ESTABLISHED_GAMES` when established (count not printed).
+    count, or :data:`ESTABLISHED_GAMES` when established (count not printed);
+    an unrated player's :data:`INITIAL_LINE` becomes ``Player.initial``, the
+    initial rating and N step 1 takes as stated.
     Raises InputError (``file=source``, ``record`` = line number) for any
     problem, including results the two players' lines disagree on.
     """
@@ -649,6 +754,13 @@ def _row_lines(row: MsaRow, rounds: int, label: str, width: int) -> tuple[str, s
              + "".join(f"{c}|" for c in cells))
     line2 = (f"{row.state or '':>5} | {ids:<{width}}|{row.norm or '':<5}|"
              + "".join(f"{c:<5}|" for c in colours))
+    if row.pre is None and row.initial is not None:
+        _check_number(row.initial, "initial")
+        games = row.initial_games or 0
+        if isinstance(games, bool) or not isinstance(games, int) or not 0 <= games <= PAGE_MAX_GAMES:
+            raise InputError(f"initial rating's games {games!r} must be 0..{PAGE_MAX_GAMES}")
+        text = f"Initial {label}: {_display(row.initial)}/{games:02d}"
+        line2 += "\n" + f"{'':>5} | {text:<{width}}|{'':<5}|" + "".join(f"{'':<5}|" for _ in colours)
     return line1, line2
 
 

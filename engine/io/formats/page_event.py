@@ -10,8 +10,10 @@ different command-line value, with a note.  What neither gives:
 * an established player's game count (never printed):
   :data:`~uschess.io.formats.msa.ESTABLISHED_GAMES`;
 * an unrated player's age: unknown (the rules' default initialization)
-  unless ``--adult ID`` is given or the TD layout prints the initial rating
-  (``1300/00`` is the adult's 1300).
+  unless ``--adult ID`` is given or the page prints the initial rating: the
+  TD layout's ``1300/00`` (1300 is the adult's), this project's export's
+  ``Initial R: 1246/05`` line; step 1 takes a printed initial rating and its
+  N as stated (``Player.initial``).
 
 A member listed twice in one section (a re-entry or a double entry) is rated
 as US Chess rates it: one player with the games of both entries (the second
@@ -32,7 +34,8 @@ from uschess.io.reentry import merge_reentries
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.io.formats.pages import TNMT_TYPES, Page, PagePlayer, PageSection
 from uschess.timecontrol import parse_time_control
-from uschess.model import MIRROR, SYSTEMS, Event, Player, Round, Section, SystemRecord, copy_with
+from uschess.model import (FIDE_OPPONENT_ID, FORFEIT_CODES, MIRROR, SYSTEMS, Event, ForeignRating,
+                           Player, Round, Section, SystemRecord, copy_with)
 
 #: A time control for a section whose page prints none, rated in exactly the
 #: systems the page names (the K exception of dual-rated sections depends on
@@ -128,13 +131,20 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
     facts = SectionFacts(sec.name, sec.number, systems, sec.rated, sec.rerated, sec.k_factor,
                          sec.rating_sys, sec.tnmt_type)
     assumed = False
+    stated: list[str] = []
     for p in players:
-        ratings = {}
+        ratings, initial = {}, {}
         for system, printed in p.ratings.items():
             if printed.pre is not None and (printed.pre_games is None or printed.pre_games > 0):
                 games = printed.pre_games if printed.pre_games is not None else ESTABLISHED_GAMES
                 assumed = assumed or printed.pre_games is None
                 ratings[system] = SystemRecord(rating=printed.pre, games=games, date=start)
+            elif printed.pre is None and printed.initial is not None:
+                initial[system] = SystemRecord(rating=printed.initial,
+                                               games=printed.initial_games, date=start)
+                stated.append(f"{p.id} {printed.initial:g}/{printed.initial_games:02d} in "
+                              f"{system}" + (" (an adult's 1300)" if printed.initial == 1300
+                                             and not printed.initial_games else ""))
             if printed.post is not None and system in systems and (p.id, system) not in seen:
                 seen.add((p.id, system))  # a re-entry's entries print one post
                 published.append((p, system))
@@ -144,17 +154,21 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
             if p.initial == 1300:
                 adult = True
         out_players.append(Player(pair=p.pair, id=p.id, name=p.name, rounds=p.rounds,
-                                  ratings=ratings, state=p.state, adult=adult))
-    for pid in sorted(facts.initial):
-        value = facts.initial[pid]
-        notes.append(f"{where}: the page prints the initial rating {value:g} (no games) of "
-                     f"unrated player {pid}"
-                     + (": an adult's initialization (1300)" if value == 1300 else
-                        ": not an adult's 1300; the rules' own initialization is used"))
+                                  ratings=ratings, state=p.state, adult=adult,
+                                  initial=initial))
+    if stated:
+        notes.append(f"{where}: the page states the initial rating and N of unrated "
+                     f"players (taken as stated): {', '.join(stated)}")
     if assumed:
         notes.append(f"{where}: established players' game counts are not printed: taken as "
                      f"{ESTABLISHED_GAMES} (any N >= N* gives the same N')")
     kind = TNMT_TYPES.get(sec.tnmt_type or "S", "swiss")
+    if sec.abroad:
+        out_players = with_fide_opponents(out_players)
+        kind = "fide-update"
+        notes.append(f"{where}: Rating Sys {sec.rating_sys}, a FIDE event abroad: the cells "
+                     "print the opponents' FIDE ratings; each player's OTBR rating is updated "
+                     "from them (sec. 6)")
     section = Section(name=sec.name or (opts.name or "section"), time_control=tc,
                       players=out_players, start=start, end=end,
                       online=bool(sec.online), half_k=sec.k_factor == "H",
@@ -177,10 +191,11 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                          "the round order)")
         else:
             section, mended = mend_opponent_numbers(section)
-            if not mended:
+            section, dropped = drop_unmatched_games(section)
+            if not mended and not dropped:
                 raise
-            notes.extend(f"{where}: {m}" for m in mended)
-            section.notes.extend(mended)
+            notes.extend(f"{where}: {m}" for m in mended + dropped)
+            section.notes.extend(mended + dropped)
         validate_section(section)
     # the pairs are checked on the games as mended and merged above
     if section.kind == "match" and match_pairs(section, idle=True) is None:
@@ -188,6 +203,38 @@ def section_from_page(sec: PageSection, page: Page, opts: PageOptions, notes: li
                      "player meets two opponents): rated as a Swiss")
         section = copy_with(section, kind="swiss", match_as_rated=False)
     return section, published, facts
+
+
+#: Below this a number a FIDE event abroad prints for an opponent is no
+#: FIDE rating (the FIDE list's lowest ratings have been 1000 and above).
+LOWEST_FIDE = 1000
+
+
+def with_fide_opponents(players: list[Player]) -> list[Player]:
+    """The players of a FIDE event abroad with one opponent player for each
+    game, known by the FIDE rating the cell prints (``W2410``; below
+    :data:`LOWEST_FIDE` no rating, a game sec. 6 ignores), named so that
+    :func:`uschess.rating.fide_update.rate_fide_section` tells them apart;
+    a forfeit or bye printed with a number keeps no number."""
+    width = max((len(p.rounds) for p in players), default=0)
+    following = max((p.pair for p in players), default=0) + 1
+    out, opponents = [], []
+    for p in players:
+        rounds = []
+        for k, r in enumerate(p.rounds):
+            if r.opponent is None or r.code not in MIRROR or r.code in FORFEIT_CODES:
+                rounds.append(Round(r.code) if r.opponent is not None else r)
+                continue
+            cells = [Round("U")] * width
+            cells[k] = Round(MIRROR[r.code], p.pair)
+            fide = ForeignRating(float(r.opponent)) if r.opponent >= LOWEST_FIDE else None
+            opponents.append(Player(pair=following, id=f"{FIDE_OPPONENT_ID}{following}",
+                                    name=f"FIDE-rated opponent ({r.opponent})", rounds=cells,
+                                    fide=fide))
+            rounds.append(Round(r.code, following))
+            following += 1
+        out.append(dataclasses.replace(p, rounds=rounds))
+    return out + opponents
 
 
 def mend_opponent_numbers(section: Section) -> tuple[Section, list[str]]:
@@ -225,6 +272,50 @@ def mend_opponent_numbers(section: Section) -> tuple[Section, list[str]]:
                          f"round {k + 1} is {theirs[k] if k < len(theirs) else 'missing'} and "
                          f"pair {q} prints {by_pair[q].rounds[k]}: read as the game with pair "
                          f"{q} (the opponent's number misprinted)")
+    if not notes:
+        return section, []
+    players = [dataclasses.replace(p, rounds=rounds[p.pair]) for p in section.players]
+    return dataclasses.replace(section, players=players), notes
+
+
+def _agrees(section_pairs: dict, pair: int, k: int, r: Round) -> bool:
+    """Whether the game cell ``r`` of ``pair`` in round ``k`` (0-based) is
+    printed back by its opponent (a one-sided forfeit is)."""
+    opp = section_pairs.get(r.opponent)
+    if opp is None or r.opponent == pair or k >= len(opp.rounds):
+        return False
+    back = opp.rounds[k]
+    if back.opponent is None:
+        return r.code in FORFEIT_CODES
+    return back.opponent == pair and MIRROR.get(r.code) == back.code
+
+
+def drop_unmatched_games(section: Section) -> tuple[Section, list[str]]:
+    """``section`` with every game whose two sides the page prints
+    differently (a double win, a game on one side only, an opponent that
+    is not there) taken out of the rating: both cells become unplayed, with
+    a note for each game; the rest of the section is rated as printed."""
+    by_pair = {p.pair: p for p in section.players}
+    rounds = {p.pair: list(p.rounds) for p in section.players}
+    notes = []
+    for p in section.players:
+        for k, r in enumerate(p.rounds):
+            if r.opponent is None or _agrees(by_pair, p.pair, k, r) \
+                    or rounds[p.pair][k].code == "U":
+                continue
+            opp = by_pair.get(r.opponent)
+            back = opp.rounds[k] if opp is not None and k < len(opp.rounds) else None
+            rounds[p.pair][k] = Round("U")
+            if back is not None and back.opponent == p.pair:
+                rounds[opp.pair][k] = Round("U")
+                what = f"pair {opp.pair} prints {back}: the two sides disagree"
+            elif opp is None:
+                what = f"there is no pair {r.opponent}"
+            else:
+                what = (f"pair {opp.pair}'s round {k + 1} is {back}: a game printed on one "
+                        "side only")
+            notes.append(f"round {k + 1}: pair {p.pair} prints {r}, {what}; the game is not "
+                         "rated (both cells taken as unplayed)")
     if not notes:
         return section, []
     players = [dataclasses.replace(p, rounds=rounds[p.pair]) for p in section.players]
@@ -294,12 +385,17 @@ def event_from_page(page: Page, opts: Optional[PageOptions] = None):
                   if str(s.number) == str(opts.section) or s.name == opts.section]
         if not chosen:
             raise InputError(f"the page has no section {opts.section!r}", file=page.source)
-    names = set()
+    names, unrated = set(), []
     for sec in chosen:
         try:
             section, pubs, fact = section_from_page(sec, page, opts, notes)
         except InputError as err:
-            raise err.located(file=page.source, section=sec.name, record=sec.line)
+            err.located(file=page.source, section=sec.name, record=sec.line)
+            if len(chosen) == 1:
+                raise
+            unrated.append(err)  # one section cannot lose the page: the others are rated
+            notes.append(f"section {sec.name or sec.number}: not rated ({err.message})")
+            continue
         if section.name in names:  # two sections of one name: told apart by number
             unique, k = f"{section.name} ({sec.number})", 2
             while unique in names:  # and a number printed twice, by its place too
@@ -309,6 +405,8 @@ def event_from_page(page: Page, opts: Optional[PageOptions] = None):
         sections.append(section)
         published.extend((section.name, p, s) for p, s in pubs)
         facts.append(fact)
+    if not sections:
+        raise unrated[0]
     name = _pick(page.event_name, opts.name, "event name", "event", notes) or (
         chosen[0].name if chosen else "event")
     event = Event(name=name, start=min(s.start for s in sections),

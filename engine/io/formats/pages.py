@@ -52,6 +52,14 @@ LAYOUTS = ("msa-html", "msa-text", "msa-table", "export", "td")
 #: ``Rating Sys:`` of the MSA header: the systems a section was rated in.
 RATING_SYS = {"R": ("OTBR",), "Q": ("OTBQ",), "D": ("OTBR", "OTBQ"), "B": ("OTBB",),
               "OR": ("OLR",), "OQ": ("OLQ",), "OB": ("OLB",)}
+#: ``Rating Sys:`` codes of sections that US Chess rated from FIDE ratings
+#: (a FIDE event abroad: "FIDE event adjustment", the round cells printing
+#: the opponents' FIDE ratings, not pair numbers, ``W2410``): each player's
+#: OTBR rating updated by sec. 6 (:mod:`uschess.io.formats.page_event`).
+FIDE_RATING_SYS = {"G": "a FIDE event abroad (a FIDE event adjustment, sec. 6)",
+                   "F": "a FIDE-rated event"}
+#: What the MSA pages print for a processed date they do not have.
+NO_DATE = "0000-00-00"
 #: ``Tnmt Type:`` letters and the section kind the engine rates them as
 #: (S Swiss, R round robin, M match: two players, or a team match of pairs,
 #: rated as US Chess rated them, :mod:`uschess.rating.match`; the other
@@ -135,12 +143,20 @@ class PageSection:
         from the labels printed."""
         if self.rating_sys in RATING_SYS:
             return list(RATING_SYS[self.rating_sys])
+        if self.abroad:
+            return ["OTBR"]  # sec. 6 updates the regular rating
         seen: list[str] = []
         for p in self.players:
             for s in p.ratings:
                 if s not in seen:
                     seen.append(s)
         return sorted(seen, key=list(LABEL_SYSTEMS.values()).index)
+
+    @property
+    def abroad(self) -> bool:
+        """A FIDE event abroad (:data:`FIDE_RATING_SYS`): cells print the
+        opponents' FIDE ratings."""
+        return self.rating_sys in FIDE_RATING_SYS
 
     @property
     def online(self) -> Optional[bool]:
@@ -266,6 +282,21 @@ def looks_like_td(text: str) -> bool:
                      re.MULTILINE) is not None
 
 
+def describe_text(text: str) -> str:
+    """What a text that no reader reads looks like, in a few words (for the
+    one line that refuses it)."""
+    if not text.strip():
+        return "an empty file"
+    if looks_like_html(text) or text.lstrip()[:1] == "<":
+        title = re.search(r"<title[^>]*>(.*?)</title>", text[:20000], re.I | re.S)
+        named = f" titled {' '.join(title.group(1).split())[:60]!r}" if title else ""
+        return f"an HTML page{named} with no crosstable ('Section N - NAME' and 'Pair |' table)"
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    first = " ".join(lines[0].split())
+    return (f"text of {len(lines):,} line{'s' if len(lines) != 1 else ''} with no crosstable "
+            f"layout, beginning {first[:60]!r}")
+
+
 def looks_like_page(text: str) -> bool:
     """True for any layout :func:`parse_page` reads."""
     if not isinstance(text, str):
@@ -324,7 +355,8 @@ def _table_span(lines: list[str], start: int, stop: int) -> tuple[int, int]:
     return first, i
 
 
-def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "") -> Page:
+def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "",
+                   file_lines: Optional[list[int]] = None) -> Page:
     lines = text.split("\n")
     page = Page(layout=layout, sections=[], source=source, lines=lines)
     match = _TITLE.search(title)
@@ -342,6 +374,7 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
             page.end = _date(m.group(2), "event end date", i + 1) or page.start
     if not starts:
         raise InputError("no 'Section N - NAME' header found: not an MSA page")
+    unread: list[InputError] = []
     for k, begin in enumerate(starts):
         stop = starts[k + 1] if k + 1 < len(starts) else len(lines)
         m = _SECTION.match(lines[begin])
@@ -356,7 +389,8 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
                     sec.end = _date(m.group(2), "section end date", number) or sec.start
                 if "Received:" in line or "Rated:" in line:
                     for g in _PROCESSED.finditer(line):
-                        rec, ent, rer, rat = (_date(x, "processed date", number) for x in g.groups())
+                        rec, ent, rer, rat = (_date(x, "processed date", number)
+                                              if x != NO_DATE else None for x in g.groups())
                         sec.received = rec or sec.received
                         sec.entered = ent or sec.entered
                         sec.rerated = rer or sec.rerated
@@ -367,7 +401,7 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
                     sec.k_factor, sec.rating_sys = m.group(3) or None, m.group(4)
                     sec.fide_rated = bool(m.group(5))
                     sec.tnmt_type = m.group(6) or None
-                    if sec.rating_sys not in RATING_SYS:
+                    if sec.rating_sys not in RATING_SYS and sec.rating_sys not in FIDE_RATING_SYS:
                         raise InputError(f"Rating Sys {sec.rating_sys!r} is not one of "
                                          f"{', '.join(RATING_SYS)}", record=number)
                     if sec.k_factor is not None and sec.k_factor not in K_FACTORS:
@@ -384,8 +418,20 @@ def _read_msa_text(text: str, source: Optional[str], layout: str, title: str = "
                 raise InputError("the crosstable lists no players", record=first + 1)
             sec.players = _page_players(rows, page.warnings, sec.name)
         except InputError as err:
-            raise err.located(section=sec.name)
+            unread.append(err.located(section=sec.name))
+            continue
         page.sections.append(sec)
+    if not page.sections:
+        raise unread[0]
+    for err in unread:  # one section that cannot be read does not lose the page
+        line = err.record
+        if file_lines is not None and isinstance(line, int) and 1 <= line <= len(file_lines):
+            line = file_lines[line - 1]
+        where = ", ".join(x for x in (f"line {line}" if line is not None else "",
+                                      f"player {err.player}" if err.player else "",
+                                      f"round {err.round}" if err.round else "") if x)
+        page.warnings.append(f"section {err.section}: not read ({where + ': ' if where else ''}"
+                             f"{err.message}); the page's other sections are")
     return page
 
 
@@ -536,8 +582,12 @@ def _read_td(text: str, source: Optional[str]) -> Page:
             elif sec is not None and key == "Re-Rated" and sep:
                 sec.rerated = _date(value, "re-rated date", number) if value else None
             elif re.match(r"^\s*Memb ID\s+PAIR", line):
-                if sec is None:
-                    raise InputError("a player table before any 'Section:' line", record=number)
+                if sec is None:  # the report's body alone: its table, no header above it
+                    sec = PageSection(name="", players=[], number=1, line=number)
+                    page.sections.append(sec)
+                    page.warnings.append("the TD crosstable's table without its header (no "
+                                         "'Section:' block): one section; its dates and rating "
+                                         "system are not stated (ratings read as Regular, OTBR)")
                 dashes = lines[i].rstrip("\r") if i < len(lines) else ""
                 if not re.match(r"^[- ]+$", dashes) or "-" not in dashes:
                     raise InputError("the table header is not followed by its dashed line",
@@ -605,7 +655,8 @@ def _td_player(line: str, number: int, cols, system: str) -> PagePlayer:
     if pre is not None and pre_games == 0:
         initial, pre = pre, None  # '1300/00': the initial rating of an unrated player
     printed = PrintedRating(LABEL_LETTER[system], pre, pre_games if pre is not None else None,
-                            post, post_games, number)
+                            post, post_games if post_games else None, number,
+                            initial=initial, initial_games=0 if initial is not None else None)
     return PagePlayer(pair=pair, id=memb, name=name, state=state or None, total=total,
                       rounds=rounds, ratings={system: printed}, line=number, initial=initial)
 
@@ -622,8 +673,10 @@ def parse_page(text: str, source: Optional[str] = None) -> Page:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if looks_like_html(text):
             rendered, title, lines = html_text(text)
+            if not any(_SECTION.match(line) for line in rendered.split("\n")):
+                raise InputError(f"not an MSA page: {describe_text(text)}")
             try:
-                return _read_msa_text(rendered, source, "msa-html", title)
+                return _read_msa_text(rendered, source, "msa-html", title, lines)
             except InputError as err:  # the line of the text shown: the file's line
                 if isinstance(err.record, int) and 1 <= err.record <= len(lines):
                     err.record = lines[err.record - 1]

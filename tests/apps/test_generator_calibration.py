@@ -1,0 +1,151 @@
+"""The generator fitted to the record (engine/apps/generator_fit.py,
+``generate --calibrated``, ``evaluate --published --fit-generator``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import random
+
+import pytest
+
+from helpers import SHARED_DATA
+from uschess.apps.generate import generate_history
+from uschess.apps.generator_fit import (CALIBRATION_FILE, FORMAT, calibrated_model, draw_chance,
+                                        draw_from, history_figures, load_calibration, quantiles)
+from uschess.calendar.rulebook import RuleBook
+from uschess.cli import main
+from uschess.io.eventfile import event_to_dict
+
+REAL = SHARED_DATA / "real"
+
+
+@pytest.fixture(scope="module")
+def editions():
+    return sorted(dt.date.fromisoformat(k) for k in RuleBook.load().editions)
+
+
+@pytest.fixture(scope="module")
+def figures(editions):
+    """A small calibrated history replayed under the rules in force."""
+    events = list(generate_history(4, 700, 200, model=calibrated_model()))
+    return history_figures(events, editions)
+
+
+def test_quantiles_and_draws_from_them():
+    assert quantiles([3.0, 1.0, 2.0], (0.0, 0.5, 1.0)) == [1.0, 2.0, 3.0]
+    assert quantiles([0.0, 10.0], (0.25,)) == [2.5]
+    rng = random.Random(1)
+    table = quantiles(list(range(101)))
+    xs = [draw_from(rng, table) for _ in range(20000)]
+    assert min(xs) >= 0 and max(xs) <= 100
+    assert sum(xs) / len(xs) == pytest.approx(50.0, abs=1.0)
+
+
+def test_the_package_carries_its_calibration_with_its_source():
+    data = load_calibration()
+    assert data["format"] == FORMAT and CALIBRATION_FILE.name == "generator_calibration.json"
+    assert "--fit-generator" in data["source"]["command"]
+    assert all("pacl" in p or "tourneydata" in p for p in data["source"]["pages"])
+    assert {"OTBR", "OTBQ"} <= set(data["sections"]) and data["first_ratings"]["OTBR"]["n"] > 1000
+    draws = data["draws"]
+    # draws are likelier between stronger and between closer players
+    assert draw_chance(draws, 2200, 0) > draw_chance(draws, 1200, 0) > draw_chance(draws, 1200, 400)
+
+
+def test_a_calibrated_history_is_its_own_and_deterministic():
+    model = calibrated_model()
+    one = [event_to_dict(e) for e in generate_history(2, 120, 40, model=model)]
+    assert one == [event_to_dict(e) for e in generate_history(2, 120, 40, model=model)]
+    assert one != [event_to_dict(e) for e in generate_history(2, 120, 40)]
+    sizes = [len(s["players"]) for e in one for s in e["sections"]]
+    assert len(one) == 40 and min(sizes) >= 2
+
+
+def test_calibrated_history_predicts_as_the_record_does(figures):
+    """The figures the calibration holds as targets, on a small history:
+    the rules in force clearly beat the coin (ln 2), the log-loss is within
+    0.08 of the record's, and the calibration near even games overlaps the
+    record's intervals."""
+    target = load_calibration()["targets"]
+    assert figures["log_loss"]["high"] < math.log(2.0) - 0.05
+    assert abs(figures["log_loss"]["mean"] - target["log_loss"]["mean"]) < 0.08
+    real = {c["diff"]: c["observed"] for c in target["calibration"]}
+    for c in figures["calibration"]:
+        if abs(c["diff"]) <= 50:
+            o = c["observed"]
+            assert o["low"] <= real[c["diff"]]["high"] and real[c["diff"]]["low"] <= o["high"]
+    # first ratings: the generated median within the record's middle half
+    q = target["first_ratings"]["quantiles"]
+    assert q[5] <= figures["first_ratings"]["quantiles"][10] <= q[15]
+
+
+def test_generate_calibrated_command(tmp_path, capsys):
+    assert main(["generate", "--players", "60", "--events", "20", "--calibrated",
+                 "-o", str(tmp_path / "h")]) == 0
+    assert len(list((tmp_path / "h").glob("*.json"))) == 20
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "other"}))
+    assert main(["generate", "--players", "60", "--events", "20", "--calibrated", str(bad),
+                 "-o", str(tmp_path / "h2")]) == 2
+    assert "not a generator calibration" in capsys.readouterr().err
+
+
+@pytest.mark.shared_data
+def test_fit_generator_writes_the_calibration_of_the_pages(tmp_path, capsys):
+    pages = REAL / "pacl-2001-2021" / "sections"
+    sample = sorted(pages.iterdir())[::15]
+    out = tmp_path / "cal.json"
+    assert main(["evaluate", "--published", *map(str, sample), "--workers", "1", "-q",
+                 "--fit-generator", str(out)]) == 0
+    data = load_calibration(out)
+    assert data["source"]["pages_read"] == len(sample)
+    assert data["targets"]["games"] > 1000 and data["first_ratings"]["OTBR"]["n"] >= 50
+    capsys.readouterr()
+    assert main(["evaluate", "--published", str(sample[0]), "--workers", "1",
+                 "--fit-generator", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err
+    # too few new players to draw newcomers from: said, and nothing written
+    assert main(["evaluate", "--published", *map(str, sample[:3]), "--workers", "1", "-q",
+                 "--fit-generator", str(tmp_path / "few.json")]) == 2
+    assert "first OTBR ratings" in capsys.readouterr().err
+    assert not (tmp_path / "few.json").exists()
+
+
+@pytest.mark.slow
+def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
+    """docs/findings-calibration.md: B = 6, 10, 14, 16 and the baseline
+    ranked by log-loss on the calibrated histories of seeds 14 and 15 (3,000
+    players, 1,000 events): the same order on both."""
+    from uschess.apps.evaluate import evaluate, ranking
+    from uschess.apps.sweep import combinations, parse_vary
+    book = RuleBook.load()
+    combos = combinations([parse_vary("bonus_multiplier=6,10,14,16")], None, book=book)
+    orders = []
+    for seed in (14, 15):
+        events = list(generate_history(seed, 3000, 1000, model=calibrated_model()))
+        result = evaluate(events, [c.side for c in combos], book=book)
+        orders.append([row["spec"] for row in ranking(result.versions)])
+    assert orders[0] == orders[1]
+    assert orders[0][-1].endswith("=6")
+
+
+@pytest.mark.parametrize("spoil, said", [
+    (lambda d: d["first_ratings"].pop("OTBR"), "no OTBR first ratings"),
+    (lambda d: d["first_ratings"]["OTBR"].update(quantiles=[900, 800]), "quantiles decrease"),
+    (lambda d: d["sections"]["OTBQ"].update(unrated_share=1.5), "OTBQ unrated_share"),
+    (lambda d: d["sections"]["OTBR"].update(swiss_rounds={"x": 3}), "swiss_rounds"),
+    (lambda d: d["draws"].update(level="high"), "draws level"),
+    (lambda d: d.update(formats={k: 0 for k in d["formats"]}), "no format has a section"),
+])
+def test_a_spoiled_calibration_is_one_line(tmp_path, capsys, spoil, said):
+    data = json.loads(CALIBRATION_FILE.read_text())
+    spoil(data)
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(data))
+    assert main(["generate", "--players", "20", "--events", "5", "--calibrated", str(path),
+                 "-o", str(tmp_path / "h")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and said in err[0]
+    assert not (tmp_path / "h").exists()
