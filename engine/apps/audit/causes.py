@@ -25,6 +25,7 @@ from uschess.apps.audit.page_chain import PageChain, SectionsApart, rate_publish
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.rescored import rescored_cells, scored_event
 from uschess.apps.audit.tradeoff import take_net_gains, tradeoff_causes
+from uschess.apps.audit.verdict import Verdict, assign_verdicts, verdict_counts
 from uschess.apps.audit.zero_games import zero_games_causes
 from uschess.apps.report import explain_player
 from uschess.calendar.reform import reform_from_dict
@@ -57,6 +58,9 @@ class AuditRow:
     #: the post with the initial ratings inferred from the page (None when
     #: none were inferred for the event)
     with_inferred: Optional[float] = None
+    #: what the evidence for the published rating is worth
+    #: (:mod:`uschess.apps.audit.verdict`)
+    verdict: Optional[Verdict] = None
 
     @property
     def diff(self) -> Optional[float]:
@@ -74,7 +78,8 @@ class AuditRow:
                 "name": e.name, "published_pre": e.pre,
                 "pre": self.result.pre if self.result is not None else None,
                 "warnings": self.warnings, "problem": self.problem, "explain": self.explain,
-                "with_inferred": self.with_inferred}
+                "with_inferred": self.with_inferred,
+                "verdict": self.verdict.as_dict() if self.verdict is not None else None}
 
 
 @dataclass
@@ -126,7 +131,37 @@ class Audit:
         text = f"{self.reproduced} of {self.total} reproduced within {tol}"
         if self.mismatches:
             text += f"; {explained} of the other {len(self.mismatches)} with a likely cause"
-        return text
+        head = self.verdict_line()
+        return text if head is None else f"{head}; {text}"
+
+    def verdict_counts(self) -> dict:
+        """Verdict -> how many published ratings have it."""
+        return verdict_counts(self.rows)
+
+    def methods(self) -> list[str]:
+        """How the posts reproduced only with inferred inputs were withheld."""
+        return sorted({r.verdict.method for r in self.rows
+                       if r.verdict is not None and r.verdict.method})
+
+    def verdict_line(self) -> Optional[str]:
+        """The headline: confirmed + explained of all, then the rest."""
+        if any(r.verdict is None for r in self.rows) or not self.rows:
+            return None
+        n = self.verdict_counts()
+        text = (f"{n['confirmed'] + n['explained']} of {self.total} confirmed or explained "
+                f"({n['confirmed']} confirmed, {n['explained']} explained out of sample)")
+        rest = [f"{n['fitted']} fitted", f"{n['floor']} held by a floor the page cannot show",
+                f"{n['unexplained']} unexplained"]
+        return text + ", " + ", ".join(rest)
+
+    def verdicts_dict(self) -> dict:
+        """The verdict counts, the headline (confirmed + explained) and the
+        in-sample count beside them, as the JSON report gives them."""
+        n = self.verdict_counts()
+        return {**n, "headline": n["confirmed"] + n["explained"], "total": self.total,
+                "in_sample": (self.reproduced_inferred if self.reproduced_inferred is not None
+                              else self.reproduced),
+                "out_of_sample_methods": self.methods()}
 
     def warning_groups(self) -> list[tuple[str, list[AuditRow]]]:
         """Each warning a computed rating depended on, with the players it touched."""
@@ -161,7 +196,8 @@ class Audit:
                 "rated_on": (self.published.rated_on.isoformat()
                              if self.published.rated_on else None),
                 "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
-                             for w, rows in self.warning_groups()]}
+                             for w, rows in self.warning_groups()],
+                "verdicts": self.verdicts_dict()}
 
 
 def _history_values(book: RuleBook, name: str) -> list:
@@ -728,10 +764,13 @@ def _history_variant(variants: _Variants, section: str, system: str, pair: int,
 
 def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
           readings: Optional[dict] = None, book: Optional[RuleBook] = None,
-          options: Optional[RatingOptions] = None) -> Audit:
+          options: Optional[RatingOptions] = None, verdicts: bool = True) -> Audit:
     """Re-rate the published event and explain every rating not reproduced
     within ``tolerance`` (see the module text).  ``options`` (the command
-    line's rules options) replaces ``known_on`` and ``readings``."""
+    line's rules options) replaces ``known_on`` and ``readings``.
+    ``verdicts``: give each published rating its verdict
+    (:mod:`uschess.apps.audit.verdict`; the audits of variants of the event
+    made inside an audit need none)."""
     if options is not None:
         known_on, readings = options.known_on, dict(options.readings)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
@@ -840,15 +879,17 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     a.chained = chain.chained
     if published.scored:  # the N/R cells as games, the hidden inputs inferred again
         again = dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
-                     options=dataclasses.replace(options, trace=False))
+                     options=dataclasses.replace(options, trace=False), verdicts=False)
         rescored_cells(a, lambda ev: audit(dataclasses.replace(
             published, event=ev, scored=[], corrected=[]), **again), _player_event)
         for r in rows:
             r.causes.sort(key=lambda c: CAUSE_ORDER.index(c.cause))
     if published.corrected:
         _corrected(a, dict(tolerance=tolerance, known_on=known_on, readings=readings, book=book,
-                           options=options))
+                           options=options, verdicts=False))
     explain_reproduced(rows, a.inferred, tolerance)
+    if verdicts:
+        assign_verdicts(a, page=published.kind != "json")
     return a
 
 

@@ -6,6 +6,7 @@ import html
 
 from uschess.apps.audit.causes import Audit, AuditRow, _fmt
 from uschess.apps.audit.store_audit import StoreAudit
+from uschess.apps.audit.verdict import VERDICT_WORDS, VERDICTS
 
 
 def _describe_rules(a: Audit) -> str:
@@ -30,6 +31,20 @@ def _row_head(r: AuditRow) -> str:
             f"computed {_fmt(r.computed)}{diff}")
 
 
+def _verdict_lines(a: Audit) -> list[str]:
+    """The verdicts counted, each with what it means, and how the posts
+    reproduced only with inferred inputs were predicted without them."""
+    if a.verdict_line() is None:
+        return []
+    n = a.verdict_counts()
+    out = [f"  {n[v]} {VERDICT_WORDS[v]}" for v in VERDICTS if n[v]]
+    methods = a.methods()
+    if methods:
+        out.append("  out of sample: each such post predicted by the initial ratings solved "
+                   f"without it ({', '.join(methods)})")
+    return out
+
+
 def format_text(a: Audit, *, show_all: bool = False) -> str:
     pub = a.published
     kind = {"msa": "MSA crosstable", "json": "published results", "msa-html": "MSA page, HTML",
@@ -40,12 +55,13 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
          f"{_describe_rules(a)}; tolerance {a.tolerance:g}"]
     L.extend(f"note: {n}" for n in pub.notes)
     L.append(a.summary_line())
+    L.extend(_verdict_lines(a))
     if len(a.by_section()) > 1:
         for sec, system, n, m in a.by_section():
             L.append(f"  section {sec}, {system}: {n} of {m} reproduced")
     if a.inferred:
         L.append(f"  with the inputs the page cannot show inferred from it: "
-                 f"{a.reproduced_inferred} of {a.total} reproduced")
+                 f"{a.reproduced_inferred} of {a.total} reproduced (in sample)")
         for i in a.inferred:
             L.append(f"    inferred: {i.describe()}")
     for label, n in a.variants:
@@ -61,6 +77,8 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
         for r in a.mismatches:
             L.append("")
             L.append("  " + _row_head(r))
+            if r.verdict is not None:
+                L.append(f"    verdict: {r.verdict.describe()}")
             if r.problem:
                 L.append(f"    {r.problem}")
             if r.causes:
@@ -127,14 +145,20 @@ def format_html(a: Audit) -> str:
         out.append("<ul>" + "".join(f"<li>section {esc(str(sec))}, {esc(system)}: {n} of {m} "
                                     "reproduced</li>" for sec, system, n, m in a.by_section())
                    + "</ul>")
+    verdict_lines = _verdict_lines(a)
+    if verdict_lines:
+        out.append("<ul>" + "".join(f"<li>{esc(line.strip())}</li>" for line in verdict_lines)
+                   + "</ul>")
     if a.inferred:  # the count here, the values after the misses
         out.append(f"<p>With the inputs the page cannot show inferred from it: "
-                   f"{a.reproduced_inferred} of {a.total} reproduced (the values: "
+                   f"{a.reproduced_inferred} of {a.total} reproduced in sample (the values: "
                    f"<a href=\"#inferred\">below</a>).</p>")
     if a.mismatches:
         out.append("<h2>Not reproduced</h2>")
         for r in a.mismatches:
             out.append(f"<h3>{esc(_row_head(r))}</h3>")
+            if r.verdict is not None:
+                out.append(f"<p>Verdict: <strong>{esc(r.verdict.describe())}</strong></p>")
             if r.problem:
                 out.append(f"<p>{esc(r.problem)}</p>")
             if r.causes:
@@ -150,7 +174,7 @@ def format_html(a: Audit) -> str:
                    + "".join(f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
     out.append("<h2>All published ratings</h2>")
     out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
-               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Status</th>"
+               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Verdict</th><th>Status</th>"
                "</tr></thead><tbody>")
     for r in a.rows:
         e = r.entry
@@ -161,6 +185,7 @@ def format_html(a: Audit) -> str:
                    f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
                    f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
                    f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
+                   f"<td>{esc(r.verdict.verdict if r.verdict is not None else '')}</td>"
                    f"<td>{esc(status)}</td></tr>")
     out.append("</tbody></table>")
     groups = a.warning_groups()
