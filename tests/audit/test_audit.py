@@ -383,7 +383,7 @@ def test_a_floor_under_the_post_computed_with_inferred_values(monkeypatch):
     floor when that post falls below a floor level the published value sits on
     (a personal absolute floor of 112, for example), even where the plain
     re-rating was above it (real K-3 pages: XtblMain_201503142562_2 pair 82)."""
-    import uschess.apps.audit.causes as causes_module
+    import uschess.apps.audit.pipeline as causes_module
 
     raw = {"event": {"name": "Floor", "start": "2015-03-14"},
            "sections": [{"name": "K-3", "time_control": "G/30;d5", "players": [
@@ -485,7 +485,7 @@ def test_variants_keep_only_the_printed_posts():
     causes read of them, post_of, printed_posts and count_reproduced, is
     the same from either."""
     from uschess.apps.audit.cause import PrintedPosts, count_reproduced, post_of, printed_posts
-    from uschess.apps.audit.causes import _Variants
+    from uschess.apps.audit.variants import _Variants
     from uschess.calendar.rulebook import RuleBook
 
     players = [player(1, ["W2", "W3"], rating=1500, games=60),

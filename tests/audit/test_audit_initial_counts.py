@@ -68,7 +68,7 @@ def test_a_larger_initial_n_with_the_initial_ratings_solved_again(tmp_path, monk
     N = 1 one published post is missed (25 of 26); with N = 10 and the
     initial rating solved again, all 26, and the inferred value is the one
     the posts were computed with, about 1500."""
-    import uschess.apps.audit.causes as causes
+    import uschess.apps.audit.pipeline as causes
 
     pub = load_published(_page(tmp_path))
     a = audit(pub, known_on=pub.rated_on)

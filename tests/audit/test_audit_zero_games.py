@@ -85,7 +85,7 @@ def test_a_pre_printed_on_zero_games_is_rated_as_a_rating(tmp_path, monkeypatch,
     assert len(kept) == 1 and kept[0].reproduced == 4 and "817P0" in kept[0].describe()
 
     # through the engine: the record the audit names, on the event as read
-    from uschess.apps.audit.causes import _player_event
+    from uschess.apps.audit.variants import _player_event
     from uschess.apps.audit.page_chain import rate_published
     from uschess.rating.pipeline import RatingOptions
     res = rate_published(zero_games_event(pub.event, kept[0].players, _player_event),

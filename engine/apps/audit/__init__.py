@@ -133,7 +133,9 @@ force for each section.
 
 from __future__ import annotations
 
-from uschess.apps.audit.causes import CAUSE_ORDER, Audit, AuditRow, audit
+from uschess.apps.audit.causes import CAUSE_ORDER
+from uschess.apps.audit.pipeline import audit
+from uschess.apps.audit.records import Audit, AuditRow
 from uschess.apps.audit.published import (
     PublishedEntry,
     PublishedResults,

@@ -19,8 +19,7 @@ solve left at the rules' value is solved here too: with N = 0 their own post
 may depend on their initial rating only through an opponent's step 4, which
 only the opponent's history makes fit (``XtblMain_200507154991_1``: GAN,
 through KNIGHT's all-losses history); values still at the rules' after this
-are dropped before the later searches (solving them there again found
-nothing more on the PACL corpus, for 9% more CPU).
+are dropped before the later searches (nothing pins them there).
 """
 
 from __future__ import annotations

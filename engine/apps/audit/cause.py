@@ -23,7 +23,7 @@ def printed_value(pr) -> Optional[float]:
 class PrintedPosts(dict):
     """(section, system, id) -> :func:`printed_value` of one rating of the
     event: what is kept of a rating whose printed posts alone are read later
-    (the audit's variants, :class:`uschess.apps.audit.causes._Variants`).
+    (the audit's variants, :class:`uschess.apps.audit.variants._Variants`).
     A whole EventResult holds every player's records, rules and steps; on a
     484-player page the variants' results reached 1.1 GB, their posts a few
     MB.  :func:`post_of`, :func:`printed_posts` and :func:`count_reproduced`
@@ -82,6 +82,28 @@ def loses(rows: list) -> list:
     variant loses, each by id, system and section."""
     return [{"id": r.entry.id, "system": r.entry.system, "section": r.entry.section}
             for r in rows]
+
+
+class CauseCheck:
+    """One kind of cause the audit tries for a published rating the rules
+    in force miss: what it is called (``name``, the ``cause`` of what it
+    finds), the variant of the event it rates (``rates``), the values it is
+    free to choose (``free_values``) and what it reports (``evidence``).
+    ``weak``: it chooses a value of a rule to fit the post (another B, N*
+    or K), which shows that a setting fits, not that the rules were
+    otherwise: reported, never counted as evidence."""
+
+    name: str = ""
+    rates: str = ""
+    free_values: str = ""
+    evidence: str = ""
+    weak: bool = False
+
+    def causes(self, row, variants, book, tol: float) -> list["Cause"]:
+        """The causes that reproduce audit row ``row``'s published post
+        within ``tol`` (:class:`uschess.apps.audit.variants._Variants`
+        rates the event's variants once, whoever asks)."""
+        raise NotImplementedError
 
 
 @dataclass

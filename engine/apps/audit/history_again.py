@@ -72,22 +72,15 @@ from uschess.rating.pipeline import RatingOptions
 
 #: Solves of a section's initial ratings (each with one rating of the event)
 #: per audit at most, and the largest section where one is tried (as large
-#: as the audit's whole budget of players, :data:`SOLVE_PLAYERS`: a
-#: 545-player section gets one solve, ``XtblMain_202104259802_2``, where
-#: ``30160404``'s four earlier games as losses with the initial ratings
-#: solved again reproduce his 349 and one more post, 544 of 545, 18 s of
-#: CPU; the limit was 200 players before); ratings of the event per audit
-#: at most where the section has no unknown (no solve).
+#: as the audit's whole budget of players, :data:`SOLVE_PLAYERS`, so that
+#: the largest sections get one solve); ratings of the event per audit at
+#: most where the section has no unknown (no solve).
 MAX_TRIES, MAX_PLAYERS, MAX_RATINGS = 6, 800, 40
 #: The solves' players per audit at most (a solve of an n-player section
-#: spends n): a solve within :data:`~uschess.apps.audit.solve.AGAIN` costs
-#: at most about 0.06 s of CPU per player (measured on the PACL pages: 108
-#: players 1.8 s, 147 players 9 s, 174 players 1-8 s), so an audit spends at
-#: most about 50 s; a 108-player section gets six solves, a 174-player one
-#: four.  (With a first solve's work, 0.3 s a player, and 200 players, the
-#: 108-player ``XtblMain_201603120142_1`` got one solve and kept 3 misses
-#: that its second reproduces, ``XtblMain_202011141852_4`` 5 and
-#: ``XtblMain_202106200392_8`` 1.)
+#: spends n, each solve within :data:`~uschess.apps.audit.solve.AGAIN`):
+#: the work of the searches grows with the section, not with the number of
+#: misses, and a small section gets several solves where a large one gets
+#: few.  The time it costs is measured by the audit's benchmarks.
 SOLVE_PLAYERS = 800
 
 

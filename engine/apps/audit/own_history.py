@@ -1,6 +1,6 @@
 """A missed player's own earlier history, tried on top of the inputs inferred.
 
-The ``history`` cause (:mod:`uschess.apps.audit.causes`) tries a player's
+The ``history`` cause (:mod:`uschess.apps.audit.checks`) tries a player's
 earlier games as all wins or all losses (sec. 4.1: the special formula with
 R0' = R0 - 400 or R0 + 400) on the event as the page shows it: unrated
 opponents at the rules' initial ratings.  :mod:`uschess.apps.audit.hidden`

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from uschess.apps.audit.causes import Audit, AuditRow, _fmt
+from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.store_audit import StoreAudit
 from uschess.apps.audit.verdict import VERDICT_WORDS, VERDICTS
 

@@ -3,7 +3,7 @@
 Some MSA pages print ``N 77`` (a point) or ``R 79`` (half a point) in a
 round cell, against a named opponent; the reader takes such a cell as a bye,
 no game rated (:func:`uschess.apps.audit.published.scored_cells`).  The cause
-``scored_cells`` (:mod:`uschess.apps.audit.causes`) re-rates the event with
+``scored_cells`` (:mod:`uschess.apps.audit.checks`) re-rates the event with
 them rated as games, each player with their own score, but keeps the inputs
 the page cannot show as they were solved on the event *without* those games:
 an unrated player's initial rating fitted to posts that the games then move.
@@ -80,7 +80,7 @@ def scored_event(event, section: str, cells: list, player_event):
     of ``section``) rated as games, each player with their own score, the
     opponent's cell of that round the mirror unless it is scored itself
     (``N 77`` against ``R 79``: a win for one, a draw for the other).
-    ``player_event`` is :func:`uschess.apps.audit.causes._player_event`."""
+    ``player_event`` is :func:`uschess.apps.audit.variants._player_event`."""
     own = {(c.pair, c.index) for c in cells}
 
     def change(s):

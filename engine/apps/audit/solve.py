@@ -151,13 +151,7 @@ FULL = Effort(JOINT_WORK, WORK, POLISH_EVALS, HOPS)
 #: A section solved again from values that fitted it before, with one input
 #: changed (a provisional player's history, :mod:`uschess.apps.audit.history_again`;
 #: an unrated player's larger N, :mod:`uschess.apps.audit.initial_games`): a
-#: tenth of the work.  Measured on the PACL pages whose posts such a solve
-#: reproduces (``XtblMain_201603120142_1``, 108 players, 26 unknowns:
-#: 8-10 s a solve with FULL, 1.8 s with this, the same 196 of 216
-#: reproduced; ``XtblMain_202011141852_4`` 112 of 112 and
-#: ``XtblMain_202106200392_8`` 348 of 348 with it, as with FULL), and on one
-#: whose solves find nothing (``XtblMain_201303091942_1``, 147 players, 104
-#: unknowns: 35 s a solve with FULL, 9 s with this).
+#: tenth of the work, since it starts near a solution (no scattered starts).
 AGAIN = Effort(JOINT_WORK // 10, WORK // 10, POLISH_EVALS // 10, 0)
 
 
@@ -186,9 +180,7 @@ class Unknown:
 HOPS = 3
 
 #: Special ratings a section model keeps (:class:`_SpecialMemo`) before it
-#: starts again: 20-26 MB when full with six to nine games a player
-#: (320-400 bytes an answer, measured with tracemalloc on three PACL pages),
-#: more in longer sections.
+#: starts again: a bound on its memory (a few hundred bytes an answer).
 SPECIAL_MEMO = 1 << 16
 
 

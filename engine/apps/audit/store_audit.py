@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.causes import _floor_detail, floor_kinds
+from uschess.apps.audit.floors import _floor_detail, floor_kinds
 from uschess.errors import InputError
 
 
