@@ -3,8 +3,9 @@ published rating (shared by the audit and its inference of unknown inputs)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 #: Published values are compared with a float's own slack on top of the
@@ -119,6 +120,18 @@ class Cause:
     #: value, the other unrated players' values solved again around it if
     #: any, and the published posts it loses)
     variant: Optional[dict] = None
+    #: the printed posts of the whole event under the variant, where one
+    #: event was rated for it (what :attr:`evidence` is counted from; not
+    #: reported)
+    posts: Optional[PrintedPosts] = field(default=None, repr=False, compare=False)
+    #: the key the variant was rated under (:class:`uschess.apps.audit.variants._Variants`)
+    key: Optional[tuple] = field(default=None, repr=False, compare=False)
+    #: the values the cause was free to choose (its check's ``free_values``)
+    free_values: Optional[str] = None
+    #: it fits a value of a rule, not an input the page cannot show
+    weak: bool = False
+    #: the other published posts under the variant (:class:`Evidence`)
+    evidence: Optional["Evidence"] = None
 
     @property
     def diff(self) -> float:
@@ -129,4 +142,35 @@ class Cause:
                "diff": self.diff}
         if self.variant is not None:
             out["variant"] = dict(self.variant)
+        if self.free_values is not None:
+            out["free_values"] = self.free_values
+            out["weak"] = self.weak
+        if self.evidence is not None:
+            out["evidence"] = dataclasses.asdict(self.evidence)
         return out
+
+    def evidence_text(self) -> str:
+        """The free values and the evidence, as the text report words them."""
+        parts = []
+        if self.free_values is not None:
+            parts.append(f"free: {self.free_values}")
+        if self.evidence is not None:
+            parts.append(self.evidence.describe())
+        if self.weak:
+            parts.append("a rule value fitted, not evidence")
+        return f" [{'; '.join(parts)}]" if parts else ""
+
+
+@dataclass
+class Evidence:
+    """What a cause's variant does to the page's other published posts:
+    how many of those the rules in force reproduce it keeps and loses, and
+    how many of those they miss it reproduces too."""
+
+    keeps: int
+    loses: int
+    gains: int
+
+    def describe(self) -> str:
+        return (f"keeps {self.keeps} of the {self.keeps + self.loses} other posts reproduced, "
+                f"loses {self.loses}, reproduces {self.gains} other missed")

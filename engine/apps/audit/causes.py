@@ -14,6 +14,7 @@ import pluggy
 
 from uschess.apps.audit.cause import Cause, CauseCheck
 from uschess.apps.audit.checks import BuiltInCauses
+from uschess.apps.audit.findings import evidence
 from uschess.apps.audit.hookspecs import ENTRY_POINTS, PROJECT, AuditSpec
 
 #: Best explanation first: inputs the page cannot show (and the page's own
@@ -55,5 +56,10 @@ def row_causes(row, variants, book, tol: float) -> list[Cause]:
     """What every registered check finds for audit row ``row``, best first."""
     out: list[Cause] = []
     for check in registered_checks():
-        out.extend(check.causes(row, variants, book, tol))
+        for c in check.causes(row, variants, book, tol):
+            if c.free_values is None:
+                c.free_values, c.weak = check.free_values, check.weak
+            if c.posts is not None:
+                c.evidence = evidence(c.posts, row, variants.rows, tol)
+            out.append(c)
     return sorted(out, key=cause_rank)

@@ -46,12 +46,12 @@ class BonusMultiplierCheck(CauseCheck):
         for b in sorted(_history_values(book, "bonus_multiplier")):
             if b == p.bonus_multiplier:
                 continue
-            value = post_of(variants.reform("bonus_multiplier", b, f"B = {b:g}"),
-                            e.section, e.system, e.id)
+            res = variants.reform("bonus_multiplier", b, f"B = {b:g}")
+            value = post_of(res, e.section, e.system, e.id)
             if within(value, e.post, tol):
                 out.append(Cause(self.name, f"bonus multiplier B = {b:g} (the rules in force "
                                  f"use B = {p.bonus_multiplier:g}) gives {_fmt(value)}", value,
-                                 e.post))
+                                 e.post, posts=res, key=variants.reform_key("bonus_multiplier", b)))
         return out
 
 
@@ -79,16 +79,17 @@ class EffectiveGamesCheck(CauseCheck):
         for entry in book.timelines["nstar"].entries:
             if entry.value == p.nstar:
                 continue
-            value = post_of(variants.reform("nstar", entry.value,
-                                            f"N* in force from {entry.effective.isoformat()}"),
-                            e.section, e.system, e.id)
+            res = variants.reform("nstar", entry.value,
+                                  f"N* in force from {entry.effective.isoformat()}")
+            value = post_of(res, e.section, e.system, e.id)
             if within(value, e.post, tol):
                 ns = entry.value
                 out.append(Cause(
                     self.name, f"the effective-games formula in force from "
                     f"{entry.effective.isoformat()} [{entry.source.cite()}]: N* = {ns['cap']:g}/"
                     f"sqrt({ns['a']:g} + {ns['b']:g}({ns['center']:g} - R0)^2), gives "
-                    f"{_fmt(value)}", value, e.post))
+                    f"{_fmt(value)}", value, e.post, posts=res,
+                    key=variants.reform_key("nstar", entry.value)))
         return out
 
 
@@ -172,13 +173,13 @@ class ReadingCheck(CauseCheck):
                                  reform=variants.options.reform)
                 if alt.fingerprint == sr.rules.fingerprint:
                     continue
-                value = post_of(variants.rate(("reading", cid, reading), readings=readings,
-                                              label=f"reading {cid}={reading}"),
-                                e.section, e.system, e.id)
+                key = ("reading", cid, reading)
+                res = variants.rate(key, readings=readings, label=f"reading {cid}={reading}")
+                value = post_of(res, e.section, e.system, e.id)
                 if within(value, e.post, tol):
                     out.append(Cause(self.name, f"conflict '{cid}' read as '{reading}' "
                                      f"({conflict.readings[reading]}) gives {_fmt(value)}",
-                                     value, e.post))
+                                     value, e.post, posts=res, key=key))
         return out
 
 
@@ -197,9 +198,9 @@ class KnownOnCheck(CauseCheck):
                          edition=variants.options.edition, reform=variants.options.reform)
         if alt.fingerprint == sr.rules.fingerprint:
             return []
-        value = post_of(variants.rate(("known_on", when), known_on=when,
-                                      label=f"as known on {when.isoformat()}"),
-                        e.section, e.system, e.id)
+        key = ("known_on", when)
+        res = variants.rate(key, known_on=when, label=f"as known on {when.isoformat()}")
+        value = post_of(res, e.section, e.system, e.id)
         if not within(value, e.post, tol):
             return []
         changed = _changed_rules(sr.rules, alt)
@@ -207,7 +208,7 @@ class KnownOnCheck(CauseCheck):
         return [Cause(self.name, f"the rules as known on {what} ({when.isoformat()}) give "
                       f"{_fmt(value)}: the rules in force were changed after that date by a "
                       "retroactive decision" + (f" ({changed})" if changed else ""), value,
-                      e.post)]
+                      e.post, posts=res, key=key)]
 
 
 #: The checks of this module in the order they are tried (a row's causes of
@@ -274,17 +275,17 @@ def _rounding(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
             res = variants.rate(("rounding", e.section, e.system, pr.pair, d_own, d_opp), event=ev)
             value = post_of(res, e.section, e.system, e.id)
             if within(value, e.post, tol) and (best is None or abs(value - e.post) < abs(best[0] - e.post)):
-                best = (value, d_own, d_opp)
+                best = (value, d_own, d_opp, res)
     if best is None:
         return []
-    value, d_own, d_opp = best
+    value, d_own, d_opp, res = best
     parts = []
     if d_own:
         parts.append(f"the player's pre-event rating {d_own:+g}")
     if d_opp:
         parts.append(f"the opponents' pre-event ratings {d_opp:+g}")
     return [Cause("rounding", f"published pre-event ratings are rounded: with {' and '.join(parts)} "
-                  f"the post is {_fmt(value)}", value, e.post)]
+                  f"the post is {_fmt(value)}", value, e.post, posts=res)]
 
 
 def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
@@ -302,11 +303,11 @@ def _chaining(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
                                        "chaining)"),
             (Chain(), "chained", "every pre-event rating in a later section taken from the "
                                  "earlier section's computed result (section chaining)")):
-        value = post_of(variants.rate(("chaining", key), chain=chain, label=what),
-                      e.section, e.system, e.id)
+        res = variants.rate(("chaining", key), chain=chain, label=what)
+        value = post_of(res, e.section, e.system, e.id)
         if within(value, e.post, tol):
             out.append(Cause("chaining", f"with {what}, the post is {_fmt(value)}", value,
-                             e.post))
+                             e.post, posts=res, key=("chaining", key)))
     return out
 
 
@@ -343,7 +344,8 @@ def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]
     out = []
     pairs = list(dict.fromkeys(c.pair for c in variants.scored if c.section == e.section))
     for pair in pairs + ([None] if len(pairs) > 1 else []):
-        value = post_of(_scored_variant(variants, e.section, pair), e.section, e.system, e.id)
+        res = _scored_variant(variants, e.section, pair)
+        value = post_of(res, e.section, e.system, e.id)
         if not within(value, e.post, tol):
             continue
         cells = [c for c in variants.scored if c.section == e.section
@@ -357,7 +359,7 @@ def _scored_cells(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]
         out.append(Cause("scored_cells", f"{who} N/R cells rated as games with "
                          f"{'each' if pair is None else 'that'} player's own "
                          f"score ({what}; the reader takes them as byes, not rated) give "
-                         f"{_fmt(value)}", value, e.post))
+                         f"{_fmt(value)}", value, e.post, posts=res))
         break
     return out
 
@@ -374,6 +376,13 @@ def _post_with_games(row: AuditRow, variants: _Variants, n: int) -> Optional[flo
     res = variants.rate(("games", e.section, e.system, pair, n),
                         event=_player_event(variants.event, e.section, change))
     return post_of(res, e.section, e.system, e.id)
+
+
+def _games_variant(variants: _Variants, row: AuditRow, n: int) -> Optional[PrintedPosts]:
+    """The printed posts of the event with the row's player's earlier game
+    count set to ``n`` (rated by :func:`_post_with_games`)."""
+    e = row.entry
+    return variants._cache.get(("games", e.section, e.system, row.result.pair, n))
 
 
 def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
@@ -415,7 +424,8 @@ def _established_games(row: AuditRow, variants: _Variants, tol: float) -> list[C
     return [Cause("games", f"an established player with fewer earlier games than N* = "
                   f"{pr.n_eff:.1f}, which the page does not print (taken as "
                   f"{ESTABLISHED_GAMES}): {counts} gives a larger K (N' = N) and with N = {best} "
-                  f"the post is {_fmt(at(best))}", at(best), e.post)]
+                  f"the post is {_fmt(at(best))}", at(best), e.post,
+                  posts=_games_variant(variants, row, best))]
 
 
 def _contradicted_games(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
@@ -445,7 +455,8 @@ def _contradicted_games(row: AuditRow, variants: _Variants, tol: float) -> list[
                   f"printed; N = {_count_runs(found, most)} reproduces the post (with N = "
                   f"{best}: {_fmt(values[best])})", values[best], e.post,
                   variant={"id": e.id, "system": e.system, "games": best,
-                           "printed": [rec.games, e.post_games]})]
+                           "printed": [rec.games, e.post_games]},
+                  posts=_games_variant(variants, row, best))]
 
 
 def _count_runs(counts: list[int], most: int) -> str:
@@ -474,12 +485,12 @@ def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
     out = []
     rec = me.ratings.get(e.system)
     for kind in _history_kinds(rec):
-        value = post_of(_history_variant(variants, e.section, e.system, pr.pair, kind),
-                      e.section, e.system, e.id)
+        res = _history_variant(variants, e.section, e.system, pr.pair, kind)
+        value = post_of(res, e.section, e.system, e.id)
         if within(value, e.post, tol):
             out.append(Cause("history", f"an earlier history of only {kind} ({kind} = games = "
                              f"{rec.games}), which the file does not show, gives {_fmt(value)} "
-                             "(special formula)", value, e.post))
+                             "(special formula)", value, e.post, posts=res))
     seen = set()
     for rnd in me.rounds:
         o = rnd.opponent
@@ -501,7 +512,7 @@ def _history(row: AuditRow, variants: _Variants, tol: float) -> list[Cause]:
                                  f"history of only {kind} ({kind} = games = {orec.games}), which "
                                  f"the file does not show: it gives this player {_fmt(value)} and "
                                  f"that opponent their published {own:g} ({_fmt(theirs)}, "
-                                 "special formula)", value, e.post))
+                                 "special formula)", value, e.post, posts=res))
     return out
 
 

@@ -70,7 +70,9 @@ def k_exception_causes(row, variants, rows, tol: float) -> list[Cause]:
                       f"loses {len(lost)} other published post{'s' if len(lost) != 1 else ''} "
                       f"({named_posts(lost)})", value, e.post,
                       variant={"k_dual": "not applied",
-                               "loses": loses(lost)})]
+                               "loses": loses(lost)}, posts=res,
+                      key=variants.reform_key("k_dual", kd))]
     return [Cause("k_exception", f"{LABEL}: the post is {value:.2f} (K = {row.result.k:.3f} "
                   "with the exception, which the rules apply where the published record shows it)", value,
-                  e.post, variant={"k_dual": "not applied"})]
+                  e.post, variant={"k_dual": "not applied"}, posts=res,
+                  key=variants.reform_key("k_dual", kd))]

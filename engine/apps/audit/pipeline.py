@@ -30,7 +30,10 @@ named by what it infers or tries:
     corrected section's game rated otherwise (:mod:`uschess.apps.audit.rescored`,
     :mod:`uschess.apps.audit.corrected`);
 ``verdicts``
-    a verdict per published rating (:mod:`uschess.apps.audit.verdict`).
+    a verdict per published rating (:mod:`uschess.apps.audit.verdict`);
+``findings``
+    every cause's free values and evidence, a finding per post missed
+    (:mod:`uschess.apps.audit.findings`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from uschess.apps.audit.alternate import Inputs, alternate
 from uschess.apps.audit.cause import Cause, count_reproduced, printed_value, within
 from uschess.apps.audit.causes import cause_rank, row_causes
 from uschess.apps.audit.corrected import InferredCorrection, section_games
+from uschess.apps.audit.findings import (attach_inferred_evidence, dated_findings,
+                                         put_dated_first, row_finding, state_free_values)
 from uschess.apps.audit.floors import _floor_cause
 from uschess.apps.audit.hidden import infer_histories
 from uschess.apps.audit.history_again import histories_again
@@ -88,6 +93,8 @@ class AuditModel:
     inputs: Optional[Inputs] = None
     inferred: list = field(default_factory=list)
     with_inferred: Optional[int] = None
+    #: the variant keys of the dated findings
+    dated_keys: frozenset = frozenset()
 
     def established(self, r) -> int:
         return int(r.section.rules.p.established_games)
@@ -256,6 +263,10 @@ def _whole_event(m: AuditModel) -> None:
     better.sort(key=lambda x: -x[1])
     a = m.audit
     a.variants, a.inferred, a.reproduced_inferred = better, m.inferred, m.with_inferred
+    dated = dated_findings(m.variants, m.book, m.published.entries, m.tol, count_reproduced)
+    a.dated = [d for d, _ in dated]
+    m.dated_keys = frozenset(k for _, k in dated)
+    put_dated_first(m.rows, m.dated_keys)
 
 
 def _scored_cells(m: AuditModel) -> None:
@@ -278,6 +289,15 @@ def _verdicts(m: AuditModel) -> None:
         assign_verdicts(m.audit, page=m.published.kind != "json")
 
 
+def _findings(m: AuditModel) -> None:
+    """The free values and evidence of every cause, a finding per post
+    missed (:mod:`uschess.apps.audit.findings`)."""
+    state_free_values(m.rows)
+    attach_inferred_evidence(m.rows, m.tol)
+    for r in m.rows:
+        r.finding, r.finding_causes = row_finding(r, m.dated_keys)
+
+
 #: The stages after ``rate``, in order, by name.
 STAGES: tuple[tuple[str, Callable[[AuditModel], None]], ...] = (
     ("causes", _causes),
@@ -293,6 +313,7 @@ STAGES: tuple[tuple[str, Callable[[AuditModel], None]], ...] = (
     ("scored cells", _scored_cells),
     ("corrected", _corrected_stage),
     ("verdicts", _verdicts),
+    ("findings", _findings),
 )
 
 

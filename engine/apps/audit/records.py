@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause
+from uschess.apps.audit.findings import count_findings
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.verdict import Verdict, verdict_counts
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -30,6 +31,10 @@ class AuditRow:
     #: what the evidence for the published rating is worth
     #: (:mod:`uschess.apps.audit.verdict`)
     verdict: Optional[Verdict] = None
+    #: what the causes of a post missed amount to
+    #: (:func:`uschess.apps.audit.findings.row_finding`) and the causes it names
+    finding: Optional[str] = None
+    finding_causes: list = field(default_factory=list)
 
     @property
     def diff(self) -> Optional[float]:
@@ -48,7 +53,9 @@ class AuditRow:
                 "pre": self.result.pre if self.result is not None else None,
                 "warnings": self.warnings, "problem": self.problem, "explain": self.explain,
                 "with_inferred": self.with_inferred,
-                "verdict": self.verdict.as_dict() if self.verdict is not None else None}
+                "verdict": self.verdict.as_dict() if self.verdict is not None else None,
+                "finding": (None if self.finding is None else
+                            {"finding": self.finding, "causes": list(self.finding_causes)})}
 
 
 @dataclass
@@ -72,6 +79,9 @@ class Audit:
     #: whose pre came from an earlier section
     overruled: list = field(default_factory=list)
     chained: list = field(default_factory=list)
+    #: rule versions of another period that reproduce the page much better
+    #: (findings.DatedFinding), reported first
+    dated: list = field(default_factory=list)
 
     def by_section(self) -> list[tuple[str, str, int, int]]:
         """(section, system, reproduced, total) in page order."""
@@ -130,7 +140,8 @@ class Audit:
         return {**n, "headline": n["confirmed"] + n["explained"], "total": self.total,
                 "in_sample": (self.reproduced_inferred if self.reproduced_inferred is not None
                               else self.reproduced),
-                "out_of_sample_methods": self.methods()}
+                "out_of_sample_methods": self.methods(),
+                "findings": count_findings(self.rows)}
 
     def warning_groups(self) -> list[tuple[str, list[AuditRow]]]:
         """Each warning a computed rating depended on, with the players it touched."""
@@ -166,7 +177,8 @@ class Audit:
                              if self.published.rated_on else None),
                 "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
                              for w, rows in self.warning_groups()],
-                "verdicts": self.verdicts_dict()}
+                "verdicts": self.verdicts_dict(),
+                "dated_findings": [d.as_dict() for d in self.dated]}
 
 
 def _fmt(x: Optional[float]) -> str:

@@ -6,6 +6,7 @@ import html
 
 from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.store_audit import StoreAudit
+from uschess.apps.audit.findings import FINDINGS, count_findings
 from uschess.apps.audit.verdict import VERDICT_WORDS, VERDICTS
 
 
@@ -38,11 +39,32 @@ def _verdict_lines(a: Audit) -> list[str]:
         return []
     n = a.verdict_counts()
     out = [f"  {n[v]} {VERDICT_WORDS[v]}" for v in VERDICTS if n[v]]
+    f = count_findings(a.rows)
+    if any(f.values()):
+        out.append("  of the posts missed: " + ", ".join(
+            f"{f[k]} {FINDING_WORDS[k]}" for k in FINDINGS if f[k]))
     methods = a.methods()
     if methods:
         out.append("  out of sample: each such post predicted by the initial ratings solved "
                    f"without it ({', '.join(methods)})")
     return out
+
+
+#: How the reports word each finding of a post missed.
+FINDING_WORDS = {"dated": "reproduced by a rule version of a dated finding",
+                 "cause": "with one cause", "ambiguous": "ambiguous (causes of several kinds fit)",
+                 "weak": "with only a rule value fitted to them (not evidence)",
+                 "no cause found": "with no cause found"}
+
+
+def _finding_text(r: AuditRow) -> str:
+    names = ", ".join(r.finding_causes)
+    return {"dated": f"the rule version of the dated finding above ({names})",
+            "cause": f"one cause ({names})",
+            "ambiguous": f"ambiguous: {names} fit equally; the page cannot tell them apart",
+            "weak": f"only a rule value fitted to this post ({names}): a setting that fits, "
+                    "not evidence that the rules were otherwise",
+            "no cause found": "no cause found"}[r.finding]
 
 
 def format_text(a: Audit, *, show_all: bool = False) -> str:
@@ -54,6 +76,7 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
          f"{pub.event.start.isoformat()}" + (f"..{pub.event.end.isoformat()}" if pub.event.end != pub.event.start else ""),
          f"{_describe_rules(a)}; tolerance {a.tolerance:g}"]
     L.extend(f"note: {n}" for n in pub.notes)
+    L.extend(f"dated finding: {d.describe()}" for d in a.dated)
     L.append(a.summary_line())
     L.extend(_verdict_lines(a))
     if len(a.by_section()) > 1:
@@ -79,11 +102,13 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
             L.append("  " + _row_head(r))
             if r.verdict is not None:
                 L.append(f"    verdict: {r.verdict.describe()}")
+            if r.finding is not None:
+                L.append(f"    finding: {_finding_text(r)}")
             if r.problem:
                 L.append(f"    {r.problem}")
             if r.causes:
                 for c in r.causes:
-                    L.append(f"    likely cause ({c.cause}): {c.detail}")
+                    L.append(f"    likely cause ({c.cause}): {c.detail}{c.evidence_text()}")
             elif r.computed is not None:
                 L.append("    no cause found among the variants tried (floor, bonus multiplier, "
                          "effective games, rounding, all-wins/all-losses history, readings, known-on)")
@@ -135,6 +160,8 @@ def format_html(a: Audit) -> str:
            f"<p>{esc(pub.event.name)}, {esc(pub.event.start.isoformat())}"
            + (f"..{esc(pub.event.end.isoformat())}" if pub.event.end != pub.event.start else "")
            + f"; {esc(_describe_rules(a))}; tolerance {a.tolerance:g}.</p>",
+           *(f"<p class=\"cause\"><strong>Dated finding</strong>: {esc(d.describe())}</p>"
+             for d in a.dated),
            f"<p><strong>{esc(a.summary_line())}</strong></p>"]
     if a.variants:
         out.append("<p>Whole-event variants that reproduce more:</p><ul>" + "".join(
@@ -159,11 +186,14 @@ def format_html(a: Audit) -> str:
             out.append(f"<h3>{esc(_row_head(r))}</h3>")
             if r.verdict is not None:
                 out.append(f"<p>Verdict: <strong>{esc(r.verdict.describe())}</strong></p>")
+            if r.finding is not None:
+                out.append(f"<p>Finding: {esc(_finding_text(r))}</p>")
             if r.problem:
                 out.append(f"<p>{esc(r.problem)}</p>")
             if r.causes:
                 out.append("<ul>" + "".join(
-                    f"<li class=\"cause\"><strong>{esc(c.cause)}</strong>: {esc(c.detail)}</li>"
+                    f"<li class=\"cause\"><strong>{esc(c.cause)}</strong>: "
+                    f"{esc(c.detail + c.evidence_text())}</li>"
                     for c in r.causes) + "</ul>")
             elif r.computed is not None:
                 out.append("<p>No cause found among the variants tried.</p>")

@@ -70,11 +70,16 @@ class _Variants:
                 self._cache[key] = None  # a variant that cannot be rated reproduces nothing
         return self._cache[key]
 
+    @staticmethod
+    def reform_key(name: str, value) -> tuple:
+        """The key of :meth:`reform`'s variant of ``name`` = ``value``."""
+        return ("reform", name, json.dumps(value, sort_keys=True, default=str))
+
     def reform(self, name: str, value, label: str) -> Optional[PrintedPosts]:
         raw = {"name": label, "parameters": {name: [{"from": self.book.earliest().isoformat(),
                                                      "value": value}]}}
-        return self.rate(("reform", name, json.dumps(value, sort_keys=True, default=str)),
-                         label=label, reform=reform_from_dict(raw, source="audit", book=self.book))
+        return self.rate(self.reform_key(name, value), label=label,
+                         reform=reform_from_dict(raw, source="audit", book=self.book))
 
     def whole_event(self) -> list[tuple[str, PrintedPosts]]:
         return [(label, self._cache[key]) for key, label in self.labels.items()
