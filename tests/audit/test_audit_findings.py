@@ -140,3 +140,50 @@ def test_a_rule_version_of_another_period_is_a_dated_finding_reported_first():
     first = text.index("dated finding: N* in force from 2001-01-01")
     assert first < text.index("confirmed or explained")
     assert a.as_dict()["dated_findings"][0]["days"] == 4
+
+
+def test_a_cause_plugin_registered_through_the_hook_is_asked(monkeypatch):
+    """A package's cause check, registered under the entry-point group,
+    is asked for every post missed, and what it finds is reported with
+    its free values, after the audit's own causes."""
+    import pluggy
+
+    from uschess.apps.audit import causes
+    from uschess.apps.audit.cause import CauseCheck
+    from uschess.apps.audit.hookspecs import ENTRY_POINTS, auditimpl
+
+    asked = []
+
+    class Typo(CauseCheck):
+        name, rates = "typo", "nothing again: the published post read with its digits swapped"
+        free_values, evidence = "which two digits", "the post with them swapped"
+
+        def causes(self, row, variants, book, tol):
+            asked.append(row.entry.id)
+            return [Cause(self.name, "digits swapped", row.computed, row.entry.post)]
+
+    class Plugin:
+        @auditimpl
+        def uschess_audit_causes(self):
+            return [Typo()]
+
+    def load(self, group, name=None):
+        assert group == ENTRY_POINTS
+        self.register(Plugin(), name="typo")
+        return 1
+
+    monkeypatch.setattr(pluggy.PluginManager, "load_setuptools_entrypoints", load)
+    causes.registered_checks.cache_clear()
+    try:
+        plain = _posts()
+        ids = sorted(plain)
+        published = {pid: plain[pid] for pid in ids}
+        published[ids[5]] += 333
+        a = _audit(published)
+    finally:
+        causes.registered_checks.cache_clear()
+    off = next(r for r in a.rows if r.entry.id == ids[5])
+    assert asked == [ids[5]]
+    assert [c.cause for c in off.causes] == ["typo"]
+    assert off.causes[0].free_values == "which two digits"
+    assert (off.finding, off.finding_causes) == ("cause", ["typo"])

@@ -21,6 +21,9 @@ named by what it infers or tries:
     the searches with the initial ratings solved again
     (:mod:`uschess.apps.audit.history_again`,
     :mod:`uschess.apps.audit.initial_games`, :func:`~uschess.apps.audit.tradeoff.take_net_gains`);
+``one story per person``
+    one birth date (or adult flag) for all of a player's systems
+    (:mod:`uschess.apps.audit.person`);
 ``zero games``
     a pre printed on 0 games rated as a rating (:mod:`uschess.apps.audit.zero_games`);
 ``whole event``
@@ -57,6 +60,7 @@ from uschess.apps.audit.infer import (explain_reproduced, initialization_causes,
 from uschess.apps.audit.initial_games import initial_counts_again
 from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, rate_published
+from uschess.apps.audit.person import one_story_per_person
 from uschess.apps.audit.published import PublishedResults
 from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.rescored import rescored_cells
@@ -243,6 +247,10 @@ def _net_gains(m: AuditModel) -> None:
     restate_inferred_causes(m.rows, m.inferred, m.tol)
 
 
+def _one_story_per_person(m: AuditModel) -> None:
+    m.audit.people = one_story_per_person(m)
+
+
 def _zero_games(m: AuditModel) -> None:
     zero = zero_games_causes(m.published, m.rows, m.options, m.book, m.tol, m.inputs,
                              _player_event)
@@ -308,6 +316,7 @@ STAGES: tuple[tuple[str, Callable[[AuditModel], None]], ...] = (
     ("histories again", _histories_again),
     ("initial counts again", _initial_counts_again),
     ("net gains", _net_gains),
+    ("one story per person", _one_story_per_person),
     ("zero games", _zero_games),
     ("whole event", _whole_event),
     ("scored cells", _scored_cells),

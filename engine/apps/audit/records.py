@@ -82,6 +82,8 @@ class Audit:
     #: rule versions of another period that reproduce the page much better
     #: (findings.DatedFinding), reported first
     dated: list = field(default_factory=list)
+    #: one explanation per person (person.People), None before that stage
+    people: Optional[object] = None
 
     def by_section(self) -> list[tuple[str, str, int, int]]:
         """(section, system, reproduced, total) in page order."""
@@ -178,7 +180,10 @@ class Audit:
                 "warnings": [{"warning": w, "players": [r.entry.id for r in rows]}
                              for w, rows in self.warning_groups()],
                 "verdicts": self.verdicts_dict(),
-                "dated_findings": [d.as_dict() for d in self.dated]}
+                "dated_findings": [d.as_dict() for d in self.dated],
+                "people": {"facts": [f.as_dict() for f in self.people.facts],
+                           "implausible": [i.as_dict() for i in self.people.implausible]}
+                if self.people is not None else None}
 
 
 def _fmt(x: Optional[float]) -> str:

@@ -57,6 +57,15 @@ FINDING_WORDS = {"dated": "reproduced by a rule version of a dated finding",
                  "no cause found": "with no cause found"}
 
 
+def _people_lines(a: Audit) -> list[str]:
+    """One explanation per person: the facts shared by a player's systems,
+    the players with two stories, the values flagged implausible."""
+    if a.people is None:
+        return []
+    return ([f"one fact per person: {f.describe()}" for f in a.people.facts]
+            + [i.describe() for i in a.people.implausible])
+
+
 def _finding_text(r: AuditRow) -> str:
     names = ", ".join(r.finding_causes)
     return {"dated": f"the rule version of the dated finding above ({names})",
@@ -87,6 +96,7 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
                  f"{a.reproduced_inferred} of {a.total} reproduced (in sample)")
         for i in a.inferred:
             L.append(f"    inferred: {i.describe()}")
+    L.extend(f"  {line}" for line in _people_lines(a))
     for label, n in a.variants:
         L.append(f"  with {label} over the whole event: {n} of {a.total} reproduced")
     for sec, system, pid in a.chained:
@@ -202,6 +212,10 @@ def format_html(a: Audit) -> str:
     if a.inferred:
         out.append(f"<h2 id=\"inferred\">Inferred from the page ({len(a.inferred)})</h2><ul>"
                    + "".join(f"<li>{esc(i.describe())}</li>" for i in a.inferred) + "</ul>")
+    people = _people_lines(a)
+    if people:
+        out.append("<h2>One explanation per person</h2><ul>"
+                   + "".join(f"<li>{esc(line)}</li>" for line in people) + "</ul>")
     out.append("<h2>All published ratings</h2>")
     out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
                "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Verdict</th><th>Status</th>"

@@ -1,0 +1,88 @@
+"""One explanation per person (engine/apps/audit/person.py): a player
+unrated in both systems of a dual-rated section has one birth date, not a
+free number per system."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from test_audit_infer import _swiss
+
+from helpers import SHARED_DATA
+from uschess.apps.audit import audit, format_text, load_published, published_from_dict
+from uschess.apps.audit.infer import Inferred
+from uschess.apps.audit.person import implausible
+from uschess.formulas import round_half_up
+from uschess.io.eventfile import event_from_dict, event_to_dict
+from uschess.rating.pipeline import RatingOptions, rate_event
+
+WFCC = SHARED_DATA / "real" / "wfcc-15-2025" / "XtblMain-202503213862.html"
+
+
+def _dual_section() -> tuple[dict, dict]:
+    """Ten established players rated in both systems and four unrated ones
+    with birth dates, dual-rated (G/60;d5): the page and the truth."""
+    raw = _swiss(10, 4, 4, 8, "2021-03-06")
+    raw["sections"][0]["time_control"] = "G/60;d5"
+    for p in raw["sections"][0]["players"][:10]:
+        p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"])
+    res = rate_event(event_from_dict(raw, source="truth.yaml"), RatingOptions())
+    hidden = json.loads(json.dumps(raw))
+    for p in hidden["sections"][0]["players"]:
+        p.pop("birth_date", None)
+    out = event_to_dict(event_from_dict(hidden, source="page.yaml"))
+    out["published"] = [{"id": pr.id, "system": sr.system, "section": "S",
+                         "post": float(round_half_up(pr.post if pr.m else pr.pre))}
+                        for sr in res.sections for pr in sr.players]
+    born = {p["id"]: dt.date.fromisoformat(p["birth_date"])
+            for p in raw["sections"][0]["players"] if "birth_date" in p}
+    return out, born
+
+
+def test_one_birth_date_for_both_systems_recovered():
+    """Each unrated player gets one fact for OTBR and OTBQ, a birth year
+    near the true one, the same initial rating in both systems (sec. 2.3),
+    and the page is still reproduced with it."""
+    out, born = _dual_section()
+    a = audit(published_from_dict(out, source="page.json"))
+    assert a.reproduced < a.total and a.reproduced_inferred == a.total
+    facts = {f.id: f for f in a.people.facts}
+    assert set(facts) == set(born)
+    for pid, f in facts.items():
+        assert f.adopted and set(f.values) == {"OTBR", "OTBQ"}
+        assert f.values["OTBR"] == f.values["OTBQ"]
+        assert abs(f.year - born[pid].year) <= 2
+        assert f.reproduced >= f.reproduced_separate
+    values = {(i.id, i.system): i.value for i in a.inferred if isinstance(i, Inferred)}
+    assert all(values[(pid, "OTBR")] == values[(pid, "OTBQ")] for pid in born)
+    assert not a.people.implausible
+    assert "one fact per person: Player 11 (20000011): born about" in format_text(a)
+
+
+def test_an_age_based_value_no_age_gives_is_flagged():
+    a = {"young": 100.0, "old": 1300.0}
+    rec = Inferred("S", "OTBR", "1", "A", 1306.0, 750.0, "age-based: no birth date")
+    other = Inferred("S", "OTBR", "2", "B", 1306.0, 900.0, "blended from OTBQ")
+    (flag,) = implausible([(rec, a), (other, a)])
+    assert flag.id == "1" and "above the 1300 that sec. 2.3 gives at any age" in flag.describe()
+
+
+@pytest.mark.shared_data
+def test_wfcc_15_jennings_has_one_story():
+    """WFCC 15: STANLEY JENNINGS, unrated in both systems, solved alone at
+    about 1306 (OTBR) and 1278 (OTBQ), two ages; one fact, an adult (1300
+    in both, sec. 2.3), reproduces as many posts and is the one story."""
+    if not WFCC.exists():
+        pytest.skip(f"{WFCC} is not beside the checkout")
+    a = audit(load_published(WFCC))
+    (f,) = [f for f in a.people.facts if f.name == "STANLEY JENNINGS"]
+    assert f.adopted and f.year is None and f.fact.startswith("an adult")
+    assert round(f.separate["OTBR"]) == 1306 and round(f.separate["OTBQ"]) == 1278
+    assert f.values == {"OTBR": 1300, "OTBQ": 1300}
+    assert f.reproduced == f.reproduced_separate == 32
+    mine = [i for i in a.inferred if isinstance(i, Inferred) and i.id == f.id]
+    assert {i.value for i in mine} == {f.values["OTBR"]}
+    assert not a.people.implausible
