@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from uschess.apps.audit import audit, published_from_dict
+from uschess.apps.audit import joint as J
+from uschess.apps.audit import section_model as M
 from uschess.apps.audit import solve as S
 from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
 from uschess.cli import main
@@ -379,7 +381,7 @@ def test_the_models_remembered_special_ratings_change_no_post(monkeypatch, ages,
     raw = _swiss(8, 12, 5, 7, start, ages=ages, other=other)
     sr = rate_event(event_from_dict(_hidden(raw), source="p"), RatingOptions(trace=False)).sections[0]
     games = {pr.pair: 0 if ages else 4 for pr in sr.players if pr.initial is not None}
-    monkeypatch.setattr(S, "SPECIAL_MEMO", 40)  # starts again many times below
+    monkeypatch.setattr(M, "SPECIAL_MEMO", 40)  # starts again many times below
     model = SectionModel(sr, games)
     rng = random.Random(5)
     base = {pair: float(rng.randrange(300, 1800)) for pair in games}
@@ -388,7 +390,7 @@ def test_the_models_remembered_special_ratings_change_no_post(monkeypatch, ages,
         for pair in rng.sample(sorted(games), 2):
             values[pair] += rng.choice((-50.0, 1.0, 25.0))
         got = model.posts(values)
-        plain = dataclasses.replace(sr.rules, call=S._Call(sr.rules.call, sr.system, values, games))
+        plain = dataclasses.replace(sr.rules, call=M._Call(sr.rules.call, sr.system, values, games))
         want = rate_section(sr.section, sr.system, plain, sr.time_control, trace=False)
         assert got == {pr.pair: (pr.post if pr.m else pr.pre) for pr in want.players}
     assert 0 < len(model._special._seen) <= 40
@@ -417,14 +419,14 @@ def _alone(model, values: dict, base: dict, step: float, high: float) -> dict:
         moved = model.posts({**values, u: x + h}, count=False)
         out[u] = {} if moved is None else {
             j: (v - base[j]) / h for j, v in moved.items()
-            if v is not None and base.get(j) is not None and abs((v - base[j]) / h) >= S.MIN_SLOPE}
+            if v is not None and base.get(j) is not None and abs((v - base[j]) / h) >= M.MIN_SLOPE}
     return out
 
 
 @settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(day=st.dates(min_value=dt.date(2001, 1, 1), max_value=dt.date(2025, 12, 31)),
-       seed=st.integers(0, 10_000), step=st.sampled_from([S.PROBE, S.DIFF, S.DIFF_WHOLE]))
+       seed=st.integers(0, 10_000), step=st.sampled_from([S.PROBE, J.DIFF, J.DIFF_WHOLE]))
 def test_sensitivities_measured_in_groups_are_those_of_each_unknown_alone(monkeypatch, day,
                                                                          seed, step):
     """Unknowns more than 2 x HOPS games apart moved together in one rating
@@ -434,7 +436,7 @@ def test_sensitivities_measured_in_groups_are_those_of_each_unknown_alone(monkey
     model, values, base = _sparse_model(day.isoformat(), seed)
     high = model.rated.rules.p.special_cap
     want = _alone(model, values, base, step, high)
-    calls = count_calls(monkeypatch, S, "rate_section")
+    calls = count_calls(monkeypatch, M, "rate_section")
     before = model.evaluations
     got = S.forward_slopes(model, values, sorted(values), base, step, -math.inf, high)
     assert got == want
@@ -465,14 +467,14 @@ def test_a_post_moving_beyond_the_reach_sends_the_model_back_to_one_unknown_at_a
     exceed: three is needed), a grouped rating moves posts outside its
     members' reaches: seen, each member is measured alone, and so is every
     later measurement."""
-    monkeypatch.setattr(S, "HOPS", hops)
+    monkeypatch.setattr(M, "HOPS", hops)
     model, values, base = _sparse_model("2021-03-06", 11)
     high = model.rated.rules.p.special_cap
     want = _alone(model, values, base, S.PROBE, high)
     got = S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf, high)
     assert got == want
     assert not model.separable
-    calls = count_calls(monkeypatch, S, "rate_section")
+    calls = count_calls(monkeypatch, M, "rate_section")
     assert S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf,
                             high) == want
     assert len(calls) == len(values)

@@ -129,12 +129,32 @@ their initial rating with the initial ratings solved again
 Whenever a computed rating depended on a conflicted or undocumented value
 (``PlayerResult.warnings``) the audit lists it, with the notes on the rules in
 force for each section.
+
+**What the evidence is worth.**  Every published rating gets a verdict
+(:mod:`uschess.apps.audit.verdict`): ``confirmed`` (reproduced from what the
+page prints), ``explained`` (reproduced with inferred inputs and again by a
+solve that did not see it: out of sample), ``fitted`` (reproduced only with its
+own post in the fit), held by a ``floor`` the page cannot show, or
+``unexplained``.  The headline is confirmed + explained; the count with
+inferred inputs is shown beside it as in sample.  Every cause states the values
+it was free to choose and what it does to the page's other posts; each post
+missed gets one finding (one cause, ambiguous, only a rule value fitted, a
+dated finding, or no cause found), and a rule version of another period that
+reproduces the page much better is reported first as a dated finding
+(:mod:`uschess.apps.audit.findings`).  A player's systems share one birth date
+or adult flag (:mod:`uschess.apps.audit.person`).
+
+**How it is built.**  :func:`audit` is a pipeline of named stages over one
+model of the page (:mod:`uschess.apps.audit.pipeline`); the causes are
+:class:`~uschess.apps.audit.cause.CauseCheck` objects registered through a
+pluggy hook (:mod:`uschess.apps.audit.hookspecs`,
+:mod:`uschess.apps.audit.causes`).  :func:`audit_page` audits one file.
 """
 
 from __future__ import annotations
 
 from uschess.apps.audit.causes import CAUSE_ORDER
-from uschess.apps.audit.pipeline import audit
+from uschess.apps.audit.pipeline import audit, audit_page
 from uschess.apps.audit.records import Audit, AuditRow
 from uschess.apps.audit.published import (
     PublishedEntry,
@@ -151,6 +171,6 @@ from uschess.apps.audit.render import (
 )
 from uschess.apps.audit.store_audit import StoreAudit, audit_store
 
-__all__ = ["audit", "load_published", "published_from_dict", "published_from_page",
+__all__ = ["audit", "audit_page", "load_published", "published_from_dict", "published_from_page",
            "format_text", "format_html", "audit_store", "format_store_text", "format_store_html",
            "PublishedEntry", "PublishedResults", "Audit", "AuditRow", "StoreAudit", "CAUSE_ORDER"]

@@ -61,7 +61,7 @@ from uschess.apps.audit.initial_games import initial_counts_again
 from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, rate_published
 from uschess.apps.audit.person import one_story_per_person
-from uschess.apps.audit.published import PublishedResults
+from uschess.apps.audit.published import PublishedResults, load_published
 from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.rescored import rescored_cells
 from uschess.apps.audit.tradeoff import take_net_gains, tradeoff_causes
@@ -338,6 +338,19 @@ def audit(published: PublishedResults, *, tolerance: float = 1.0, known_on=None,
     for _name, stage in STAGES:
         stage(m)
     return m.audit
+
+
+def audit_page(path, *, tolerance: float = 1.0, options: Optional[RatingOptions] = None,
+               **reading) -> Audit:
+    """Audit one page or published-results file at ``path``: read it
+    (:func:`~uschess.apps.audit.published.load_published`, ``reading`` its
+    options: ``start``, ``end``, ``time_control``, ``system``, ``adult``,
+    ``section``, ``name``) and audit it with the rules ``options``.  The
+    report is the Audit's ``as_dict()``: ``summary`` (the headline line),
+    ``verdicts`` (the verdict counts, the headline count, the in-sample
+    count and the findings counted), ``players``, ``dated_findings`` and
+    the rest.  Bad input raises InputError naming the file."""
+    return audit(load_published(path, **reading), tolerance=tolerance, options=options)
 
 
 def _corrected(a: Audit, how: dict) -> None:
