@@ -53,7 +53,7 @@ class Inputs:
     count: int
     #: trade-offs found that reproduce more posts than they lose, as (audit
     #: row, the cause's variant): tried again last
-    #: (:func:`~uschess.apps.audit.tradeoff.take_net_gains`)
+    #: (:func:`~uschess.apps.audit.net_gains.take_net_gains`)
     net_gains: list = field(default_factory=list)
 
     def event(self, event: Event) -> Event:

@@ -199,6 +199,39 @@ def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
                     rules_games=initial.games)
 
 
+def _named_variants(sr, mine: list, model: SectionModel, tol: float) -> dict:
+    """pair -> the named initial rating (sec. 2.3's fallbacks: as an adult,
+    or as a player not known to be adult) that reproduces the own post of
+    each unrated player of ``mine`` still missed, with its
+    ``initialization`` cause added to the row."""
+    start: dict = {}
+    for r in mine:
+        if r.reproduced:
+            continue
+        pl = sr.section.player(r.result.pair)
+        for adult in (True, False):
+            if bool(pl.adult) == adult:
+                continue
+            init = _named_initial(sr, pl, adult)
+            if init is None or init.rating == r.result.initial.rating:
+                continue
+            posts = model.posts({r.result.pair: init.rating})
+            value = posts.get(r.result.pair) if posts else None
+            if within(value, r.entry.post, tol):
+                start[r.result.pair] = init.rating
+                how = (f"as an adult ({init.rating:g}, sec. 2.3: no birth date, adult)"
+                       if adult else
+                       "as a player not known to be adult (the rules' default)")
+                r.causes.append(Cause("initialization", f"initialized {how} the post is "
+                                      f"{value:.2f}; the page cannot show the player's age",
+                                      value, r.entry.post,
+                                      variant={"id": r.entry.id, "system": sr.system,
+                                               "initial_rating": init.rating,
+                                               "adult": adult, "how": how}))
+                break
+    return start
+
+
 def initialization_causes(published, rows, result: EventResult, options: RatingOptions,
                           book: RuleBook, tol: float, solved: Optional[dict] = None):
     """Add ``initialization`` causes to ``rows`` (audit rows); return the
@@ -225,32 +258,7 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
             continue
         own_games = {r.result.pair: _initial_games(r, published.kind != "json") for r in mine}
         model = SectionModel(sr, own_games)
-        # named variants first: adult or not (sec. 2.3's fallbacks)
-        start: dict = {}
-        for r in mine:
-            if r.reproduced:
-                continue
-            pl = sr.section.player(r.result.pair)
-            for adult in (True, False):
-                if bool(pl.adult) == adult:
-                    continue
-                init = _named_initial(sr, pl, adult)
-                if init is None or init.rating == r.result.initial.rating:
-                    continue
-                posts = model.posts({r.result.pair: init.rating})
-                value = posts.get(r.result.pair) if posts else None
-                if within(value, r.entry.post, tol):
-                    start[r.result.pair] = init.rating
-                    how = (f"as an adult ({init.rating:g}, sec. 2.3: no birth date, adult)"
-                           if adult else
-                           "as a player not known to be adult (the rules' default)")
-                    r.causes.append(Cause("initialization", f"initialized {how} the post is "
-                                          f"{value:.2f}; the page cannot show the player's age",
-                                          value, r.entry.post,
-                                          variant={"id": r.entry.id, "system": sr.system,
-                                                   "initial_rating": init.rating,
-                                                   "adult": adult, "how": how}))
-                    break
+        start = _named_variants(sr, mine, model, tol)  # adult or not first
         unknowns = [Unknown(r.result.pair, r.entry.id,
                             start.get(r.result.pair, r.result.initial.rating),
                             own_games[r.result.pair]) for r in mine]

@@ -20,7 +20,7 @@ named by what it infers or tries:
 ``histories again``, ``initial counts again``, ``net gains``
     the searches with the initial ratings solved again
     (:mod:`uschess.apps.audit.history_again`,
-    :mod:`uschess.apps.audit.initial_games`, :func:`~uschess.apps.audit.tradeoff.take_net_gains`);
+    :mod:`uschess.apps.audit.initial_games`, :func:`~uschess.apps.audit.net_gains.take_net_gains`);
 ``one story per person``
     one birth date (or adult flag) for all of a player's systems
     (:mod:`uschess.apps.audit.person`);
@@ -64,7 +64,8 @@ from uschess.apps.audit.person import one_story_per_person
 from uschess.apps.audit.published import PublishedResults, load_published
 from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.rescored import rescored_cells
-from uschess.apps.audit.tradeoff import take_net_gains, tradeoff_causes
+from uschess.apps.audit.net_gains import take_net_gains
+from uschess.apps.audit.tradeoff import tradeoff_causes
 from uschess.apps.audit.variants import GAMES_NOT_PRINTED, _player_event, _Variants
 from uschess.apps.audit.verdict import assign_verdicts
 from uschess.apps.audit.zero_games import zero_games_causes

@@ -33,7 +33,7 @@ that loses fewer posts (``XtblMain_202006272422_6``: 16861986's post, ten
 posts lost by 17307025's value alone, five with the others solved again).
 
 A trade-off that reproduces more posts than it loses is not taken in when
-found: :func:`take_net_gains` tries it again after every other search of the
+found: :func:`~uschess.apps.audit.net_gains.take_net_gains` tries it again after every other search of the
 audit, on the inputs as they then are, and takes it in where it still gains
 more than it loses; the posts it loses get the trade-off of the values given
 up.
@@ -54,8 +54,7 @@ from typing import Optional
 
 from uschess.apps.audit.alternate import _plain
 from uschess.apps.audit.cause import Cause, loses, printed_posts, within
-from uschess.apps.audit.infer import (_common_values, _options, inferred_record, named_alone,
-                                      names_inferred)
+from uschess.apps.audit.infer import _common_values, _options, inferred_record, named_alone
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
@@ -258,7 +257,7 @@ def _held_cause(r, uid: str, system: str, how: str, value: float, inferred: floa
 def _take_in(inputs, rows, sr, owners: dict, moved_values: dict, posts_now: dict,
              own: dict) -> None:
     """Variant values taken into ``inputs`` (they lose no published post,
-    or fewer than they gain: :func:`take_net_gains`):
+    or fewer than they gain: :func:`~uschess.apps.audit.net_gains.take_net_gains`):
     each moved unknown's report made again (``owners``: pair -> the audit row
     of each unknown of section result ``sr``; ``own``: pair -> whether the
     player's own post depends on the value, else as reported before), the
@@ -280,6 +279,206 @@ def _take_in(inputs, rows, sr, owners: dict, moved_values: dict, posts_now: dict
         r2.with_inferred = posts_now.get((r2.entry.section, r2.entry.system, r2.entry.id))
 
 
+@dataclass
+class _Work:
+    """What the trade-off searches of one audit have spent: ratings of the
+    whole event, and solves with a value held."""
+
+    event: int = 0
+    held: int = 0
+
+    def event_left(self) -> bool:
+        return self.event < EVENT_WORK
+
+    def held_left(self) -> bool:
+        return self.held < HELD and self.event < EVENT_WORK
+
+
+class _Search:
+    """The trade-off searches of one audit (the module text)."""
+
+    def __init__(self, published, rows, options: RatingOptions, book, tol: float, inputs):
+        self.rows, self.options, self.book, self.tol = rows, options, book, tol
+        self.inputs = inputs
+        self.event = inputs.event(published.event)
+        self.work = _Work()
+        self.count = inputs.count
+
+    def missed(self) -> list:
+        """The rows missed with the inputs, in a section and system with an
+        unknown, with no cause but the initial ratings."""
+        inputs, tol = self.inputs, self.tol
+        hidden = {(r.entry.system, r.entry.section) for r in self.rows
+                  if (r.entry.id, r.entry.system) in inputs.values}
+        return [r for r in self.rows if r.result is not None and r.with_inferred is not None
+                and not within(r.with_inferred, r.entry.post, tol)
+                and (r.entry.system, r.entry.section) in hidden
+                and all(c.cause == "initialization" for c in r.causes)]
+
+
+class _Section:
+    """One section's trade-off searches: its unknowns, their values, the
+    section model and the posts' slopes, shared by its missed rows."""
+
+    def __init__(self, search: _Search, sr, key, missed: list):
+        self.search, self.sr, self.key = search, sr, key
+        inputs, rows = search.inputs, search.rows
+        here = [r for r in rows if (r.entry.section, r.entry.system) == key
+                and r.result is not None]
+        mine = [r for r in here if (r.entry.id, key[1]) in inputs.values]
+        self.empty = not mine
+        pair_of = {r.entry.id: r.result.pair for r in here}
+        self.owners = {r.result.pair: r for r in mine}
+        self.name_of = {r.result.pair: (r.entry.name or r.entry.id, r.entry.id) for r in here}
+        self.games = {pair_of[r.entry.id]: inputs.games[(r.entry.id, key[1])] for r in mine}
+        self.values = {pair_of[r.entry.id]: inputs.values[(r.entry.id, key[1])] for r in mine}
+        self.published_posts = {r.result.pair: r.entry.post for r in here}
+        self.model = SectionModel(sr, self.games)
+        self.limit = max(4 * len(self.values) + 50, WORK // max(1, len(sr.section.players)))
+        self.base = None if self.empty else self.model.posts(self.values)
+        self.low, self.high = sr.rules.p.absolute_floor, sr.rules.p.special_cap
+        self.missed = missed
+
+    def adopt(self, section_values: dict, event_values: dict, posts_now: dict, gained: list,
+              own: dict) -> None:
+        """A variant that loses no post taken into the inputs (the
+        section's ``values`` and ``base`` follow it)."""
+        search = self.search
+        _take_in(search.inputs, search.rows, self.sr, self.owners, event_values, posts_now, own)
+        self.values.update(section_values)
+        self.base = self.model.posts(self.values) or self.base
+        search.count += len(gained)
+        search.inputs.count = search.count
+
+    def measure(self) -> None:
+        """published pair -> {unknown: slope} of the section's posts."""
+        model, values, base, high = self.model, self.values, self.base, self.high
+
+        def stop():
+            return model.evaluations >= self.limit
+        self.slopes: dict = {}
+        measured = forward_slopes(model, values, sorted(values), base, PROBE, -math.inf, high,
+                                  MIN_SLOPE, stop)
+        for u, col in measured.items():
+            for j, s in col.items():
+                self.slopes.setdefault(j, {})[u] = s
+        blind = {r.result.pair for r in self.missed
+                 if (r.entry.section, r.entry.system) == self.key
+                 and r.result.pair not in self.slopes}
+        if blind:  # posts stored as integers may not move for a probe: a wider one
+            wide = forward_slopes(model, values, sorted(values), base, WIDE_PROBE, -math.inf,
+                                  high, MIN_SLOPE, stop)
+            for u, col in wide.items():
+                for j, s in col.items():
+                    if j in blind:
+                        self.slopes.setdefault(j, {})[u] = s
+
+    def held(self, r, pair: int, value: float) -> Optional["Held"]:
+        """The value of ``pair`` held, the others solved again around it."""
+        search = self.search
+        search.work.event += 1
+        search.work.held += 1
+        return _held(search.event, search.options, search.book, search.rows, r, self.sr,
+                     self.owners, self.games, self.values, pair, value, self.published_posts,
+                     search.tol, search.inputs)
+
+    def named(self, r) -> None:
+        """A named initial value (an adult's) of the row's own player held."""
+        inputs, key, j = self.search.inputs, self.key, r.result.pair
+        named = named_initial(r)
+        if named is None or j not in self.values or not self.search.work.held_left():
+            return False
+        h = self.held(r, j, named["initial_rating"])
+        if h is None:
+            return False
+        if not h.lost:
+            self.adopt(h.values, h.event_values, h.posts, h.gained, {j: True})
+            return True
+        r.causes.append(_held_cause(
+            r, r.entry.id, key[1], f"initialized {named['how']}",
+            named["initial_rating"], inputs.values[(r.entry.id, key[1])], h))
+        if len(h.gained) > len(h.lost):
+            inputs.net_gains.append((r, r.causes[-1].variant))
+        return False  # and the search of one value alone, which may cost less
+
+    def alone(self, r) -> list:
+        """Each unknown the row's post depends on moved alone, the least
+        costly first: (posts lost in the section, order, unknown, value)."""
+        j, tol = r.result.pair, self.search.tol
+        cands = sorted(self.slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
+        found = []
+        for u, s in cands[:CANDIDATES]:
+            if self.model.evaluations >= self.limit:
+                break
+            got = _search(self.model, self.values, u, j, r.entry.post, s, self.low, self.high,
+                          tol, self.limit)
+            if got is None:
+                continue
+            x, posts = got
+            lost = sum(1 for i, pub in self.published_posts.items()
+                       if within(self.base.get(i), pub, tol) and not within(posts.get(i), pub,
+                                                                             tol))
+            found.append((lost, len(found), u, x))
+            if not lost:
+                break
+        return found
+
+    def on_event(self, r, u: int, x: float) -> bool:
+        """Unknown ``u`` at ``x`` confirmed on the whole event: taken in when
+        it loses nothing, else the cause it costs; True when done."""
+        search, key, tol = self.search, self.key, self.search.tol
+        inputs = search.inputs
+        search.work.event += 1
+        uid = self.name_of[u][1]
+        moved_values = {**inputs.values, (uid, key[1]): x}
+        try:
+            res = rate_published(search.event, _options(search.options, moved_values,
+                                                        inputs.games), book=search.book)
+        except InputError:
+            return False
+        posts_now = printed_posts(res)
+        value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
+        if not within(value, r.entry.post, tol):
+            return False
+        lost, gained = moved_posts(search.rows, posts_now, tol)
+        if not lost:  # the solve stopped short of it: taken into the inputs
+            self.adopt({u: x}, moved_values, posts_now, gained, {u: u in self.slopes.get(u, {})})
+            return True
+        own = "their own" if uid == r.entry.id else f"{self.name_of[u][0]} ({uid})'s"
+        inferred = inputs.values[(uid, key[1])]
+        h = self.held(r, u, x) if search.work.held_left() else None
+        if h is not None and len(h.lost) < len(lost):  # held, the others solved again
+            if not h.lost:
+                self.adopt(h.values, h.event_values, h.posts, h.gained,
+                           {u: u in self.slopes.get(u, {})})
+                return True
+            r.causes.append(_held_cause(
+                r, uid, key[1], f"with {own} initial {key[1]} rating held at {x:.0f} "
+                f"instead of the {inferred:.0f} inferred as the page's best fit", x, inferred, h))
+            if len(h.gained) > len(h.lost):
+                inputs.net_gains.append((r, r.causes[-1].variant))
+            return True
+        r.causes.append(Cause(
+            "tradeoff",
+            f"reproduced with {own} initial {key[1]} rating at {x:.0f} instead of the "
+            f"{inferred:.0f} inferred as the page's best fit (the "
+            f"post is {value:.2f}), which loses {len(lost)} other published post"
+            f"{'s' if len(lost) != 1 else ''} ({named_posts(lost)}): no one set of the inputs "
+            "the page hides reproduces them all", value, r.entry.post,
+            variant={"id": uid, "system": key[1], "initial_rating": x, "inferred": inferred,
+                     "loses": loses(lost)}))
+        if len(gained) > len(lost):
+            inputs.net_gains.append((r, r.causes[-1].variant))
+        return True
+
+    def rows(self):
+        """The section's rows still missed with the inputs, by pair."""
+        for r in sorted(self.missed, key=lambda r: r.result.pair):
+            if (r.entry.section, r.entry.system) == self.key \
+                    and not within(r.with_inferred, r.entry.post, self.search.tol):
+                yield r
+
+
 def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:
     """Add ``tradeoff`` causes to the rows still missed with ``inputs``
     (:class:`uschess.apps.audit.alternate.Inputs`, updated when a variant
@@ -287,249 +486,30 @@ def tradeoff_causes(published, rows, options: RatingOptions, book, tol: float, i
     the inputs after that."""
     if not inputs.values:
         return inputs.count
-    event = inputs.event(published.event)
-    hidden = {(r.entry.system, r.entry.section) for r in rows
-              if (r.entry.id, r.entry.system) in inputs.values}
-    missed = [r for r in rows if r.result is not None and r.with_inferred is not None
-              and not within(r.with_inferred, r.entry.post, tol)
-              and (r.entry.system, r.entry.section) in hidden
-              and all(c.cause == "initialization" for c in r.causes)]
+    search = _Search(published, rows, options, book, tol, inputs)
+    missed = search.missed()
     if not missed:
         return inputs.count
     try:
-        plain = rate_published(event, _plain(options), book=book)
+        plain = rate_published(search.event, _plain(options), book=book)
     except InputError:
         return inputs.count
     by_key = {(sr.section.name, sr.system): sr for sr in plain.sections}
-    event_work = held = 0
-    count = inputs.count
     for key in dict.fromkeys((r.entry.section, r.entry.system) for r in missed):
         sr = by_key.get(key)
         if sr is None:
             continue
-        here = [r for r in rows if (r.entry.section, r.entry.system) == key
-                and r.result is not None]
-        mine = [r for r in here if (r.entry.id, key[1]) in inputs.values]
-        if not mine:
+        sec = _Section(search, sr, key, missed)
+        if sec.empty or sec.base is None:
             continue
-        pair_of = {r.entry.id: r.result.pair for r in here}
-        owners = {r.result.pair: r for r in mine}
-        name_of = {r.result.pair: (r.entry.name or r.entry.id, r.entry.id) for r in here}
-        games = {pair_of[r.entry.id]: inputs.games[(r.entry.id, key[1])] for r in mine}
-        values = {pair_of[r.entry.id]: inputs.values[(r.entry.id, key[1])] for r in mine}
-        published_posts = {r.result.pair: r.entry.post for r in here}
-        model = SectionModel(sr, games)
-
-        def adopt(section_values: dict, event_values: dict, posts_now: dict, gained: list,
-                  own: dict) -> None:
-            """A variant that loses no post taken into the inputs (the
-            section's ``values`` and ``base`` follow it)."""
-            nonlocal base, count
-            _take_in(inputs, rows, sr, owners, event_values, posts_now, own)
-            values.update(section_values)
-            base = model.posts(values) or base
-            count += len(gained)
-            inputs.count = count
-
-        limit = max(4 * len(values) + 50, WORK // max(1, len(sr.section.players)))
-        base = model.posts(values)
-        if base is None:
-            continue
-        p = sr.rules.p
-        low, high = p.absolute_floor, p.special_cap
-        slopes: dict = {}  # published pair -> {unknown: slope}
-        measured = forward_slopes(model, values, sorted(values), base, PROBE, -math.inf, high,
-                                  MIN_SLOPE, lambda: model.evaluations >= limit)
-        for u, col in measured.items():
-            for j, s in col.items():
-                slopes.setdefault(j, {})[u] = s
-        blind = {r.result.pair for r in missed if (r.entry.section, r.entry.system) == key
-                 and r.result.pair not in slopes}
-        if blind:  # posts stored as integers may not move for a probe: a wider one
-            wide = forward_slopes(model, values, sorted(values), base, WIDE_PROBE, -math.inf,
-                                  high, MIN_SLOPE, lambda: model.evaluations >= limit)
-            for u, col in wide.items():
-                for j, s in col.items():
-                    if j in blind:
-                        slopes.setdefault(j, {})[u] = s
-        for r in sorted(missed, key=lambda r: r.result.pair):
-            if (r.entry.section, r.entry.system) != key or within(r.with_inferred, r.entry.post,
-                                                                  tol):
+        sec.measure()
+        for r in sec.rows():
+            if sec.named(r):
                 continue
-            j = r.result.pair
-            named = named_initial(r)
-            if named is not None and j in values and event_work < EVENT_WORK and held < HELD:
-                # the named value held, the others solved again around it
-                event_work += 1
-                held += 1
-                h = _held(event, options, book, rows, r, sr, owners, games, values, j,
-                          named["initial_rating"], published_posts, tol, inputs)
-                if h is not None:
-                    if not h.lost:
-                        adopt(h.values, h.event_values, h.posts, h.gained, {j: True})
-                        continue
-                    r.causes.append(_held_cause(
-                        r, r.entry.id, key[1], f"initialized {named['how']}",
-                        named["initial_rating"], inputs.values[(r.entry.id, key[1])], h))
-                    if len(h.gained) > len(h.lost):
-                        inputs.net_gains.append((r, r.causes[-1].variant))
-                    # and the search of one value alone below, which may cost less
-            cands = sorted(slopes.get(j, {}).items(), key=lambda t: (-abs(t[1]), t[0]))
-            # each unknown alone, the least costly first: what it loses is
-            # counted on the section, then confirmed on the whole event
-            found = []
-            for u, s in cands[:CANDIDATES]:
-                if model.evaluations >= limit:
+            for _, _, u, x in sorted(sec.alone(r))[:2]:
+                if not search.work.event_left():
                     break
-                got = _search(model, values, u, j, r.entry.post, s, low, high, tol, limit)
-                if got is None:
-                    continue
-                x, posts = got
-                lost = sum(1 for i, pub in published_posts.items()
-                           if within(base.get(i), pub, tol) and not within(posts.get(i), pub, tol))
-                found.append((lost, len(found), u, x))
-                if not lost:
+                if sec.on_event(r, u, x):
                     break
-            for _, _, u, x in sorted(found)[:2]:
-                if event_work >= EVENT_WORK:
-                    break
-                event_work += 1
-                uid = name_of[u][1]
-                moved_values = {**inputs.values, (uid, key[1]): x}
-                opts = _options(options, moved_values, inputs.games)
-                try:
-                    res = rate_published(event, opts, book=book)
-                except InputError:
-                    continue
-                posts_now = printed_posts(res)
-                value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
-                if not within(value, r.entry.post, tol):
-                    continue
-                lost, gained = moved_posts(rows, posts_now, tol)
-                if not lost:
-                    # the solve stopped short of it: taken into the inputs
-                    adopt({u: x}, moved_values, posts_now, gained, {u: u in slopes.get(u, {})})
-                    break
-                own = "their own" if uid == r.entry.id else f"{name_of[u][0]} ({uid})'s"
-                h = None
-                if held < HELD and event_work < EVENT_WORK:
-                    # the value held and the others solved again: it may cost less
-                    event_work += 1
-                    held += 1
-                    h = _held(event, options, book, rows, r, sr, owners, games, values, u, x,
-                              published_posts, tol, inputs)
-                if h is not None and len(h.lost) < len(lost):
-                    if not h.lost:
-                        adopt(h.values, h.event_values, h.posts, h.gained,
-                              {u: u in slopes.get(u, {})})
-                        break
-                    r.causes.append(_held_cause(
-                        r, uid, key[1], f"with {own} initial {key[1]} rating held at {x:.0f} "
-                        f"instead of the {inputs.values[(uid, key[1])]:.0f} inferred as the "
-                        "page's best fit", x, inputs.values[(uid, key[1])], h))
-                    if len(h.gained) > len(h.lost):
-                        inputs.net_gains.append((r, r.causes[-1].variant))
-                    break
-                r.causes.append(Cause(
-                    "tradeoff",
-                    f"reproduced with {own} initial {key[1]} rating at {x:.0f} instead of the "
-                    f"{inputs.values[(uid, key[1])]:.0f} inferred as the page's best fit (the "
-                    f"post is {value:.2f}), which loses {len(lost)} other published post"
-                    f"{'s' if len(lost) != 1 else ''} ({named_posts(lost)}): no one set of the inputs "
-                    "the page hides reproduces them all", value, r.entry.post,
-                    variant={"id": uid, "system": key[1], "initial_rating": x,
-                             "inferred": inputs.values[(uid, key[1])],
-                             "loses": loses(lost)}))
-                if len(gained) > len(lost):
-                    inputs.net_gains.append((r, r.causes[-1].variant))
-                break
     _settle(rows, tol)
-    return count
-
-
-def _given_up_causes(lost: list, gained: list, given_up: dict, taken: dict, system: str,
-                     first: str, names: dict) -> None:
-    """Each post in ``lost`` (its post with the values given up still in
-    its ``with_inferred``) gets the ``tradeoff`` cause of the values given
-    up (``given_up``: id -> value; ``taken``: id -> the value taken in
-    instead; ``first``: the id of the value searched), which reproduce it
-    and lose the posts in ``gained``; its ``initialization`` cause naming
-    the values inferred then is dropped (the trade-off says what they
-    were)."""
-    value = given_up.get(first, taken[first])
-    again = {pid: x for pid, x in given_up.items() if pid != first}
-    who = names.get(first, first)
-    for r in lost:
-        post = r.with_inferred
-        r.causes = [c for c in r.causes if not names_inferred(c)]
-        r.causes.append(Cause(
-            "tradeoff",
-            f"reproduced with {who} ({first})'s initial {system} rating at {value:.0f}"
-            + (f" and {len(again)} other unrated players' at the values solved before"
-               if again else "")
-            + f" (the post is {post:.2f}); the inputs inferred put it at {taken[first]:.0f}"
-            + (" with the others solved again around it" if again else "")
-            + f", which reproduces {len(gained)} published post{'s' if len(gained) != 1 else ''} "
-            f"that those values lose ({named_posts(gained)}): no one set of the inputs the "
-            "page hides reproduces them all", post, r.entry.post,
-            variant={"id": first, "system": system, "initial_rating": value,
-                     "inferred": taken[first], **({"solved_again": again} if again else {}),
-                     "loses": loses(gained)}))
-
-
-def take_net_gains(published, rows, options: RatingOptions, book, tol: float,
-                   inputs) -> Optional[int]:
-    """The trade-offs found that reproduce more published posts than they
-    lose (``inputs.net_gains``), tried again after every other search and
-    taken into the inputs where they still do: the page's best fit is the
-    set of inputs that reproduces the most posts, and the one-value search
-    fits posts one at a time.  Taken in last, since taken in when found
-    they would leave the searches after them less to gain (on
-    ``XtblMain_202007043302_3`` a trade-off worth three posts would have
-    kept the initial counts' search from eleven).  Each post a value taken
-    in loses gets the trade-off of the values given up.  Returns how many
-    published ratings are reproduced with the inputs after that, or None
-    where nothing was tried."""
-    pending, inputs.net_gains = inputs.net_gains, []
-    if not pending or inputs.count is None:
-        return None
-    event = inputs.event(published.event)
-    try:
-        plain = rate_published(event, _plain(options), book=book)
-    except InputError:
-        return None
-    by_key = {(sr.section.name, sr.system): sr for sr in plain.sections}
-    names = {r.entry.id: r.entry.name or r.entry.id for r in rows}
-    taken = 0
-    for r, v in pending:
-        if within(r.with_inferred, r.entry.post, tol):
-            continue
-        system = v["system"]
-        key = (r.entry.section, system)
-        changed = {v["id"]: v["initial_rating"], **v.get("solved_again", {})}
-        sr = by_key.get(key)
-        if sr is None or any((pid, system) not in inputs.values for pid in changed):
-            continue
-        moved = {**inputs.values, **{(pid, system): x for pid, x in changed.items()}}
-        try:
-            res = rate_published(event, _options(options, moved, inputs.games), book=book)
-        except InputError:
-            continue
-        posts = printed_posts(res)
-        if not within(posts.get((r.entry.section, r.entry.system, r.entry.id)), r.entry.post,
-                      tol):
-            continue
-        lost, gained = moved_posts(rows, posts, tol)
-        if len(gained) <= len(lost):
-            continue
-        given_up = {pid: inputs.values[(pid, system)] for pid in changed
-                    if inputs.values[(pid, system)] != changed[pid]}
-        _given_up_causes(lost, gained, given_up, changed, system, v["id"], names)
-        owners = {x.result.pair: x for x in rows if (x.entry.section, x.entry.system) == key
-                  and x.result is not None and (x.entry.id, system) in inputs.values}
-        _take_in(inputs, rows, sr, owners, moved, posts, {})
-        inputs.count += len(gained) - len(lost)
-        taken += 1
-    if taken:
-        _settle(rows, tol)
-    return inputs.count
+    return search.count
