@@ -49,13 +49,17 @@ LEAST_GAINED = 3
 def evidence(posts, row, rows, tol: float) -> Evidence:
     """What a variant's printed ``posts`` do to the published posts of
     ``rows`` other than ``row``'s."""
+    return _counted((r.reproduced, within(posts.get((r.entry.section, r.entry.system,
+                                                     r.entry.id)), r.entry.post, tol))
+                    for r in rows if r is not row)
+
+
+def _counted(pairs) -> Evidence:
+    """Evidence from (reproduced by the rules in force, reproduced by the
+    variant) for each post."""
     keeps = loses = gains = 0
-    for r in rows:
-        if r is row:
-            continue
-        e = r.entry
-        got = within(posts.get((e.section, e.system, e.id)), e.post, tol)
-        if r.reproduced:
+    for before, got in pairs:
+        if before:
             keeps += got
             loses += not got
         else:
@@ -213,15 +217,7 @@ def inferred_evidence(rows, tol: float) -> Optional[Evidence]:
     was inferred): the evidence of the causes naming them."""
     if all(r.with_inferred is None for r in rows):
         return None
-    keeps = loses = gains = 0
-    for r in rows:
-        got = within(r.with_inferred, r.entry.post, tol)
-        if r.reproduced:
-            keeps += got
-            loses += not got
-        else:
-            gains += got
-    return Evidence(keeps, loses, gains)
+    return _counted((r.reproduced, within(r.with_inferred, r.entry.post, tol)) for r in rows)
 
 
 def attach_inferred_evidence(rows, tol: float) -> None:

@@ -213,6 +213,23 @@ class Held:
     moved: dict
 
 
+def _on_event(event, options: RatingOptions, book, rows, r, event_values: dict, games: dict,
+              tol: float) -> Optional[tuple]:
+    """The whole ``event`` rated with initial ratings ``event_values``:
+    (its printed posts, row ``r``'s post, the posts lost, the posts gained),
+    or None where that does not reproduce ``r``'s post."""
+    try:
+        res = rate_published(event, _options(options, event_values, games), book=book)
+    except InputError:
+        return None
+    posts = printed_posts(res)
+    post = posts.get((r.entry.section, r.entry.system, r.entry.id))
+    if not within(post, r.entry.post, tol):
+        return None
+    lost, gained = moved_posts(rows, posts, tol)
+    return posts, post, lost, gained
+
+
 def _held(event, options: RatingOptions, book, rows, r, sr, owners: dict, games: dict,
           values: dict, me: int, value: float, published_posts: dict, tol: float,
           inputs) -> Optional[Held]:
@@ -226,15 +243,10 @@ def _held(event, options: RatingOptions, book, rows, r, sr, owners: dict, games:
     system = sr.system
     event_values = {**inputs.values,
                     **{(owners[u].entry.id, system): v for u, v in got.items()}}
-    try:
-        res = rate_published(event, _options(options, event_values, inputs.games), book=book)
-    except InputError:
+    on_event = _on_event(event, options, book, rows, r, event_values, inputs.games, tol)
+    if on_event is None:
         return None
-    posts = printed_posts(res)
-    post = posts.get((r.entry.section, r.entry.system, r.entry.id))
-    if not within(post, r.entry.post, tol):
-        return None
-    lost, gained = moved_posts(rows, posts, tol)
+    posts, post, lost, gained = on_event
     moved = {owners[u].entry.id: v for u, v in got.items() if u != me and v != values[u]}
     return Held(got, event_values, posts, post, lost, gained, moved)
 
@@ -431,16 +443,11 @@ class _Section:
         search.work.event += 1
         uid = self.name_of[u][1]
         moved_values = {**inputs.values, (uid, key[1]): x}
-        try:
-            res = rate_published(search.event, _options(search.options, moved_values,
-                                                        inputs.games), book=search.book)
-        except InputError:
+        on_event = _on_event(search.event, search.options, search.book, search.rows, r,
+                             moved_values, inputs.games, tol)
+        if on_event is None:
             return False
-        posts_now = printed_posts(res)
-        value = posts_now.get((r.entry.section, r.entry.system, r.entry.id))
-        if not within(value, r.entry.post, tol):
-            return False
-        lost, gained = moved_posts(search.rows, posts_now, tol)
+        posts_now, value, lost, gained = on_event
         if not lost:  # the solve stopped short of it: taken into the inputs
             self.adopt({u: x}, moved_values, posts_now, gained, {u: u in self.slopes.get(u, {})})
             return True
