@@ -1,0 +1,140 @@
+"""The verdicts of many audited pages, by era, system and event size.
+
+:func:`page_summary` keeps of one page's audit what a corpus report needs,
+as plain data (JSON, or a worker's answer): per system the verdicts
+counted, the in-sample count, the page's dated findings and the posts that
+look set by hand.  :class:`CorpusReport` adds pages up and
+:meth:`CorpusReport.format` prints the table: each era of the rules, system
+and event size with the four verdicts and the floors, the headline
+(confirmed + explained) and the in-sample figure beside it, then every
+dated finding and every post set by hand, with its page.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from uschess.apps.audit.cause import within
+from uschess.apps.audit.hidden import printed_provisional
+from uschess.apps.audit.verdict import VERDICTS
+
+#: Eras of the rules (000 sec. 8): integer ratings before 2014-09-01, the
+#: float era to the 2017 B = 14, that to the 2020 revision, and after.
+ERAS = (("2001-2014-08", "2014-09-01"), ("2014-09..2017-05", "2017-06-01"),
+        ("2017-06..2020-05", "2020-06-01"), ("2020-06..", "9999-12-31"))
+#: Event sizes (players of the page), as (largest, name).
+SIZES = ((10, "1-10 players"), (30, "11-30"), (100, "31-100"), (None, "101+"))
+
+
+def era(date: _dt.date) -> str:
+    """The era of :data:`ERAS` of a date."""
+    text = date.isoformat()
+    for name, before in ERAS:
+        if text < before:
+            return name
+    return ERAS[-1][0]
+
+
+def size(players: int) -> str:
+    for most, name in SIZES:
+        if most is None or players <= most:
+            return name
+    return SIZES[-1][1]
+
+
+def _set_by_hand(a) -> list[dict]:
+    """Posts whose printed provisional count did not grow with the games
+    rated (``P14`` before, ``P14`` after 6 games): a record changed by hand
+    between the two, which no rule gives."""
+    out = []
+    for r in a.rows:
+        e, pr = r.entry, r.result
+        if pr is None or not pr.m or e.post_games is None or r.section is None:
+            continue
+        rec = r.section.section.player(pr.pair).ratings.get(e.system)
+        if not printed_provisional(rec, int(r.section.rules.p.established_games)):
+            continue
+        if e.post_games <= rec.games:
+            out.append({"id": e.id, "name": e.name, "system": e.system, "section": e.section,
+                        "before": rec.games, "after": e.post_games, "games": pr.m})
+    return out
+
+
+def page_summary(a, page: str) -> dict:
+    """What a corpus report keeps of audit ``a`` of ``page``."""
+    event = a.published.event
+    players = len({p.id for sec in event.sections for p in sec.players})
+    systems: dict = {}
+    inferred = a.reproduced_inferred is not None
+    for r in a.rows:
+        if r.verdict is None:
+            continue
+        got = systems.setdefault(r.entry.system, {**{v: 0 for v in VERDICTS}, "in_sample": 0})
+        got[r.verdict.verdict] += 1
+        got["in_sample"] += (within(r.with_inferred, r.entry.post, a.tolerance) if inferred
+                             else r.reproduced)
+    return {"page": page, "start": event.start.isoformat(), "players": players,
+            "systems": systems, "total": a.total,
+            "in_sample": a.reproduced_inferred if a.reproduced_inferred is not None
+            else a.reproduced,
+            "dated": [d.as_dict() for d in a.dated], "set_by_hand": _set_by_hand(a)}
+
+
+@dataclass
+class CorpusReport:
+    """Page summaries added up (:func:`page_summary`)."""
+
+    cells: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    dated: list = field(default_factory=list)
+    set_by_hand: list = field(default_factory=list)
+    unread: list = field(default_factory=list)
+    pages: int = 0
+
+    def add(self, summary: dict) -> None:
+        self.pages += 1
+        when = era(_dt.date.fromisoformat(summary["start"]))
+        big = size(summary["players"])
+        for system, counts in summary["systems"].items():
+            for key in ((when, system, big), ("all", "all", "all")):
+                cell = self.cells[key]
+                for v, n in counts.items():
+                    cell[v] += n
+                cell["total"] += sum(counts[v] for v in VERDICTS)
+        self.dated.extend((summary["page"], d) for d in summary["dated"])
+        self.set_by_hand.extend((summary["page"], s) for s in summary["set_by_hand"])
+
+    def refused(self, page: str, why: str) -> None:
+        self.unread.append((page, why))
+
+    def format(self) -> str:
+        head = (f"{'era':<18} {'system':<6} {'size':<13} {'posts':>6} {'confirmed':>9} "
+                f"{'explained':>9} {'fitted':>6} {'floor':>5} {'unexpl.':>7} {'headline':>9} "
+                f"{'in sample':>9}")
+        lines = [f"{self.pages} pages audited, {len(self.unread)} refused; headline = "
+                 "confirmed + explained (out of sample); in sample = reproduced with the "
+                 "inferred inputs fitted to the same posts", head]
+        keys = sorted(k for k in self.cells if k[0] != "all") + [("all", "all", "all")]
+        for key in keys:
+            c = self.cells[key]
+            total = c["total"]
+            if not total:
+                continue
+            pct = 100 * (c["confirmed"] + c["explained"]) / total
+            lines.append(f"{key[0]:<18} {key[1]:<6} {key[2]:<13} {total:>6} "
+                         f"{c['confirmed']:>9} {c['explained']:>9} {c['fitted']:>6} "
+                         f"{c['floor']:>5} {c['unexplained']:>7} {pct:>8.1f}% "
+                         f"{100 * c['in_sample'] / total:>8.1f}%")
+        if self.dated:
+            lines.append("dated findings:")
+            lines.extend(f"  {page}: {d['finding']}" for page, d in self.dated)
+        if self.set_by_hand:
+            lines.append("posts set by hand (a provisional count that did not grow):")
+            lines.extend(f"  {page}: {s['name']} ({s['id']}), {s['system']}, P{s['before']} "
+                         f"before and P{s['after']} after {s['games']} rated games"
+                         for page, s in self.set_by_hand)
+        if self.unread:
+            lines.append("pages refused:")
+            lines.extend(f"  {page}: {why}" for page, why in self.unread)
+        return "\n".join(lines) + "\n"
