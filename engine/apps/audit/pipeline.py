@@ -303,6 +303,10 @@ def _findings(m: AuditModel) -> None:
     missed (:mod:`uschess.apps.audit.findings`)."""
     state_free_values(m.rows)
     attach_inferred_evidence(m.rows, m.tol)
+    for r in m.rows:  # a rule version that fits the whole page is not a value fitted to one post
+        for c in r.causes:
+            if c.key is not None and c.key in m.dated_keys:
+                c.weak = False
     for r in m.rows:
         r.finding, r.finding_causes = row_finding(r, m.dated_keys)
 

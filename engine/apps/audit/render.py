@@ -6,6 +6,7 @@ import html
 
 from uschess.apps.audit.records import Audit, AuditRow, _fmt
 from uschess.apps.audit.store_audit import StoreAudit
+from uschess.apps.audit.causes import registered_checks
 from uschess.apps.audit.findings import FINDINGS, count_findings
 from uschess.apps.audit.verdict import VERDICT_WORDS, VERDICTS
 
@@ -120,8 +121,9 @@ def format_text(a: Audit, *, show_all: bool = False) -> str:
                 for c in r.causes:
                     L.append(f"    likely cause ({c.cause}): {c.detail}{c.evidence_text()}")
             elif r.computed is not None:
-                L.append("    no cause found among the variants tried (floor, bonus multiplier, "
-                         "effective games, rounding, all-wins/all-losses history, readings, known-on)")
+                L.append("    no cause found among the causes tried ("
+                         + ", ".join(dict.fromkeys(c.name for c in registered_checks()))
+                         + ", and the inputs inferred)")
             if r.explain:
                 L.append("    calculation:")
                 L.extend("    " + line for line in r.explain.rstrip("\n").split("\n"))
@@ -157,6 +159,29 @@ tr.bad{background:#fde8e8} tr.ok{background:#f3faf3}
 pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:90%}
 .warn{color:#8a5a00} .cause{color:#0b5394}
 """
+
+
+def _html_table(a: Audit) -> list[str]:
+    """The table of every published rating, its verdict and its causes."""
+    esc = html.escape
+    out = []
+    out.append("<h2>All published ratings</h2>")
+    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
+               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Verdict</th><th>Status</th>"
+               "</tr></thead><tbody>")
+    for r in a.rows:
+        e = r.entry
+        status = "reproduced" if r.reproduced else (
+            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
+        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
+                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
+                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
+                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
+                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
+                   f"<td>{esc(r.verdict.verdict if r.verdict is not None else '')}</td>"
+                   f"<td>{esc(status)}</td></tr>")
+    out.append("</tbody></table>")
+    return out
 
 
 def format_html(a: Audit) -> str:
@@ -216,22 +241,7 @@ def format_html(a: Audit) -> str:
     if people:
         out.append("<h2>One explanation per person</h2><ul>"
                    + "".join(f"<li>{esc(line)}</li>" for line in people) + "</ul>")
-    out.append("<h2>All published ratings</h2>")
-    out.append("<table><thead><tr><th>Section</th><th>Pair</th><th>ID</th><th>Player</th>"
-               "<th>System</th><th>Published</th><th>Computed</th><th>Diff</th><th>Verdict</th><th>Status</th>"
-               "</tr></thead><tbody>")
-    for r in a.rows:
-        e = r.entry
-        status = "reproduced" if r.reproduced else (
-            "; ".join(c.cause for c in r.causes) if r.causes else (r.problem or "not reproduced"))
-        out.append(f"<tr class=\"{'ok' if r.reproduced else 'bad'}\"><td>{esc(str(e.section))}</td>"
-                   f"<td class=\"n\">{'' if e.pair is None else e.pair}</td><td>{esc(e.id)}</td>"
-                   f"<td>{esc(str(e.name))}</td><td>{esc(e.system)}</td><td class=\"n\">{e.post:g}</td>"
-                   f"<td class=\"n\">{esc(_fmt(r.computed))}</td>"
-                   f"<td class=\"n\">{'' if r.diff is None else f'{r.diff:+.2f}'}</td>"
-                   f"<td>{esc(r.verdict.verdict if r.verdict is not None else '')}</td>"
-                   f"<td>{esc(status)}</td></tr>")
-    out.append("</tbody></table>")
+    out.extend(_html_table(a))
     groups = a.warning_groups()
     if groups:
         out.append("<h2>Conflicted or undocumented rules the computed ratings depended on</h2><ul>")
