@@ -31,7 +31,9 @@ be predicted are withheld one at a time (leave-one-out) when there are at
 most :data:`FOLDS` of them; else they are dealt in pairing order into
 :data:`FOLDS` folds and each fold is withheld at once (k-fold: each post is
 still predicted by a solve that did not see it, at a fifth of the cost of
-one solve per post on a large page).  Only the initial ratings are solved
+one solve per post on a large page).  A section of more than
+:data:`FULL_PLAYERS` players is solved so within a tenth of the work, and
+the method says so.  Only the initial ratings are solved
 again: a post that needs another inferred input too (an earlier history, a
 game count, a corrected game) is not re-inferred and counts as ``fitted``,
 so the explained count is a lower bound.
@@ -44,7 +46,7 @@ from typing import Optional
 
 from uschess.apps.audit.cause import within
 from uschess.apps.audit.infer import _common_values, _initial_games
-from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
+from uschess.apps.audit.solve import AGAIN, FULL, Effort, SectionModel, Unknown, solve_section
 
 #: The verdicts, in the order the reports count them.
 VERDICTS = ("confirmed", "explained", "fitted", "floor", "unexplained")
@@ -59,6 +61,11 @@ VERDICT_WORDS = {
 #: Posts of a section predicted one at a time up to this many; beyond, in
 #: this many folds.
 FOLDS = 5
+#: Sections of more players than this are solved without a post within
+#: :data:`~uschess.apps.audit.solve.AGAIN` (a tenth of the first solve's
+#: work): a large section's first solve is the audit's longest step, and
+#: the verdicts must not multiply it by the folds.  The method says so.
+FULL_PLAYERS = 100
 
 
 @dataclass
@@ -87,11 +94,14 @@ class Verdict:
         return self.verdict
 
 
-def _folds(pairs: list) -> tuple[list, str]:
-    """The pairs dealt into folds, and the method's name."""
+def _folds(pairs: list, players: int) -> tuple[list, str, Effort]:
+    """The pairs dealt into folds, the method's name and the work of each
+    solve (a section of ``players``)."""
+    effort, less = (FULL, "") if players <= FULL_PLAYERS else (
+        AGAIN, ", each solve with a tenth of the first solve's work")
     if len(pairs) <= FOLDS:
-        return [[p] for p in pairs], "leave-one-out"
-    return [pairs[k::FOLDS] for k in range(FOLDS)], f"k-fold (k = {FOLDS})"
+        return [[p] for p in pairs], "leave-one-out" + less, effort
+    return [pairs[k::FOLDS] for k in range(FOLDS)], f"k-fold (k = {FOLDS}){less}", effort
 
 
 def _section_out_of_sample(sr, here: list, page: bool, tol: float) -> dict:
@@ -104,7 +114,7 @@ def _section_out_of_sample(sr, here: list, page: bool, tol: float) -> dict:
         return {}
     mine = sorted((r for r in here if r.entry.pre is None and r.result.initial is not None),
                   key=lambda r: r.result.pair)
-    folds, method = _folds(wanted)
+    folds, method, effort = _folds(wanted, len(sr.section.players))
     if not mine:
         return {pair: (None, method) for pair in wanted}
     games = {r.result.pair: _initial_games(r, page) for r in mine}
@@ -117,7 +127,7 @@ def _section_out_of_sample(sr, here: list, page: bool, tol: float) -> dict:
                             games[r.result.pair]) for r in mine]
         seen = {pair: post for pair, post in targets.items() if pair not in fold}
         sol = solve_section(model, unknowns, seen, tol, p.absolute_floor, p.special_cap,
-                            common=_common_values(sr.rules))
+                            common=_common_values(sr.rules), effort=effort)
         posts = sol.posts if sol is not None else model.posts(
             {u.pair: u.start for u in unknowns})
         for pair in fold:
