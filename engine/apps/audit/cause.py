@@ -25,9 +25,9 @@ class PrintedPosts(dict):
     """(section, system, id) -> :func:`printed_value` of one rating of the
     event: what is kept of a rating whose printed posts alone are read later
     (the audit's variants, :class:`uschess.apps.audit.variants._Variants`).
-    A whole EventResult holds every player's records, rules and steps; on a
-    484-player page the variants' results reached 1.1 GB, their posts a few
-    MB.  :func:`post_of`, :func:`printed_posts` and :func:`count_reproduced`
+    A whole EventResult holds every player's records, rules and steps, a
+    large page's hundreds of variants far more than their posts.
+    :func:`post_of`, :func:`printed_posts` and :func:`count_reproduced`
     take either."""
 
     @classmethod

@@ -82,8 +82,7 @@ GRID = 200.0
 WORK, EVENT_WORK = 200_000, 80
 #: Values held with the others solved again (named initializations first,
 #: then the values of trade-offs found), per audit at most: each is a whole
-#: solve of its section (3-4 s of CPU on 45 players, 13-25 s on 140, 13-19 s
-#: on the 1,166-player page).
+#: solve of its section, the costliest step of the search.
 HELD = 3
 #: A cause names at most this many of the posts a variant loses.
 MAX_NAMED = 3
