@@ -24,8 +24,8 @@ from uschess.apps.audit.verdict import VERDICTS
 #: float era to the 2017 B = 14, that to the 2020 revision, and after.
 ERAS = (("2001-2014-08", "2014-09-01"), ("2014-09..2017-05", "2017-06-01"),
         ("2017-06..2020-05", "2020-06-01"), ("2020-06..", "9999-12-31"))
-#: Event sizes (players of the page), as (largest, name).
-SIZES = ((10, "1-10 players"), (30, "11-30"), (100, "31-100"), (None, "101+"))
+#: Event sizes (the players of the page), as (largest, name).
+SIZES = ((10, "1-10"), (30, "11-30"), (100, "31-100"), (None, "101+"))
 
 
 def era(date: _dt.date) -> str:
@@ -109,13 +109,15 @@ class CorpusReport:
         self.unread.append((page, why))
 
     def format(self) -> str:
-        head = (f"{'era':<18} {'system':<6} {'size':<13} {'posts':>6} {'confirmed':>9} "
+        head = (f"{'era':<18} {'system':<6} {'players':<13} {'posts':>6} {'confirmed':>9} "
                 f"{'explained':>9} {'fitted':>6} {'floor':>5} {'unexpl.':>7} {'headline':>9} "
                 f"{'in sample':>9}")
         lines = [f"{self.pages} pages audited, {len(self.unread)} refused; headline = "
                  "confirmed + explained (out of sample); in sample = reproduced with the "
                  "inferred inputs fitted to the same posts", head]
-        keys = sorted(k for k in self.cells if k[0] != "all") + [("all", "all", "all")]
+        order = {name: k for k, (_, name) in enumerate(SIZES)}
+        keys = sorted((k for k in self.cells if k[0] != "all"),
+                      key=lambda k: (k[0], k[1], order[k[2]])) + [("all", "all", "all")]
         for key in keys:
             c = self.cells[key]
             total = c["total"]
