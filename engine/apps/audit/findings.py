@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from uschess.apps.audit.cause import Evidence, within
+from uschess.apps.audit.infer import HISTORIES, names_inferred
 
 #: The kinds of finding of a post missed, in the order reports count them.
 FINDINGS = ("dated", "cause", "ambiguous", "weak", "no cause found")
@@ -228,6 +229,7 @@ def attach_inferred_evidence(rows, tol: float) -> None:
         return
     for r in rows:
         for c in r.causes:
-            if c.evidence is None and c.cause in ("initialization", "history") and c.posts is None:
+            if c.evidence is None and c.posts is None and (
+                    names_inferred(c) or (c.cause == "history" and c.detail.startswith(HISTORIES))):
                 c.evidence = Evidence(ev.keeps, ev.loses,
                                       ev.gains - within(r.with_inferred, r.entry.post, tol))

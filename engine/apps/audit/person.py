@@ -100,7 +100,10 @@ class People:
 
 
 def _age_based(i: Inferred) -> bool:
-    return i.rules_how.startswith("age-based")
+    """Whether the rules initialized the player from their age, or would
+    have with a birth date (the last resort where none is known): a fact
+    shared by the player's systems decides it."""
+    return i.rules_how.startswith(("age-based", "no other information"))
 
 
 def implausible(records: list) -> list[Implausible]:
