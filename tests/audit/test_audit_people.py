@@ -22,10 +22,10 @@ from uschess.rating.pipeline import RatingOptions, rate_event
 WFCC = SHARED_DATA / "real" / "wfcc-15-2025" / "XtblMain-202503213862.html"
 
 
-def _dual_section() -> tuple[dict, dict]:
+def _dual_section(start: str) -> tuple[dict, dict]:
     """Ten established players rated in both systems and four unrated ones
     with birth dates, dual-rated (G/60;d5): the page and the truth."""
-    raw = _swiss(10, 4, 4, 8, "2021-03-06")
+    raw = _swiss(10, 4, 4, 8, start)
     raw["sections"][0]["time_control"] = "G/60;d5"
     for p in raw["sections"][0]["players"][:10]:
         p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"])
@@ -42,11 +42,14 @@ def _dual_section() -> tuple[dict, dict]:
     return out, born
 
 
-def test_one_birth_date_for_both_systems_recovered():
+@pytest.mark.parametrize("start", ["2021-03-06", "2015-05-02"])
+def test_one_birth_date_for_both_systems_recovered(start):
     """Each unrated player gets one fact for OTBR and OTBQ, a birth year
     near the true one, the same initial rating in both systems (sec. 2.3),
-    and the page is still reproduced with it."""
-    out, born = _dual_section()
+    and the page is still reproduced with it: with the rules of 2021 (no
+    birth date: a 15-year-old's rating) and of 2015 (no birth date: the
+    last resort, which a birth date replaces)."""
+    out, born = _dual_section(start)
     a = audit(published_from_dict(out, source="page.json"))
     assert a.reproduced < a.total and a.reproduced_inferred == a.total
     facts = {f.id: f for f in a.people.facts}
