@@ -253,11 +253,13 @@ def main(argv=None) -> int:
     print(f"{len(files)} pages audited in {time.perf_counter() - started:.0f} s "
           f"({cpu:.0f} s CPU, {args.jobs} process{'es' if args.jobs > 1 else ''}); "
           f"{sum(unread.values())} could not be read")
-    print(f"  {'era':<24} {'total':>6}   {'reproduced':>14}   {'with inferred':>14}")
+    print(f"  {'era':<24} {'total':>6}   {'reproduced':>14}   {'in sample':>14}")
     for key in sorted(totals):
         n, ni, m = totals[key]
         if m:
             print(f"  {key:<24} {m:>6}   {n:>6} {100 * n / m:5.1f}%   {ni:>7} {100 * ni / m:5.1f}%")
+    print("  (in sample: reproduced with inputs inferred from the same posts; the verdicts, "
+          "out of sample, by benchmarks/audit_verdicts.py)")
     print(f"inferred from the pages: {solved['initial rating']} initial ratings, "
           f"{solved['history']} earlier histories (game counts, all wins or all losses), "
           f"{solved['correction']} games of sections corrected after they were rated, "
