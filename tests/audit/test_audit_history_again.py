@@ -25,7 +25,7 @@ INITIAL = 300.0
 
 
 def _posts() -> dict:
-    from uschess.apps.audit.infer import _options
+    from uschess.apps.audit.inputs import _options
     from uschess.apps.audit.page_chain import rate_published
     from uschess.rating.pipeline import RatingOptions
 
@@ -85,7 +85,8 @@ def test_an_opponents_history_with_the_initial_rating_solved_again(tmp_path, mon
 
     # through the engine: the history and the initial rating the audit names
     from uschess.apps.audit.hidden import with_histories
-    from uschess.apps.audit.infer import Inferred, _options
+    from uschess.apps.audit.infer import Inferred
+    from uschess.apps.audit.inputs import _options
     from uschess.apps.audit.page_chain import rate_published
     from uschess.rating.pipeline import RatingOptions
     values = {(i.id, i.system): i.value for i in a.inferred if isinstance(i, Inferred)}

@@ -355,7 +355,7 @@ def test_inferred_values_are_never_merged_by_the_rule_books_cache():
     keeps the book's own rules."""
     import datetime as dt
 
-    from uschess.apps.audit.infer import _options
+    from uschess.apps.audit.inputs import _options
     from uschess.calendar.rulebook import RuleBook
 
     book = RuleBook.load()

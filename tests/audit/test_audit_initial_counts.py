@@ -8,7 +8,8 @@ import random
 import pytest
 
 from uschess.apps.audit import audit, load_published
-from uschess.apps.audit.infer import AROUND, OWN, Inferred, _options
+from uschess.apps.audit.infer import AROUND, OWN, Inferred
+from uschess.apps.audit.inputs import _options
 from uschess.apps.audit.page_chain import rate_published
 from uschess.rating.pipeline import RatingOptions
 

@@ -55,7 +55,7 @@ def test_initial_rating_from_the_other_system_with_the_pages_n(tmp_path, capsys)
     prints the OTBR post P4 after 4 games, so N = 0.  Posts computed with
     the OTBQ rating and N = 0 are reproduced with that N inferred (the value
     the rules' own), and the audit reports it with the rules' N beside it."""
-    from uschess.apps.audit.infer import _options
+    from uschess.apps.audit.inputs import _options
 
     ev = _dual_event()
     truth = rate_published(ev, _options(RatingOptions(), {("30000003", "OTBR"): 1548.0},

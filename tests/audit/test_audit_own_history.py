@@ -26,7 +26,7 @@ INITIAL = {2: 1160.0, 3: 1290.0}
 
 
 def _page(tmp_path):
-    from uschess.apps.audit.infer import _options
+    from uschess.apps.audit.inputs import _options
     from uschess.apps.audit.page_chain import rate_published
     from uschess.rating.pipeline import RatingOptions
 

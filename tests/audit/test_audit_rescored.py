@@ -12,7 +12,8 @@ import pytest
 
 from uschess.apps.audit import audit, load_published
 from uschess.apps.audit.cause import post_of, within
-from uschess.apps.audit.infer import Inferred, _options
+from uschess.apps.audit.infer import Inferred
+from uschess.apps.audit.inputs import _options
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.rescored import InferredScoredCells
 from uschess.cli import main

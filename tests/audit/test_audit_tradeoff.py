@@ -12,7 +12,8 @@ import pytest
 from uschess.apps.audit import audit, published_from_dict
 from uschess.apps.audit.cause import count_reproduced, post_of, within
 from uschess.apps.audit.hidden import InferredHistory, with_histories
-from uschess.apps.audit.infer import Inferred, _options
+from uschess.apps.audit.infer import Inferred
+from uschess.apps.audit.inputs import _options
 from uschess.apps.audit.variants import _player_event
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.render import format_text

@@ -24,12 +24,12 @@ are dropped before the later searches (nothing pins them there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from uschess.apps.audit.cause import count_reproduced, printed_posts, within
-from uschess.apps.audit.hidden import infer_histories, with_histories
-from uschess.apps.audit.infer import _common_values, _options, inferred_record
+from uschess.apps.audit.hidden import infer_histories
+from uschess.apps.audit.infer import inferred_record
+from uschess.apps.audit.inputs import Inputs, _common_values, _options, _plain
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, Effort, SectionModel, Unknown, solve_section
 from uschess.errors import InputError
@@ -38,32 +38,6 @@ from uschess.rating.pipeline import RatingOptions
 
 #: Rounds of (initial ratings again, then histories again) at most.
 ROUNDS = 3
-
-
-@dataclass
-class Inputs:
-    """Everything inferred so far: initial ratings (``values`` and their N
-    ``games``, keyed (id, system)), their reports, the hidden histories, and
-    how many published ratings the event reproduces with them all."""
-
-    values: dict
-    games: dict
-    initial: list            # infer.Inferred
-    histories: list          # hidden.InferredHistory
-    count: int
-    #: trade-offs found that reproduce more posts than they lose, as (audit
-    #: row, the cause's variant): tried again last
-    #: (:func:`~uschess.apps.audit.net_gains.take_net_gains`)
-    net_gains: list = field(default_factory=list)
-
-    def event(self, event: Event) -> Event:
-        """``event`` with the histories in place."""
-        return with_histories(event, self.histories)
-
-
-def _plain(options: RatingOptions) -> RatingOptions:
-    return RatingOptions(rules_on=options.rules_on, known_on=options.known_on,
-                         readings=dict(options.readings), trace=False)
 
 
 def resolve_initial(event: Event, rows, options: RatingOptions, book, tol: float,

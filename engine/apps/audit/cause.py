@@ -85,6 +85,10 @@ def loses(rows: list) -> list:
             for r in rows]
 
 
+def _fmt(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
 class CauseCheck:
     """One kind of cause the audit tries for a published rating the rules
     in force miss: what it is called (``name``, the ``cause`` of what it
@@ -174,3 +178,29 @@ class Evidence:
     def describe(self) -> str:
         return (f"keeps {self.keeps} of the {self.keeps + self.loses} other posts reproduced, "
                 f"loses {self.loses}, reproduces {self.gains} other missed")
+
+
+#: How the cause naming the inferred initial ratings begins (the player's
+#: own, or those around the player).
+OWN, AROUND = ("the initial rating the page cannot show: ",
+               "the initial ratings of unrated players the page cannot show: ")
+
+
+HISTORIES = "the earlier histories the page cannot show: "
+
+
+def named_alone(c: Cause) -> bool:
+    """Whether ``c`` is the cause of a named initialization tried alone (an
+    adult's 1300, the rules' default, with every other unrated player at the
+    rules' value): it does not say what reproduces a post with the inputs
+    inferred."""
+    return c.cause == "initialization" and c.variant is not None \
+        and "initial_rating" in c.variant
+
+
+def names_inferred(c: Cause) -> bool:
+    """Whether ``c`` is the ``initialization`` cause naming the initial
+    ratings inferred (:func:`inferred_cause`), which states the values as
+    they were when it was made."""
+    return c.cause == "initialization" and c.variant is None \
+        and c.detail.startswith((OWN, AROUND))

@@ -5,21 +5,23 @@ them)."""
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from uschess.apps.audit.cause import Cause, CauseCheck, PrintedPosts, post_of, within
+from uschess.apps.audit.cause import Cause, CauseCheck, PrintedPosts, _fmt, post_of, within
 from uschess.apps.audit.floors import _floor_cause
 from uschess.apps.audit.hookspecs import auditimpl
 from uschess.apps.audit.hidden import counts_reproducing
 from uschess.apps.audit.k_exception import k_exception_causes
 from uschess.apps.audit.page_chain import SectionsApart
-from uschess.apps.audit.records import AuditRow, _fmt
 from uschess.apps.audit.rescored import scored_event
 from uschess.apps.audit.variants import _history_values, _page_record, _player_event, _Variants
 from uschess.errors import InputError
 from uschess.formulas import n_star
 from uschess.io.formats.msa import ESTABLISHED_GAMES
 from uschess.rating.chain import Chain
+
+if TYPE_CHECKING:  # the rows the checks read (records imports the verdicts)
+    from uschess.apps.audit.records import AuditRow
 
 
 class FloorCheck(CauseCheck):

@@ -37,8 +37,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.cause import Evidence, within
-from uschess.apps.audit.infer import HISTORIES, names_inferred
+from uschess.apps.audit.cause import HISTORIES, Evidence, names_inferred, within
 
 #: The kinds of finding of a post missed, in the order reports count them.
 FINDINGS = ("dated", "cause", "ambiguous", "weak", "no cause found")

@@ -66,7 +66,7 @@ from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.hidden import (InferredHistory, moves_away, printed_provisional,
                                        with_histories)
-from uschess.apps.audit.own_history import rated_posts, reproduces
+from uschess.apps.audit.inputs import rated_posts, reproduces
 from uschess.apps.audit.solve import AGAIN
 from uschess.rating.pipeline import RatingOptions
 

@@ -26,20 +26,20 @@ reported as inferred, never as the page's.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.cause import Cause, printed_posts, within
+from uschess.apps.audit.cause import (AROUND, HISTORIES, OWN, Cause, named_alone,
+                                      names_inferred, printed_posts, within)
 from uschess.apps.audit.hidden import InferredHistory
 from uschess.apps.audit.page_chain import rate_published as rate_event
-from uschess.apps.audit.solve import INFERRED_HOW, SectionModel, Unknown, solve_section
-from uschess.calendar.rulebook import Reform, RuleBook
+from uschess.apps.audit.inputs import _common_values, _initial_games, _options
+from uschess.apps.audit.solve import SectionModel, Unknown, solve_section
+from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
 from uschess.model import Event
 from uschess.rating.pipeline import EventResult, RatingOptions
 from uschess.rules.base import Initial
-from uschess.rules.hookspecs import hookimpl
 
 #: An inferred value closer than this to the rules' own is not reported.
 SEARCH_STEP = 0.1
@@ -108,51 +108,6 @@ def _age_for(value: float, a: dict) -> Optional[float]:
     return age if a["young_below"] <= age <= a["old_above"] else None
 
 
-def _initial_games(row, page: bool) -> int:
-    """N of an unrated player's initial rating, from the page: a post printed
-    ``P<n>`` after m rated games was initialized with n - m (000 sec. 2: the
-    blended N counts as games); a post a page prints established (no
-    ``P<n>``) after m games was based on more than ``established_games``
-    (002), so N was at least established_games + 1 - m; otherwise the rules'
-    own N.  ``page``: the published values come from a page, which prints
-    the provisional counts (a published-results file does not)."""
-    m = row.result.m
-    n_after = row.entry.post_games
-    own = row.result.initial.games
-    if n_after is not None and n_after >= m:
-        return n_after - m
-    if page and n_after is None:
-        least = row.section.rules.p.established_games + 1 - m
-        return max(own, least)
-    return own
-
-
-class _InitialRatings:
-    """A plugin answering step 1 for the players given (firstresult: it is
-    registered after the baseline, so it answers first; None hands the other
-    players back to the rules)."""
-
-    def __init__(self, values: dict, games: dict):
-        self.values, self.games = dict(values), dict(games)
-
-    @hookimpl
-    def uschess_initial_rating(self, player, system, end, p, hook):
-        value = self.values.get((player.id, system))
-        if value is None:
-            return None
-        return Initial(value, self.games.get((player.id, system), 0), INFERRED_HOW)
-
-
-def _options(base: RatingOptions, values: dict, games: Optional[dict] = None) -> RatingOptions:
-    games = games or {}
-    name = "inferred " + json.dumps(sorted((k[0], k[1], v, games.get(k, 0))
-                                           for k, v in values.items()))
-    return RatingOptions(rules_on=base.rules_on, known_on=base.known_on,
-                         readings=dict(base.readings), edition=base.edition,
-                         reform=Reform(name=name, extra_plugins=[_InitialRatings(values, games)]),
-                         trace=False)
-
-
 def _named_initial(sr, pl, adult: bool) -> Optional[Initial]:
     """Step 1's answer for ``pl`` in ``sr``'s system had the player been
     (or not been) an adult (sec. 2.3), from the rules of ``sr``."""
@@ -163,18 +118,6 @@ def _named_initial(sr, pl, adult: bool) -> Optional[Initial]:
                                                  p=rules.p, hook=rules.call)
     except InputError:
         return None
-
-
-def _common_values(rules) -> list[float]:
-    """The values tried for all unknowns at once before each is solved: the
-    age-based range of sec. 2.3 (young to old) in steps of two years."""
-    a = rules.p.age_formula
-    step = 2 * a["per_year"]
-    out, x = [], a["young"]
-    while x <= a["old"] + 1e-9:
-        out.append(float(x))
-        x += step
-    return out
 
 
 def inferred_record(sr, row, u: Unknown, pins) -> Optional[Inferred]:
@@ -303,12 +246,6 @@ def initialization_causes(published, rows, result: EventResult, options: RatingO
     return inferred, count
 
 
-#: How the cause naming the inferred initial ratings begins (the player's
-#: own, or those around the player).
-OWN, AROUND = ("the initial rating the page cannot show: ",
-               "the initial ratings of unrated players the page cannot show: ")
-
-
 def inferred_cause(r, inferred: list, value: float, also: str = "") -> Optional[Cause]:
     """The ``initialization`` cause of audit row ``r`` reproduced at
     ``value`` with the initial ratings ``inferred`` (records of any kind:
@@ -338,9 +275,6 @@ def inferred_cause(r, inferred: list, value: float, also: str = "") -> Optional[
 
 
 #: How the part of a cause naming the inferred histories begins.
-HISTORIES = "the earlier histories the page cannot show: "
-
-
 def inferred_inputs_cause(r, inferred: list, value: float) -> Optional[Cause]:
     """The cause of audit row ``r``, reproduced at ``value`` with everything
     the audit inferred (``inferred``: records of any kind): the
@@ -359,23 +293,6 @@ def inferred_inputs_cause(r, inferred: list, value: float) -> Optional[Cause]:
     return (inferred_cause(r, inferred, value, also=named)
             or Cause("history", f"{named}; with them the post is {value:.2f}", value,
                      r.entry.post))
-
-
-def named_alone(c: Cause) -> bool:
-    """Whether ``c`` is the cause of a named initialization tried alone (an
-    adult's 1300, the rules' default, with every other unrated player at the
-    rules' value): it does not say what reproduces a post with the inputs
-    inferred."""
-    return c.cause == "initialization" and c.variant is not None \
-        and "initial_rating" in c.variant
-
-
-def names_inferred(c: Cause) -> bool:
-    """Whether ``c`` is the ``initialization`` cause naming the initial
-    ratings inferred (:func:`inferred_cause`), which states the values as
-    they were when it was made."""
-    return c.cause == "initialization" and c.variant is None \
-        and c.detail.startswith((OWN, AROUND))
 
 
 def explain_reproduced(rows, inferred: list, tol: float) -> None:

@@ -36,7 +36,7 @@ import dataclasses
 from uschess.apps.audit.alternate import resolve_initial
 from uschess.apps.audit.cause import Cause, within
 from uschess.apps.audit.history_again import MAX_PLAYERS, MAX_TRIES, SOLVE_PLAYERS
-from uschess.apps.audit.own_history import rated_posts, reproduces
+from uschess.apps.audit.inputs import rated_posts, reproduces
 from uschess.apps.audit.solve import AGAIN
 from uschess.rating.pipeline import RatingOptions
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 from uschess.apps.audit.cause import Cause, loses, post_of, printed_posts, within
-from uschess.apps.audit.tradeoff import moved_posts, named_posts
+from uschess.apps.audit.inputs import moved_posts, named_posts
 
 LABEL = "the dual-rating K exception not applied (K = 800/(N' + m))"
 

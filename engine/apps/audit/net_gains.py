@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from uschess.apps.audit.alternate import _plain
-from uschess.apps.audit.cause import Cause, loses, printed_posts, within
-from uschess.apps.audit.infer import _options, names_inferred
+from uschess.apps.audit.cause import Cause, loses, names_inferred, printed_posts, within
+from uschess.apps.audit.inputs import _options, _plain, _settle, moved_posts, named_posts
 from uschess.apps.audit.page_chain import rate_published
-from uschess.apps.audit.tradeoff import _settle, _take_in, moved_posts, named_posts
+from uschess.apps.audit.tradeoff import _take_in
 from uschess.errors import InputError
 from uschess.rating.pipeline import RatingOptions
 

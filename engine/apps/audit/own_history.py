@@ -27,44 +27,13 @@ others gets the cause ``tradeoff``, named with the posts it loses.  At most
 
 from __future__ import annotations
 
-from typing import Optional
-
-from uschess.apps.audit.cause import Cause, loses, printed_posts, within
+from uschess.apps.audit.cause import Cause, loses, within
 from uschess.apps.audit.hidden import InferredHistory, printed_provisional, with_histories
-from uschess.apps.audit.infer import _options
-from uschess.apps.audit.page_chain import rate_published
-from uschess.apps.audit.tradeoff import moved_posts, named_posts
-from uschess.errors import InputError
+from uschess.apps.audit.inputs import named_posts, rated_posts, reproduces
 from uschess.rating.pipeline import RatingOptions
 
 #: Ratings of the whole event at most, per audit.
 MAX_RATINGS = 40
-
-
-def rated_posts(event, options, values, games, book) -> Optional[dict]:
-    """The published posts of ``event`` (with the histories tried) rated with
-    the inferred initial ratings ``values`` and game counts ``games``
-    (:func:`~uschess.apps.audit.cause.printed_posts`); None when the variant
-    does not rate."""
-    try:
-        return printed_posts(rate_published(event, _options(options, values, games), book=book))
-    except InputError:
-        return None
-
-
-def reproduces(row, rows, posts: Optional[dict], tol: float) -> Optional[tuple[float, list, list]]:
-    """Where the posts of a variant (:func:`rated_posts`; None: it did not
-    rate) reproduce ``row``'s published post: (that post, the rows it loses,
-    the rows it gains, :func:`~uschess.apps.audit.tradeoff.moved_posts`
-    against ``rows``' current ``with_inferred``); else None."""
-    if posts is None:
-        return None
-    e = row.entry
-    value = posts.get((e.section, e.system, e.id))
-    if not within(value, e.post, tol):
-        return None
-    lost, gained = moved_posts(rows, posts, tol)
-    return value, lost, gained
 
 
 def own_histories(published, rows, options: RatingOptions, book, tol: float, inputs) -> int:

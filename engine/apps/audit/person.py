@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.cause import count_reproduced, printed_posts
-from uschess.apps.audit.infer import Inferred, _options, restate_inferred_causes
+from uschess.apps.audit.infer import Inferred, restate_inferred_causes
+from uschess.apps.audit.inputs import _options
 from uschess.apps.audit.page_chain import rate_published
 from uschess.errors import InputError
 

@@ -46,8 +46,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from uschess.apps.audit.alternate import Inputs, alternate
-from uschess.apps.audit.cause import Cause, count_reproduced, printed_value, within
+from uschess.apps.audit.alternate import alternate
+from uschess.apps.audit.inputs import Inputs
+from uschess.apps.audit.cause import Cause, _fmt, count_reproduced, printed_value, within
 from uschess.apps.audit.causes import cause_rank, row_causes
 from uschess.apps.audit.corrected import InferredCorrection, section_games
 from uschess.apps.audit.findings import (attach_inferred_evidence, dated_findings,
@@ -62,7 +63,7 @@ from uschess.apps.audit.own_history import own_histories
 from uschess.apps.audit.page_chain import PageChain, rate_published
 from uschess.apps.audit.person import one_story_per_person
 from uschess.apps.audit.published import PublishedResults, load_published
-from uschess.apps.audit.records import Audit, AuditRow, _fmt
+from uschess.apps.audit.records import Audit, AuditRow
 from uschess.apps.audit.rescored import rescored_cells
 from uschess.apps.audit.net_gains import take_net_gains
 from uschess.apps.audit.tradeoff import tradeoff_causes

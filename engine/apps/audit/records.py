@@ -184,7 +184,3 @@ class Audit:
                 "people": {"facts": [f.as_dict() for f in self.people.facts],
                            "implausible": [i.as_dict() for i in self.people.implausible]}
                 if self.people is not None else None}
-
-
-def _fmt(x: Optional[float]) -> str:
-    return "-" if x is None else f"{x:.2f}"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 
-from uschess.apps.audit.records import Audit, AuditRow, _fmt
+from uschess.apps.audit.cause import _fmt
+from uschess.apps.audit.records import Audit, AuditRow
 from uschess.apps.audit.store_audit import StoreAudit
 from uschess.apps.audit.causes import registered_checks
 from uschess.apps.audit.findings import FINDINGS, count_findings

@@ -52,9 +52,9 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from uschess.apps.audit.alternate import _plain
-from uschess.apps.audit.cause import Cause, loses, printed_posts, within
-from uschess.apps.audit.infer import _common_values, _options, inferred_record, named_alone
+from uschess.apps.audit.cause import Cause, loses, named_alone, printed_posts, within
+from uschess.apps.audit.infer import inferred_record
+from uschess.apps.audit.inputs import _common_values, _options, _plain, _settle, moved_posts, named_posts
 from uschess.apps.audit.page_chain import rate_published
 from uschess.apps.audit.solve import FULL, SectionModel, Unknown, forward_slopes, solve_section
 from uschess.errors import InputError
@@ -84,40 +84,6 @@ WORK, EVENT_WORK = 200_000, 80
 #: then the values of trade-offs found), per audit at most: each is a whole
 #: solve of its section, the costliest step of the search.
 HELD = 3
-#: A cause names at most this many of the posts a variant loses.
-MAX_NAMED = 3
-
-
-def moved_posts(rows, posts: dict, tol: float) -> tuple[list, list]:
-    """(lost, gained): the rows whose published post ``rows``' current
-    ``with_inferred`` reproduces and ``posts`` ((section, system, id) ->
-    post of a variant, :func:`~uschess.apps.audit.cause.printed_posts`) does
-    not, and the other way round."""
-    lost, gained = [], []
-    for r in rows:
-        before = within(r.with_inferred, r.entry.post, tol)
-        after = within(posts.get((r.entry.section, r.entry.system, r.entry.id)), r.entry.post, tol)
-        if before and not after:
-            lost.append(r)
-        elif after and not before:
-            gained.append(r)
-    return lost, gained
-
-
-def named_posts(lost: list) -> str:
-    """The first :data:`MAX_NAMED` of the posts a variant loses, named for a
-    cause's text (``and N more`` after them)."""
-    named = ", ".join(f"{r.entry.name or r.entry.id} ({r.entry.id}, {r.entry.system} "
-                      f"{r.entry.post:g})" for r in lost[:MAX_NAMED])
-    return named + (f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else "")
-
-
-def _settle(rows, tol: float) -> None:
-    """A post the inputs reproduce now keeps no trade-off cause: a variant
-    taken in after its trade-off was named settled it."""
-    for r in rows:
-        if r.causes and within(r.with_inferred, r.entry.post, tol):
-            r.causes = [c for c in r.causes if c.cause != "tradeoff"]
 
 
 def _search(model: SectionModel, values: dict, pair: int, target: int, post: float,

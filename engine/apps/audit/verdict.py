@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from uschess.apps.audit.cause import within
-from uschess.apps.audit.infer import _common_values, _initial_games
+from uschess.apps.audit.inputs import _common_values, _initial_games
 from uschess.apps.audit.solve import AGAIN, FULL, Effort, SectionModel, Unknown, solve_section
 
 #: The verdicts, in the order the reports count them.

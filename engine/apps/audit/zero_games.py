@@ -34,8 +34,7 @@ from typing import Callable, Optional
 
 from uschess.apps.audit.cause import Cause, loses, within
 from uschess.apps.audit.hidden import with_histories
-from uschess.apps.audit.own_history import rated_posts
-from uschess.apps.audit.tradeoff import moved_posts, named_posts
+from uschess.apps.audit.inputs import moved_posts, named_posts, rated_posts
 from uschess.model import Event, SystemRecord
 from uschess.rating.pipeline import RatingOptions
 
