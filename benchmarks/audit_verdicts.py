@@ -26,6 +26,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pacl_audit import each_page  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "data" / "real"
 CORPORA = {"pacl": (REAL / "pacl-2001-2021" / "sections", "XtblMain_*.html"),
@@ -45,15 +48,6 @@ def one_page(f: Path) -> dict:
     except InputError as err:
         return {"page": f.name, "refused": err.message[:160]}
     return page_summary(a, f.name)
-
-
-def _pages(files: list, jobs: int):
-    if jobs <= 1:
-        yield from map(one_page, files)
-        return
-    import multiprocessing
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        yield from pool.imap(one_page, files, chunksize=1)
 
 
 def main(argv=None) -> int:
@@ -76,7 +70,7 @@ def main(argv=None) -> int:
     files = files[:args.limit] if args.limit else files
     report, pages = CorpusReport(), []
     started, cpu = time.perf_counter(), time.process_time()
-    for page in _pages(files, args.jobs):
+    for page in each_page(files, args.jobs, one_page):
         pages.append(page)
         if "refused" in page:
             report.refused(page["page"], page["refused"])

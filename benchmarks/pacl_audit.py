@@ -196,15 +196,16 @@ def audit_page(f: Path) -> dict:
             "misses": misses}
 
 
-def _pages(files: list[Path], jobs: int):
-    """Each page's :func:`audit_page`, in the files' order, on ``jobs``
-    processes (the results do not depend on how many)."""
+def each_page(files: list[Path], jobs: int, work=None):
+    """``work`` (default :func:`audit_page`) of each page, in the files'
+    order, on ``jobs`` processes (the results do not depend on how many)."""
+    work = work or audit_page
     if jobs <= 1:
-        yield from map(audit_page, files)
+        yield from map(work, files)
         return
     import multiprocessing
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        yield from pool.imap(audit_page, files, chunksize=1)
+        yield from pool.imap(work, files, chunksize=1)
 
 
 def main(argv=None) -> int:
@@ -225,7 +226,7 @@ def main(argv=None) -> int:
     misses = []
     per_page = []  # (page, ratings, with inferred, misses with no cause), with --pages
     started, cpu = time.perf_counter(), time.process_time()
-    for k, page in enumerate(_pages(files, args.jobs), 1):
+    for k, page in enumerate(each_page(files, args.jobs), 1):
         if "unread" in page:
             unread[page["unread"]] += 1
             continue
