@@ -11,7 +11,7 @@ from typing import Optional
 from uschess.apps.audit.cause import Cause
 from uschess.apps.audit.findings import count_findings
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
-from uschess.apps.audit.verdict import Verdict, verdict_counts
+from uschess.apps.audit.verdict import NOT_SOLVED, Verdict, verdict_counts
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
 
 
@@ -122,7 +122,8 @@ class Audit:
     def methods(self) -> list[str]:
         """How the posts reproduced only with inferred inputs were withheld."""
         return sorted({r.verdict.method for r in self.rows
-                       if r.verdict is not None and r.verdict.method})
+                       if r.verdict is not None and r.verdict.method
+                       and r.verdict.method != NOT_SOLVED})
 
     def verdict_line(self) -> Optional[str]:
         """The headline: confirmed + explained of all, then the rest."""
@@ -143,6 +144,8 @@ class Audit:
                 "in_sample": (self.reproduced_inferred if self.reproduced_inferred is not None
                               else self.reproduced),
                 "out_of_sample_methods": self.methods(),
+                "fitted_not_solved_again": sum(1 for r in self.rows if r.verdict is not None
+                                               and r.verdict.method == NOT_SOLVED),
                 "findings": count_findings(self.rows)}
 
     def warning_groups(self) -> list[tuple[str, list[AuditRow]]]:

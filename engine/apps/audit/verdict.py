@@ -58,6 +58,10 @@ VERDICT_WORDS = {
     "floor": "held by a floor the page cannot show",
     "unexplained": "unexplained (not reproduced)",
 }
+#: The method of a post whose section has no initial rating to solve again:
+#: the inputs that reproduce it (a history, a game count) are not inferred
+#: again without it.
+NOT_SOLVED = "no initial rating to solve again: its other inferred inputs are not"
 #: Posts of a section predicted one at a time up to this many; beyond, in
 #: this many folds.
 FOLDS = 5
@@ -88,6 +92,9 @@ class Verdict:
     def describe(self) -> str:
         if self.verdict == "floor":
             return f"held by a floor the page cannot show ({self.floor:g})"
+        if self.method == NOT_SOLVED:
+            return (f"{self.verdict}: reproduced only by inputs inferred with its own post (a "
+                    "history, a game count), which are not inferred again without it")
         if self.verdict in ("explained", "fitted"):
             post = "not computed" if self.out_of_sample is None else f"{self.out_of_sample:.2f}"
             return f"{self.verdict}: without its own post in the fit ({self.method}) {post}"
@@ -116,7 +123,7 @@ def _section_out_of_sample(sr, here: list, page: bool, tol: float) -> dict:
                   key=lambda r: r.result.pair)
     folds, method, effort = _folds(wanted, len(sr.section.players))
     if not mine:
-        return {pair: (None, method) for pair in wanted}
+        return {pair: (None, NOT_SOLVED) for pair in wanted}
     games = {r.result.pair: _initial_games(r, page) for r in mine}
     targets = {r.result.pair: r.entry.post for r in here}
     p = sr.rules.p
