@@ -27,8 +27,9 @@ def _dual_section(start: str) -> tuple[dict, dict]:
     with birth dates, dual-rated (G/60;d5): the page and the truth."""
     raw = _swiss(10, 4, 4, 8, start)
     raw["sections"][0]["time_control"] = "G/60;d5"
-    for p in raw["sections"][0]["players"][:10]:
-        p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"])
+    for p in raw["sections"][0]["players"][:10]:  # other ratings in OTBQ: other posts
+        p["ratings"]["OTBQ"] = dict(p["ratings"]["OTBR"],
+                                    rating=p["ratings"]["OTBR"]["rating"] + 60 * (p["pair"] % 3))
     res = rate_event(event_from_dict(raw, source="truth.yaml"), RatingOptions())
     hidden = json.loads(json.dumps(raw))
     for p in hidden["sections"][0]["players"]:

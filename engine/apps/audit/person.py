@@ -40,6 +40,8 @@ from uschess.errors import InputError
 
 #: The ages a birth date inferred from a page may give.
 YOUNGEST, OLDEST = 3, 100
+#: Values of a player's systems closer than this are one story already.
+SAME = 0.5
 
 
 @dataclass
@@ -125,8 +127,9 @@ def implausible(records: list) -> list[Implausible]:
     return out
 
 
-def _candidates(records: list, start: _dt.date, a: dict) -> list:
-    """(label, year, birth date or None, adult) facts to try."""
+def _candidates(records: list, on: _dt.date, a: dict) -> list:
+    """(label, year, birth date or None, adult) facts to try; ``on`` is the
+    date step 1 takes the age on (the section's end)."""
     ages = sorted({round(i.value / a["per_year"], 1) for i, _ in records
                    if a["young_below"] <= i.value / a["per_year"] < a["old_above"]})
     if len(ages) > 1:
@@ -136,7 +139,7 @@ def _candidates(records: list, start: _dt.date, a: dict) -> list:
     for age in ages:
         if not YOUNGEST <= age <= OLDEST:
             continue
-        born = start - _dt.timedelta(days=round(age * a["days_per_year"]))
+        born = on - _dt.timedelta(days=round(age * a["days_per_year"]))
         out.append((f"born about {born.year}", born.year, born, False))
     return out
 
@@ -172,7 +175,7 @@ def _try_person(m, pid: str, records: list, rows_by: dict) -> Optional[PersonFac
     separate = {i.system: i.value for i, _ in records}
     base = m.with_inferred if m.with_inferred is not None else m.audit.reproduced
     best = None
-    for label, year, born, adult in _candidates(records, sr0.section.start, a):
+    for label, year, born, adult in _candidates(records, sr0.section.end, a):
         values, given = dict(inputs.values), {}
         for i, _ in records:
             r = rows_by[(i.section, i.system, pid)]
@@ -197,7 +200,7 @@ def _try_person(m, pid: str, records: list, rows_by: dict) -> Optional[PersonFac
         for i, _ in records:
             i.value, i.year = given[i.system], year
             i.age = (None if born is None else
-                     (sr0.section.start - born).days / a["days_per_year"])
+                     (sr0.section.end - born).days / a["days_per_year"])
     return fact
 
 
@@ -217,8 +220,9 @@ def one_story_per_person(m) -> People:
         if _age_based(i) and (i.id, i.system) in inputs.values:
             by_person.setdefault(i.id, []).append((i, a))
     for pid, mine in by_person.items():
-        if len({i.system for i, _ in mine}) < 2:
-            continue
+        values = [i.value for i, _ in mine]
+        if len({i.system for i, _ in mine}) < 2 or max(values) - min(values) <= SAME:
+            continue  # one system, or one value for all: one story already
         fact = _try_person(m, pid, mine, rows_by)
         if fact is not None:
             people.facts.append(fact)
