@@ -26,7 +26,9 @@ post is predicted again by a solve that withholds it:
 The solve without a post starts from the rules' own initial ratings, as the
 audit's first solve does (never from values fitted with the post, which
 would carry it in), with the same solver and work
-(:func:`uschess.apps.audit.solve.solve_section`).  The section's posts to
+(:func:`uschess.apps.audit.solve.solve_section`), on the other posts the
+inferred inputs reproduce (a post nothing reproduced only keeps a solve
+working to its budget).  The section's posts to
 be predicted are withheld one at a time (leave-one-out) when there are at
 most :data:`FOLDS` of them; else they are dealt in pairing order into
 :data:`FOLDS` folds and each fold is withheld at once (k-fold: each post is
@@ -125,7 +127,11 @@ def _section_out_of_sample(sr, here: list, page: bool, tol: float) -> dict:
     if not mine:
         return {pair: (None, NOT_SOLVED) for pair in wanted}
     games = {r.result.pair: _initial_games(r, page) for r in mine}
-    targets = {r.result.pair: r.entry.post for r in here}
+    # the posts the inferred inputs reproduce: a post no value reproduced
+    # (a floor, a typo) would only keep each solve working to its budget
+    targets = {r.result.pair: r.entry.post for r in here
+               if within(r.with_inferred, r.entry.post, tol)
+               or (r.with_inferred is None and r.reproduced)}
     p = sr.rules.p
     out: dict = {}
     for fold in folds:
