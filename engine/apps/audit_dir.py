@@ -270,6 +270,7 @@ class DirAudit:
                  + (f" ({self.resumed} from the results file)" if self.resumed else "")]
         totals = self.totals()
         audited = groups["audited"] + groups["read"]
+        lines += self.headline(totals)
         for key in sorted(totals):
             n = totals[key]
             giving = [r["counts"] for r in audited if key in r.get("counts", {})]
@@ -283,6 +284,19 @@ class DirAudit:
         cpu = sum(r.get("cpu_seconds", 0.0) for r in self.records)
         lines.append(f"  CPU: {cpu:,.1f} s over the pages")
         return lines
+
+    @staticmethod
+    def headline(totals: dict) -> list[str]:
+        """The audit's headline over the pages: posts confirmed or explained
+        out of sample, and beside it the in-sample count (reproduced with
+        values fitted to those same posts)."""
+        whole = totals.get("verdicts.total")
+        if not whole:
+            return []
+        head, inside = totals.get("verdicts.headline", 0), totals.get("verdicts.in_sample", 0)
+        return [f"  confirmed + explained: {head:,} of {whole:,} published ratings "
+                f"({100 * head / whole:.1f}%); in sample, with inferred inputs: {inside:,} "
+                f"({100 * inside / whole:.1f}%)"]
 
     def as_dict(self) -> dict:
         groups = self.by_status()
