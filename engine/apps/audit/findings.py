@@ -41,6 +41,11 @@ from uschess.apps.audit.cause import HISTORIES, Evidence, names_inferred, within
 
 #: The kinds of finding of a post missed, in the order reports count them.
 FINDINGS = ("dated", "cause", "ambiguous", "weak", "no cause found")
+#: How the reports word each finding of a post missed.
+FINDING_WORDS = {"dated": "reproduced by a rule version of a dated finding",
+                 "cause": "with one cause", "ambiguous": "ambiguous (causes of several kinds fit)",
+                 "weak": "with only a rule value fitted to them (not evidence)",
+                 "no cause found": "with no cause found"}
 #: A rule version reproducing the page better by fewer posts than this is
 #: not a dated finding.
 LEAST_GAINED = 3

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from uschess.apps.audit.cause import Cause
-from uschess.apps.audit.findings import count_findings
+from uschess.apps.audit.findings import FINDING_WORDS, FINDINGS, count_findings
 from uschess.apps.audit.published import PublishedEntry, PublishedResults
 from uschess.apps.audit.verdict import NOT_SOLVED, Verdict, verdict_counts
 from uschess.rating.results import EventResult, PlayerResult, SectionResult
@@ -108,10 +108,15 @@ class Audit:
 
     def summary_line(self) -> str:
         tol = f"{self.tolerance:g} point{'s' if self.tolerance != 1 else ''}"
-        explained = sum(1 for r in self.mismatches if r.causes)
         text = f"{self.reproduced} of {self.total} reproduced within {tol}"
         if self.mismatches:
-            text += f"; {explained} of the other {len(self.mismatches)} with a likely cause"
+            found = count_findings(self.mismatches)
+            if any(found.values()):  # each miss's finding, "no cause found" counted
+                text += f"; of the other {len(self.mismatches)}: " + ", ".join(
+                    f"{found[k]} {FINDING_WORDS[k]}" for k in FINDINGS if found[k])
+            else:  # (no verdicts: the causes alone)
+                explained = sum(1 for r in self.mismatches if r.causes)
+                text += f"; {explained} of the other {len(self.mismatches)} with a likely cause"
         head = self.verdict_line()
         return text if head is None else f"{head}; {text}"
 

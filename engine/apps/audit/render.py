@@ -8,7 +8,7 @@ from uschess.apps.audit.cause import _fmt
 from uschess.apps.audit.records import Audit, AuditRow
 from uschess.apps.audit.store_audit import StoreAudit
 from uschess.apps.audit.causes import registered_checks
-from uschess.apps.audit.findings import FINDINGS, count_findings
+from uschess.apps.audit.findings import FINDING_WORDS, FINDINGS, count_findings
 from uschess.apps.audit.verdict import VERDICT_WORDS, VERDICTS
 
 
@@ -50,13 +50,6 @@ def _verdict_lines(a: Audit) -> list[str]:
         out.append("  out of sample: each such post predicted by the initial ratings solved "
                    f"without it ({', '.join(methods)})")
     return out
-
-
-#: How the reports word each finding of a post missed.
-FINDING_WORDS = {"dated": "reproduced by a rule version of a dated finding",
-                 "cause": "with one cause", "ambiguous": "ambiguous (causes of several kinds fit)",
-                 "weak": "with only a rule value fitted to them (not evidence)",
-                 "no cause found": "with no cause found"}
 
 
 def _people_lines(a: Audit) -> list[str]:
