@@ -4,6 +4,7 @@ version of the rules predicts results better (see :mod:`uschess.apps.evaluate`).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from uschess.apps.compare import parse_rules_spec
@@ -142,13 +143,21 @@ def run(args) -> int:
     events, truth = load_history(args.history, args.truth, args.players, warn=console.warn)
     started = time.monotonic()
 
-    def progress(vs):
-        console.note(f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "
-                     f"{format_mean(vs.overall.means()['log_loss'], 5)} "
-                     f"({time.monotonic() - started:.1f} s)")
+    with console.progress(total=len(sides), unit="version", desc="evaluate",
+                          force=args.progress) as bar:
+        def progress(vs):
+            line = (f"evaluated {vs.spec}: {vs.overall.n} player-games, log-loss "
+                    f"{format_mean(vs.overall.means()['log_loss'], 5)} "
+                    f"({time.monotonic() - started:.1f} s)")
+            write = getattr(bar, "write", None)  # above the bar where one is shown
+            if write is not None and not console.quiet:
+                write(f"uschess: {line}", file=sys.stderr)
+            else:
+                console.note(line)
+            bar.update(1)
 
-    result = evaluate(events, sides, truth=truth, drift_system=args.drift_system, book=book,
-                      progress=progress)
+        result = evaluate(events, sides, truth=truth, drift_system=args.drift_system,
+                          book=book, progress=progress)
     data = result.as_dict()
     if args.plot_dir is not None:
         from uschess.apps.plots import plot_calibration, plot_drift

@@ -43,6 +43,9 @@ def register(sub) -> None:
     p.add_argument("--from", dest="start", metavar="DATE",
                    help="the reforms take effect on DATE (default: each parameter's first date)")
     add_cluster_options(p, workers=2)
+    p.add_argument("--progress", action="store_true",
+                   help="show the progress bar on stderr even when it is not a terminal "
+                        "(never with --quiet)")
     p.add_argument("--shared-files", action="store_true",
                    help="the workers of --scheduler see the history's files at the same paths: "
                         "each reads them instead of receiving the history (always so for the "
@@ -116,18 +119,32 @@ def run(args) -> int:
                            "drift_system": args.drift_system})
     where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
 
+    bars: list = []  # the versions' progress bar, once the versions to run are known
+
     def started(todo, kept):
         if not console.quiet:
             print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations)"
                   + (f", {len(kept)} already in {args.results}" if kept else "")
                   + f"; {len(todo)} to run on {where}", file=sys.stderr)
+        bars.append(console.progress(total=len(todo), unit="version", desc="sweep",
+                                     force=args.progress))
 
     def progress(done, total, key, out):
         if not console.quiet:
             overall = Tally.from_dict(out["state"]["overall"]).means()
-            print(f"[{done}/{total}] {key}: log-loss {format_mean(overall['log_loss'], 5)}, "
-                  f"{overall['n']} player-games, {out['seconds']:.1f} s "
-                  f"({out['cpu_seconds']:.1f} s CPU)", file=sys.stderr)
+            say(f"[{done}/{total}] {key}: log-loss {format_mean(overall['log_loss'], 5)}, "
+                f"{overall['n']} player-games, {out['seconds']:.1f} s "
+                f"({out['cpu_seconds']:.1f} s CPU)")
+        for bar in bars:
+            bar.update(1)
+
+    def say(line: str) -> None:
+        """A line on standard error, above the bar where one is shown."""
+        write = getattr(bars[0], "write", None) if bars else None
+        if write is not None:
+            write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr)
 
     try:
         result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
@@ -142,6 +159,9 @@ def run(args) -> int:
             "same command again to resume" if args.results else
             f"{kept} of {len(combos)} versions had finished; give --results FILE to keep "
             "finished versions for a rerun")
+    finally:
+        for bar in bars:
+            bar.close()
     if args.json:
         print_json(result.as_dict())
     else:

@@ -155,7 +155,9 @@ def test_cli_ranks_versions_with_plots(history, tmp_path, capsys):
     # the text report carries the same ranking
     assert main(["evaluate", str(folder), "--rules", "baseline", "--rules", f"reform:{B16}",
                  "--quiet"]) == 0
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
+    assert "evaluate:" not in captured.err  # quiet: no bar, no progress lines
     assert "log-loss vs first [95%]" in text and "calibration" in text and "drift in OTBR" in text
     assert "against the true strengths" in text
     assert f"{ranking[0]['log_loss']:.5f}" in text
@@ -303,3 +305,14 @@ def test_plot_dir_follows_the_overwrite_rule(small, tmp_path, capsys):
     assert sorted(wrote) == [f"wrote {plots / name}" for name in
                              ("calibration.png", "calibration.svg", "drift.png", "drift.svg")]
     assert (plots / "drift.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_progress_bar_over_the_versions(history, capsys):
+    """``--progress``: a bar over the versions (shown off a terminal too), the
+    line of each version finished above it."""
+    folder, _ = history
+    assert main(["evaluate", str(folder), "--rules", "baseline", "--rules", f"reform:{B16}",
+                 "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert "evaluate:   0%" in err and "0/2 [" in err and "1/2 [" in err
+    assert err.count("uschess: evaluated ") == 2

@@ -128,10 +128,13 @@ def test_sweep_on_a_cluster_equals_sequential_evaluate_and_resumes(history, clus
 
 
 def test_sweep_starts_its_own_local_cluster(history, capsys):
-    assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--workers", "1"]) == 0
+    assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--workers", "1",
+                 "--progress"]) == 0
     captured = capsys.readouterr()
     assert "a local cluster of 1 worker(s)" in captured.err and "[2/2]" in captured.err
     assert "bonus_multiplier=12" in captured.out and "rank" in captured.out
+    # the versions' progress bar (--progress: shown off a terminal too)
+    assert "sweep:   0%" in captured.err and "0/2 [" in captured.err
 
 
 @pytest.mark.slow  # waits for the connection to time out
