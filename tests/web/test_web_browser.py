@@ -256,7 +256,9 @@ def test_upload_real_msa_crosstable_opens_the_audit(server, browser, shots):
     set_date(browser, "start", "2016-01-15")
     submit(browser, browser.find_element(By.ID, "rate"))
     summary = browser.find_element(By.ID, "audit-summary").text
-    assert summary.startswith("62 of 64 reproduced")
+    assert summary.startswith("62 of 64 confirmed or explained (62 confirmed, ")
+    assert "2 held by a floor the page cannot show" in summary
+    assert "62 of 64 reproduced within 1 point" in summary
     rows = browser.find_elements(By.CSS_SELECTOR, "table.audit tr")[1:]
     kinds = [r.get_attribute("class") for r in rows]
     assert kinds == ["miss"] * 2 + ["ok"] * 62
