@@ -16,6 +16,14 @@ parser and ``benchmarks/minimal.py`` rating the same sections (the cycle
 collector paused, as the engine pauses it), is measured beside, and
 "relative" is the engine's growth over the yardstick's.
 
+``--lines`` counts, instead of timing, the lines of Python the same work
+executes (read, rate, print; the interpreter's line events), a figure that
+does not move with the machine's load: where each section costs the same
+lines, the count rises by the same amount from N to 2N as from 2N to 3N.
+Work done inside compiled code (the kernel, the JSON parser, a search of a
+list in one C call) is not counted; ``USCHESS_PURE=1`` counts the Python
+body's.
+
 ``--json`` prints the figures as JSON.
 """
 
@@ -88,6 +96,37 @@ def measure(path: Path, repeat: int) -> dict:
     return best
 
 
+def lines_executed(path: Path) -> int:
+    """The lines of Python executed reading, rating and printing the event
+    at ``path`` (calls counted as lines too)."""
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if event in ("line", "call"):
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        format_event(rate_event(load_event(path), RatingOptions(trace=False)))
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def count_lines(sizes: list[int]) -> list[dict]:
+    """Lines executed for each size, after a first small event has paid
+    for what runs once per process (imports, caches)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in [min(sizes)] + sizes:
+            path = Path(tmp) / f"many-{n}.json"
+            path.write_text(json.dumps(event_data(n), separators=(",", ":")))
+            rows.append({"sections": n, "lines": lines_executed(path)})
+    return rows[1:]
+
+
 def run(sizes: list[int], repeat: int) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,9 +149,20 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,4000,15000",
                     help="section counts, smallest first (the yardstick)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--lines", action="store_true",
+                    help="count the lines of Python executed instead of timing")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     sizes = sorted(int(x) for x in args.sizes.split(","))
+    if args.lines:
+        rows = count_lines(sizes)
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        print(f"{'sections':>9} {'lines':>12} {'per section':>12}")
+        for r in rows:
+            print(f"{r['sections']:>9,} {r['lines']:>12,} {r['lines'] / r['sections']:>12,.1f}")
+        return 0
     rows = run(sizes, args.repeat)
     if args.json:
         print(json.dumps(rows, indent=2))
