@@ -19,6 +19,12 @@ module-level function and its arguments, pickled to the worker; the worker
 answers with a pickled ``("ok", value)``, or the
 :class:`~uschess.errors.InputError` the work raised, rebuilt here so that
 the answer is the one located line of the command line.
+
+Each worker writes its temporary files (an upload staged to be read, a
+report zipped) under a directory of its own, made by the server when it
+starts the worker and removed with it: by the worker when it leaves, by the
+server when it kills it at the time limit, where the worker's own clean-up
+never runs.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import traceback
 from dataclasses import dataclass
@@ -84,14 +92,22 @@ def _answer(fn: Callable, args: tuple) -> tuple:
         return ("ok", fn(*args))
     except InputError as err:
         return ("input", err.message, {k: getattr(err, k) for k in _WHERE})
-    except BaseException:  # noqa: BLE001 - reported to the server as an internal error
+    except Exception:  # noqa: BLE001 - reported to the server as an internal error
         return ("error", traceback.format_exc())
 
 
-def _serve(conn) -> None:
+def _leave(signum, frame) -> None:
+    raise SystemExit(0)
+
+
+def _serve(conn, root: str) -> None:
     """A worker process: run the tasks sent, one at a time, until idle too
-    long, grown too large, or the server is gone."""
+    long, grown too large, or the server is gone; its temporary files under
+    ``root``, removed when it leaves."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C on the server stops it too
+    # the server's exit terminates its workers: leave through the clean-up below
+    signal.signal(signal.SIGTERM, _leave)
+    tempfile.tempdir = root
     # the objects inherited from the server are left out of the cycle
     # collector's walks: a walk writes to every object it visits, and each
     # page written is copied from the server's
@@ -116,6 +132,7 @@ def _serve(conn) -> None:
                 return
     finally:
         conn.close()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _rebuilt(answer: tuple) -> Exception:
@@ -132,14 +149,18 @@ def _rebuilt(answer: tuple) -> Exception:
 class _Worker:
     process: Any
     conn: Any
+    #: the directory of the worker's temporary files
+    root: str
 
     def stop(self) -> None:
-        """Kill the process (if it still runs) and wait for it."""
+        """Kill the process (if it still runs), wait for it, and remove what
+        it left in its directory."""
         if self.process.is_alive():
             self.process.kill()
         self.process.join()
         self.process.close()
         self.conn.close()
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Workers:
@@ -191,10 +212,11 @@ class Workers:
 
     def _start(self) -> _Worker:
         conn, child = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(child,), daemon=True)
+        root = tempfile.mkdtemp(prefix="uschess-web-worker-")
+        process = self._context.Process(target=_serve, args=(child, root), daemon=True)
         process.start()
         child.close()
-        return _Worker(process, conn)
+        return _Worker(process, conn, root)
 
     def _take(self) -> tuple[_Worker, bool]:
         """An idle worker (and True), or a new one (and False)."""

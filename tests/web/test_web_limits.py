@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -130,7 +131,10 @@ def test_an_upload_over_the_readers_limit_is_refused_before_it_is_parsed():
 # ------------------------------------------------------------ the work
 
 def _spin(*args, **kwargs):
-    """Work that never ends, noting the process it runs in."""
+    """Work that never ends, noting the process it runs in (after writing a
+    temporary file, as staging an upload does)."""
+    with tempfile.NamedTemporaryFile(delete=False) as fh:
+        fh.write(b"staged")
     Path(os.environ["USCHESS_TEST_PID_FILE"]).write_text(str(os.getpid()))
     while True:
         pass
@@ -147,6 +151,9 @@ def _gone(pid: int) -> bool:
 
 def test_work_past_the_time_limit_is_stopped_not_abandoned(tmp_path, monkeypatch):
     from uschess.web import app
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     pid_file = tmp_path / "pid"
     monkeypatch.setenv("USCHESS_TEST_PID_FILE", str(pid_file))
     monkeypatch.setattr(app, "load_upload", _spin)
@@ -157,6 +164,33 @@ def test_work_past_the_time_limit_is_stopped_not_abandoned(tmp_path, monkeypatch
     assert r.status_code == 400 and "not done within the 1 s" in r.json()["error"]
     assert took < 3
     assert _gone(int(pid_file.read_text()))  # killed, its memory returned
+    assert list(temporary.iterdir()) == []  # and its temporary files removed
+
+
+def test_a_worker_leaves_no_temporary_files(tmp_path, monkeypatch):
+    """An upload is staged in the worker's directory; the worker removes it
+    when it leaves, idle, and so does the server's exit."""
+    from uschess.web import workers
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setattr(workers, "IDLE_SECONDS", 0.2)
+    client = TestClient(create_app())
+    r = client.post("/api/rate", files={"event": ("wfcc15.yaml", WFCC.read_bytes())})
+    assert r.status_code == 200
+    deadline = time.monotonic() + 10
+    while list(temporary.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(temporary.iterdir()) == []
+    # a worker still alive when the server's process ends (terminated)
+    pool = workers.Workers(1, 10.0)
+    worker = pool._start()
+    worker.conn.send((os.getpid, ()))
+    assert worker.conn.recv()[1][0] == "ok"  # at work, its handlers set
+    (Path(worker.root) / "staged").write_bytes(b"x")
+    worker.process.terminate()
+    worker.process.join(10)
+    assert not Path(worker.root).exists()
 
 
 def test_a_failing_worker_is_a_500_that_names_no_internals(monkeypatch):
