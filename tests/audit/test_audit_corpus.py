@@ -80,3 +80,91 @@ def test_the_corpus_script_reports_verdicts_and_dated_findings(capsys):
     summary = mod.one_page(page)
     assert summary["total"] == 28 and summary["dated"][0]["rule"] == "nstar"
     assert audit_page(page).verdict_counts()["confirmed"] == 6
+
+
+def _verdicts_script():
+    spec = importlib.util.spec_from_file_location("audit_verdicts",
+                                                  ROOT / "benchmarks" / "audit_verdicts.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.shared_data
+def test_a_results_file_resumes_and_refuses_other_sources(tmp_path, capsys):
+    """Pages kept in ``--results`` are not audited again and add up to the
+    same table; a file written by other sources is refused in one line."""
+    mod = _verdicts_script()
+    results = tmp_path / "r.jsonl"
+    argv = ["national", "--every", "300", "--results", str(results)]
+    assert mod.main(argv) == 0
+    first = capsys.readouterr().out
+    lines = results.read_text().splitlines()
+    assert len(lines) == 1 + 3 and "0 kept" in first
+    assert all(json.loads(line)["sha256"] for line in lines[1:])
+    assert mod.main(argv + ["--markdown", str(tmp_path / "r.md")]) == 0
+    again = capsys.readouterr().out
+    assert "every one kept" in again
+    table = lambda out: out.split("\n", 2)[2]  # noqa: E731 - after the timing lines
+    assert table(first).startswith("national: ") and "confirmed or explained" in table(first)
+    assert table(again) == table(first)
+    assert table(first) in (tmp_path / "r.md").read_text()
+    header = json.loads(lines[0])
+    lines[0] = json.dumps({**header, "sources": "0" * 64})
+    results.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SystemExit, match="by other sources"):
+        mod.main(argv)
+
+
+STORED = {"national": ROOT / "benchmarks" / "results" / "audit-national",
+          "pacl": ROOT / "benchmarks" / "results" / "audit-pacl"}
+
+
+def _stored(corpus: str) -> tuple[dict, list[dict]]:
+    lines = STORED[corpus].with_suffix(".jsonl").read_text().splitlines()
+    return json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+
+
+@pytest.mark.parametrize("corpus", sorted(STORED))
+def test_the_stored_corpus_figures_add_up_from_their_pages(corpus):
+    """``benchmarks/results/audit-*.md``, the table the docs quote, is
+    what the pages kept beside it in ``.jsonl`` add up to, every page of
+    the corpus among them."""
+    mod = _verdicts_script()
+    header, pages = _stored(corpus)
+    assert header["corpus"] == corpus
+    report = CorpusReport()
+    for page in pages:
+        if "refused" in page:
+            report.refused(page["page"], page["refused"])
+        else:
+            report.add(page)
+    text = STORED[corpus].with_suffix(".md").read_text()
+    assert report.format() in text
+    assert f"\n\n{mod.headline(corpus, report)}\n\n" in text
+    expected = {"national": 825, "pacl": 1469}[corpus]
+    assert len({p["page"] for p in pages}) == len(pages) == expected
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+@pytest.mark.parametrize("corpus", sorted(STORED))
+def test_the_stored_pages_audit_the_same_today(corpus):
+    """A sample of the stored pages (every 40th, and the five that took
+    longest), audited again, gives the summaries stored: the corpus figures
+    are the current engine's (a change that moves a verdict fails here, and
+    the corpus is run again with the command its page names)."""
+    mod = _verdicts_script()
+    folder, pattern = mod.CORPORA[corpus]
+    files = {f.name: f for f in folder.glob(pattern)}
+    _, pages = _stored(corpus)
+    slowest = sorted(pages, key=lambda p: -p.get("cpu_seconds", 0))[:5]
+    sample = {p["page"]: p for p in pages[::40] + slowest}
+    for name, stored in sorted(sample.items()):
+        f = files[name]
+        assert mod.page_digest(f) == stored["sha256"], name
+        again = json.loads(json.dumps(mod.one_page(f)))
+        for key in ("cpu_seconds", "sha256"):
+            again.pop(key, None)
+            stored = {k: v for k, v in stored.items() if k != key}
+        assert again == stored, name
