@@ -101,12 +101,13 @@ cdef class _Arrays:
 
 cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list alls,
                 list expected, list bonuses, list prev, p, call, floor100, double floor_d,
-                list bonus_values):
+                list bonus_values, dict memo):
     """Step 4 or 5 (``steps._step``): every player's rating at least the
     absolute floor, the opponents at ``prev`` (objects; ``a.prev`` their
     doubles); the doubles of the results into ``a.cur``.  ``bonus_values``:
     [B, m'_min] as doubles, read at the first player of the standard
-    formula (as the reference reads them)."""
+    formula (as the reference reads them).  ``memo`` (or None): a player's
+    bonus eligibility, which depends only on their games, once asked."""
     cdef Py_ssize_t i, j, m, s
     cdef double value_d, e_d, bonus_d
     cdef double on_stack[STACK]
@@ -153,9 +154,7 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             value_d = _standard(a.r0[i], a.k[i], opp, m, a.score[i], a.eligible[i] != 0,
                                 bonus_values[0], bonus_values[1], &e_d, &bonus_d)
             if bonus_d and a.eligible[i] == -1:  # is the player eligible for what it gives?
-                a.eligible[i] = 1 if call.uschess_bonus_eligible(
-                    m=m, opponent_counts=opponent_counts(_opponent_pairs(a, players, i)),
-                    p=p) else 0
+                a.eligible[i] = _eligible(a, players, i, p, call, memo)
                 if not a.eligible[i]:
                     value_d = _standard(a.r0[i], a.k[i], opp, m, a.score[i], False,
                                         bonus_values[0], bonus_values[1], &e_d, &bonus_d)
@@ -173,10 +172,79 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
     return out
 
 
+cdef int _eligible(_Arrays a, list players, Py_ssize_t i, p, call, dict memo) except -1:
+    """Whether player ``i`` is eligible for a bonus (the rules' hook), from
+    ``memo`` where it was asked before."""
+    key = None
+    if memo is not None:
+        key = ("eligible", players[i].pair)
+        known = memo.get(key)
+        if known is not None:
+            return known
+    got = 1 if call.uschess_bonus_eligible(
+        m=a.m[i], opponent_counts=opponent_counts(_opponent_pairs(a, players, i)), p=p) else 0
+    if key is not None:
+        memo[key] = got
+    return got
+
+
 cdef list _opponent_pairs(_Arrays a, list players, Py_ssize_t i):
     """The pairs of player ``i``'s opponents in round order (``Played.opps``)."""
     cdef Py_ssize_t j, s = a.start[i]
     return [players[a.opp[s + j]].pair for j in range(a.m[i])]
+
+
+cdef class _FinishInputs:
+    """What the finish step reads for every player of a section."""
+
+    cdef object system, p, personal_floor, store_rating, end
+    cdef object event_games, established
+
+    def __cinit__(self, system, p, call, end):
+        self.system, self.p, self.end = system, p, end
+        self.personal_floor = call.uschess_personal_floor
+        self.store_rating = call.uschess_store_rating
+        self.event_games = p.event_rated_games
+        self.established = p.established_games
+
+
+cdef tuple _finish(_FinishInputs f, _Arrays a, Py_ssize_t i, pl, rec, value, n_initial):
+    """The finish step (FinishStep) of player ``i`` with rated games, rated
+    ``value`` by step 5: (post, record after, floor, its reason, whether it
+    held the rating, the personal floor's answer)."""
+    cdef int m = a.m[i], wins = a.wins[i], losses = a.losses[i]
+    cdef int draws = m - wins - losses
+    p = f.p
+    pre = rec.rating if rec is not None else None
+    # the peak is the rating as stored (FinishStep)
+    attained = f.store_rating(pre=pre, value=value, p=p)
+    after = record_after(rec, m, wins, draws, losses, attained, f.end, p,
+                         0 if rec is not None else n_initial)
+    event = EventCounts(wins, draws, losses, 1 if m >= f.event_games else 0)
+    fl = f.personal_floor(system=f.system, after=after, event=event, p=p)
+    sec5, sec5_reason = fl.value, fl.reason
+    reason = sec5_reason
+    if rec is None:
+        floor = sec5
+    else:
+        if rec.lowered_floor is not None:
+            floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
+            if lowered is not None:
+                after.lowered_floor, after.lowered_from = lowered, lowered_from
+        else:
+            floor = sec5
+    if value < floor:
+        post, floor_applied = float(floor), True
+    else:
+        post, floor_applied = value, False
+    post = f.store_rating(pre=pre, value=post, p=p)
+    if post > MAX_RATING:
+        settle_record(after, post, p, pl)
+    after.rating = post
+    if after.games > f.established:
+        peak = after.peak
+        after.peak = post if peak is None or post > peak else peak
+    return post, after, floor, reason, floor_applied, fl
 
 
 class _Decline(Exception):
@@ -188,12 +256,35 @@ def rate_section(section, system, rules, tc, pre_from=None):
     ``system`` without a trace (the standard kind, each player's own
     records); None where it declines (see the module)."""
     try:
-        return _rate(section, system, rules, tc, pre_from)
+        return _rate(section, system, rules, tc, pre_from, None)
     except _Decline:
         return None
 
 
-cdef _rate(section, system, rules, tc, pre_from):
+#: A memo of :func:`section_posts` past this many entries starts again.
+MEMO_MOST = 200_000
+
+
+def section_posts(section, system, rules, tc, dict memo):
+    """:func:`uschess.rating.section.section_posts`: pair -> the rating a
+    crosstable prints after the event (the post, or the pre-event rating of
+    a player without a rated game), or None where it declines.  ``memo``
+    holds what a player's K, bonus eligibility and finish gave for the
+    values they depend on that change between ratings of one section
+    (the initial rating and N, the step-5 value), so that a section rated
+    again and again with a few initial ratings moved computes those only
+    for the players they reach.  One memo serves one section, system, time
+    control, rules' values and hooks but step 1's (the caller keeps them
+    fixed); the results are those of :func:`rate_section`, bit for bit."""
+    if len(memo) > MEMO_MOST:
+        memo.clear()
+    try:
+        return _rate(section, system, rules, tc, None, memo)
+    except _Decline:
+        return None
+
+
+cdef _rate(section, system, rules, tc, pre_from, dict memo):
     cdef list players = section.players
     cdef Py_ssize_t n = len(players), i, j, games = 0, t
     cdef double score, s_d, floor_d, a_d, b_d, center_d, flat_d, cap_d, most_d, r0_d
@@ -305,10 +396,20 @@ cdef _rate(section, system, rules, tc, pre_from):
         otbr = otbr.rating if otbr is not None else None
         if half_k is None:
             half_k = section.half_k or (section.online and bool(p.online_half_k))
+        key = None
+        if memo is not None:  # K of a player, for the initial rating and N step 1 gave
+            key = ("K", pl.pair, r0s[i], type(r0s[i]), ns[i])
+            k = memo.get(key)
+            if k is not None:
+                ks[i] = k
+                a.k[i] = k
+                continue
         k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
                      half_k=half_k, otbr=otbr, systems=rated_in, p=p)
         if not _plain(k):
             raise _Decline()
+        if key is not None:
+            memo[key] = k
         ks[i] = k
         a.k[i] = k
 
@@ -338,16 +439,28 @@ cdef _rate(section, system, rules, tc, pre_from):
     cdef list bonuses = [None] * n
     cdef list bonus_values = []
     cdef list step4 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, seed, p,
-                            call, floor100, floor_d, bonus_values)
+                            call, floor100, floor_d, bonus_values, memo)
     a.prev, a.cur = a.cur, a.prev
     cdef list step5 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, step4, p,
-                            call, floor100, floor_d, bonus_values)
+                            call, floor100, floor_d, bonus_values, memo)
 
     # The finish step (FinishStep), every player in the section's order.
-    personal_floor = call.uschess_personal_floor
-    store_rating = call.uschess_store_rating
-    event_games = p.event_rated_games
-    established = p.established_games
+    f = _FinishInputs(system, p, call, end)
+    if memo is not None:  # the posts alone, each player's for a step-5 value once
+        posts = {}
+        for i in range(n):
+            pl = players[i]
+            rec = recs[i]
+            if not a.m[i]:
+                posts[pl.pair] = rec.rating if rec is not None else None
+                continue
+            value = step5[i]
+            key = ("post", pl.pair, value, type(value), ns[i])
+            post = memo.get(key)
+            if post is None:
+                post = memo[key] = _finish(f, a, i, pl, rec, value, ns[i])[0]
+            posts[pl.pair] = post
+        return posts
     pre_from = pre_from or {}
     cdef list out = []
     for i in range(n):
@@ -359,40 +472,8 @@ cdef _rate(section, system, rules, tc, pre_from):
             out.append(unrated(pl, system, rec, pre_from.get(pair)))
             continue
         value = step5[i]
-        wins, losses = a.wins[i], a.losses[i]
-        draws = m - wins - losses
-        if rec is None:
-            pre = None
-        else:
-            pre = rec.rating
-        # the peak is the rating as stored (FinishStep)
-        attained = store_rating(pre=pre, value=value, p=p)
-        after = record_after(rec, m, wins, draws, losses, attained, end, p,
-                             0 if rec is not None else ns[i])
-        event = EventCounts(wins, draws, losses, 1 if m >= event_games else 0)
-        fl = personal_floor(system=system, after=after, event=event, p=p)
-        sec5, sec5_reason = fl.value, fl.reason
-        reason = sec5_reason
-        if rec is None:
-            floor = sec5
-        else:
-            if rec.lowered_floor is not None:
-                floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
-                if lowered is not None:
-                    after.lowered_floor, after.lowered_from = lowered, lowered_from
-            else:
-                floor = sec5
-        if value < floor:
-            post, floor_applied = float(floor), True
-        else:
-            post, floor_applied = value, False
-        post = store_rating(pre=pre, value=post, p=p)
-        if post > MAX_RATING:
-            settle_record(after, post, p, pl)
-        after.rating = post
-        if after.games > established:
-            peak = after.peak
-            after.peak = post if peak is None or post > peak else peak
+        post, after, floor, reason, floor_applied, fl = _finish(f, a, i, pl, rec, value, ns[i])
+        pre = rec.rating if rec is not None else None
         warnings = unknown_history_warnings(fl, value, system)
         if floor_applied and pre is not None and pre < floor:
             warnings = warnings + below_floor_warnings(pre, floor, reason)

@@ -62,6 +62,35 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
         RATED_BY["declined"] += 1
     else:
         RATED_BY["traced" if trace else "python"] += 1
+    return _python_body(section, system, rules, tc, trace, pre_from, played)
+
+
+def section_posts(section: Section, system: str, rules, tc: TimeControl, memo: dict,
+                  played: Optional[dict] = None) -> dict:
+    """pair -> the rating a crosstable prints after the event (the post; the
+    pre-event rating of a player without a rated game) of the section rated
+    without a trace, as :func:`rate_section` gives it.  For a section rated
+    again and again with only step 1's answers changed (an audit's solves):
+    ``memo``, a dict the caller keeps for one section, system, time control
+    and rules, lets the compiled kernel reuse what each player's K, bonus
+    eligibility and finish step gave for the values they depend on (the
+    same posts, bit for bit: ``tests/engine/test_section_kernel.py``); the
+    Python body rates the whole section."""
+    if POSTS is not None:
+        got = POSTS(section, system, rules, tc, memo)
+        if got is not None:
+            RATED_BY["kernel"] += 1
+            return got
+        RATED_BY["declined"] += 1
+    else:
+        RATED_BY["python"] += 1
+    res = _python_body(section, system, rules, tc, False, None, played)
+    return {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
+
+
+def _python_body(section: Section, system: str, rules, tc: TimeControl, trace: bool,
+                 pre_from: Optional[dict], played: Optional[dict]) -> SectionResult:
+    """Steps 1-5 and the finish step in Python (the reference)."""
     st = five_steps(section, system, rules, tc, trace=trace, played=played)
     pre_from = pre_from or {}
     step = FinishStep(system, st, rules, section.end)
@@ -79,22 +108,24 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
 
 
 def _lean() -> tuple:
-    """The compiled kernel's :func:`rate_section` for a section rated
-    without a trace (``section_kernel.pyx``, built with the formulas' kernel)
+    """The compiled kernel of a section rated without a trace (``section_kernel.pyx``, built with the formulas' kernel)
     and a word on it, or None and why (:func:`formulas.companion_kernel`;
     ``USCHESS_PURE=sections`` sets it aside; the reference modules it
     mirrors count among its sources)."""
     here = Path(__file__).resolve().parent
     kernel, status = formulas.companion_kernel(
         "section_kernel", "sections", [here / "section.py", here / "steps.py", here / "finish.py"])
-    return (kernel.rate_section if kernel is not None else None), status
+    return kernel, status
 
 
 #: The compiled kernel's rating of a section without a trace, where it is
 #: built and current (the same results, field by field and bit for bit:
 #: ``tests/engine/test_section_kernel.py``), else None: the reference below rates.
 #: ``LEAN_STATUS`` says which, and why.
-LEAN, LEAN_STATUS = _lean()
+_KERNEL, LEAN_STATUS = _lean()
+LEAN = _KERNEL.rate_section if _KERNEL is not None else None
+#: The kernel's :func:`section_posts`, where it is built and current.
+POSTS = _KERNEL.section_posts if _KERNEL is not None else None
 
 
 #: The sections rated in this process by the compiled kernel ("kernel"), and

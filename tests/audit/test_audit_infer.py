@@ -436,7 +436,7 @@ def test_sensitivities_measured_in_groups_are_those_of_each_unknown_alone(monkey
     model, values, base = _sparse_model(day.isoformat(), seed)
     high = model.rated.rules.p.special_cap
     want = _alone(model, values, base, step, high)
-    calls = count_calls(monkeypatch, M, "rate_section")
+    calls = count_calls(monkeypatch, M, "section_posts")
     before = model.evaluations
     got = S.forward_slopes(model, values, sorted(values), base, step, -math.inf, high)
     assert got == want
@@ -474,7 +474,7 @@ def test_a_post_moving_beyond_the_reach_sends_the_model_back_to_one_unknown_at_a
     got = S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf, high)
     assert got == want
     assert not model.separable
-    calls = count_calls(monkeypatch, M, "rate_section")
+    calls = count_calls(monkeypatch, M, "section_posts")
     assert S.forward_slopes(model, values, sorted(values), base, S.PROBE, -math.inf,
                             high) == want
     assert len(calls) == len(values)

@@ -406,7 +406,7 @@ def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
         assert lean is None and "older than its sources" in status
         monkeypatch.undo()
         lean, status = S._lean()
-        assert lean is KERNEL.rate_section and status == "compiled kernel"
+        assert lean is KERNEL and status == "compiled kernel"
 
 
 def test_pure_python_sets_it_aside_in_a_new_process():
@@ -416,3 +416,72 @@ def test_pure_python_sets_it_aside_in_a_new_process():
     out = subprocess.run([sys.executable, "-m", "uschess", "--version"], capture_output=True,
                          text=True, env=env, check=True)
     assert "formulas: pure Python" in out.stdout and "sections: pure Python" in out.stdout
+
+
+@built
+@given(event=sections(), data=st.data())
+@settings(max_examples=examples(200), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+def test_posts_with_a_memo_are_the_references(event, data):
+    """:func:`section_posts` as an audit calls it: a section rated again
+    and again with its unrated players' initial ratings and N moved (step
+    1 answered from given values), one memo throughout: each time the
+    kernel's posts are the reference's, bit for bit, and so is a refusal."""
+    from uschess.apps.audit.section_model import _Call
+
+    try:
+        result = rate_event(event, RatingOptions(trace=False))
+    except (InputError, RuleError):
+        return
+    for sr in result.sections:
+        unrated = [pl.pair for pl in sr.section.players if sr.system not in pl.ratings]
+        memo, values, games = {}, {}, {}
+        for _ in range(4):
+            for pair in unrated:
+                if data.draw(st.booleans()):
+                    values[pair] = data.draw(st.sampled_from([100, 612.5, 1200.0, 1500.25,
+                                                              2400.0]))
+                    games[pair] = data.draw(st.sampled_from([0, 0, 3, 12]))
+            rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system,
+                                                             dict(values), dict(games)))
+
+            def posts(kernel: bool):
+                try:
+                    if kernel:
+                        got = KERNEL.section_posts(sr.section, sr.system, rules,
+                                                   sr.time_control, memo)
+                    else:
+                        res = S._python_body(sr.section, sr.system, rules, sr.time_control,
+                                             False, None, None)
+                        got = {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
+                except InputError as err:
+                    return str(err)
+                return got if got is None or isinstance(got, str) else {
+                    pair: (type(v).__name__, struct.pack("<d", v) if v is not None else None)
+                    for pair, v in got.items()}
+
+            got, want = posts(True), posts(False)
+            if got is not None:  # None: a value the kernel declines (the reference rates)
+                assert got == want
+
+
+@built
+def test_an_audit_rates_through_the_memo(monkeypatch):
+    """The audit's section model rates through :func:`section_posts`, and
+    the memo spares work: a section rated again with one initial rating
+    moved asks K, eligibility and the finish again only where they change."""
+    from uschess.apps.audit.section_model import SectionModel
+
+    event = load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml")
+    result = rate_event(event, RatingOptions(trace=False))
+    sr = next(s for s in result.sections
+              if any(s.system not in pl.ratings for pl in s.section.players))
+    pair = next(pl.pair for pl in sr.section.players if sr.system not in pl.ratings)
+    model = SectionModel(sr, {})
+    first = model.posts({pair: 1000.0})
+    size = len(model._memo)
+    assert size >= len(sr.section.players)
+    again = model.posts({pair: 1000.0})
+    assert again == first and len(model._memo) == size  # all reused
+    moved = model.posts({pair: 1100.0})
+    assert moved[pair] != first[pair] and size < len(model._memo) < 2 * size

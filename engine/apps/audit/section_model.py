@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from uschess.errors import InputError
 from uschess.rating.results import SectionResult
-from uschess.rating.section import rate_section
+from uschess.rating.section import section_posts
 from uschess.rating.steps import played_games
 from uschess.rules.base import Initial
 
@@ -123,7 +123,7 @@ class _Call:
 
 class SectionModel:
     """One section in one system, rated again (steps 1-5 and the finish
-    step, :func:`uschess.rating.section.rate_section`) with given initial
+    step, :func:`uschess.rating.section.section_posts`) with given initial
     ratings, the rules of ``rated`` reused.  ``fixed`` (pair -> initial
     rating): values held whatever a caller gives (a named variant of one
     player, the others solved around it)."""
@@ -135,6 +135,8 @@ class SectionModel:
         # the rules (and so their p) and the games are the rated section's throughout
         self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
         self._played = played_games(rated.section)
+        # what the compiled kernel reuses between ratings (section_posts)
+        self._memo: dict = {}
         self._reach: dict = {}
         # pair -> the pairs met in rated games, a game counted whichever side lists it
         self._met = {q: set(g.opps) for q, g in self._played.items()}
@@ -171,11 +173,10 @@ class SectionModel:
                                                          self.games, self._special))
         self.evaluations += count
         try:
-            res = rate_section(sr.section, sr.system, rules, sr.time_control, trace=False,
-                               played=self._played)
+            return section_posts(sr.section, sr.system, rules, sr.time_control, self._memo,
+                                 played=self._played)
         except InputError:
             return None
-        return {pr.pair: (pr.post if pr.m else pr.pre) for pr in res.players}
 
 
 @dataclass
