@@ -198,7 +198,7 @@ def main(argv=None) -> int:
     kept = {f: results.kept(f) for f in files} if results else {}
     todo = [f for f in files if kept.get(f) is None]
     report, pages = CorpusReport(), []
-    started, cpu = time.perf_counter(), time.process_time()
+    started = time.perf_counter()
     fresh = iter(each_page(todo, args.jobs, one_page))
     try:
         for f in files:
@@ -215,11 +215,9 @@ def main(argv=None) -> int:
     finally:
         if results:
             results.close()
-    cpu = time.process_time() - cpu
-    if args.jobs > 1:  # the workers' CPU time is not this process's
-        import resource
-        use = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = use.ru_utime + use.ru_stime
+    # the pages' own CPU seconds (with --jobs, the workers' are not this process's)
+    fresh_names = {f.name for f in todo}
+    cpu = sum(p.get("cpu_seconds", 0) for p in pages if p["page"] in fresh_names)
     if results and not todo:
         timing = f"{args.corpus}: {len(files)} pages, every one kept from {args.results}"
     elif results:
