@@ -27,12 +27,14 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 
 #: (script, arguments, what it measures), in the order of the page.
 BENCHMARKS = [
-    ("rate_bench", [], "rating speed, in process and as a whole `uschess rate` process"),
+    # (--no-results: the quick defaults here leave benchmarks/results/, the
+    # full measurements of the commands named there, as they are)
+    ("rate_bench", ["--no-results"], "rating speed, in process and as a whole `uschess rate` process"),
     ("resolve_bench", [], "resolving the rules in force on a new date"),
     ("read_bench", [], "reading event files (YAML, JSON): the parsers, the checked reader, `load_event`"),
     ("sections_bench", [], "the cost per section of an event of many two-player sections, "
                            "against the smallest (1.0: proportional to the input)"),
-    ("replay_bench", [], "`uschess replay` into SQLite: speed and peak memory"),
+    ("replay_bench", ["--no-results"], "`uschess replay` into SQLite: speed and peak memory"),
     ("compare_bench", [], "`uschess compare` of two versions against one replay"),
     ("sweep_bench", [], "a sweep of five values of B on one and two Dask workers"),
     ("web_bench", [], "requests per second of the web application (test client)"),
