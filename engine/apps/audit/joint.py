@@ -128,6 +128,23 @@ def _normal_equations(jac: list, r: list, x: list, prior_at: list, k: float):
     return a, g
 
 
+def _schubert_update(jac: list, r: list, r2: list, step: list) -> None:
+    """Schubert's sparse Broyden update of ``jac`` in place after an accepted
+    ``step`` that moved the residuals from ``r`` to ``r2``: each row's slopes
+    corrected along the step, on that row's measured pattern only (a post
+    that did not depend on a value keeps a zero slope for it)."""
+    for row, rj, rj2 in zip(jac, r, r2):
+        if rj is None or rj2 is None:
+            continue
+        nz = [i for i, s in enumerate(row) if s]
+        ss = sum(step[i] ** 2 for i in nz)
+        if ss <= 0.0:
+            continue
+        err = (rj2 - rj) - sum(row[i] * step[i] for i in nz)
+        for i in nz:
+            row[i] += err * step[i] / ss
+
+
 def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published: dict,
            tol: float, low: float, high: float, best: _Best, limit: Optional[int] = None,
            k: float = HUBER) -> dict:
@@ -188,18 +205,7 @@ def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published:
             r2 = _residuals(posts2, rows, published)
             f2 = _objective(r2, x2, prior_at, k)
             if f2 < f:
-                # Schubert's update: each row's slopes corrected along the
-                # step, on that row's measured pattern only
-                for row, rj, rj2 in zip(jac, r, r2):
-                    if rj is None or rj2 is None:
-                        continue
-                    nz = [i for i, s in enumerate(row) if s]
-                    ss = sum(step[i] ** 2 for i in nz)
-                    if ss <= 0.0:
-                        continue
-                    err = (rj2 - rj) - sum(row[i] * step[i] for i in nz)
-                    for i in nz:
-                        row[i] += err * step[i] / ss
+                _schubert_update(jac, r, r2, step)
                 gain = (f - f2) / max(f, 1e-12)
                 x, posts, r, f = x2, posts2, r2, f2
                 damp = max(DAMP * 1e-3, damp * DAMP_DOWN)
