@@ -1,0 +1,71 @@
+"""``benchmarks/rated_posts.py``: every post of a corpus as rated from the
+page, written so that two versions of the engine can be compared page by
+page, and the comparison itself."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from helpers import ROOT
+from uschess.apps.audit.verdict import VERDICTS
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("rated_posts",
+                                                  ROOT / "benchmarks" / "rated_posts.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _write(path, pages: list[dict]) -> None:
+    path.write_text("".join(json.dumps(p) + "\n" for p in pages), encoding="utf-8")
+
+
+def test_compare_names_moved_posts_reworded_floors_and_refusals(tmp_path, capsys):
+    mod = _script()
+    post = ["OPEN", "OTBR", 1, "1800.0", 53, "1500", "established floor: highest 1799.06 - 200"]
+    same = {"page": "same", "posts": [post]}
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [same, same | {"page": "floor"}, {"page": "read", "refused": "no date"}])
+    _write(b, [same,
+               {"page": "floor", "posts": [post[:5] + ["1600", "highest 1800.00 - 200"]]},
+               {"page": "read", "posts": [post]}])
+    assert mod.compare(a, b) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "floor 'OPEN' OTBR 1 moved: ['1800.0', 53, '1500', " \
+        "'established floor: highest 1799.06 - 200'] -> ['1800.0', 53, '1600', " \
+        "'highest 1800.00 - 200']"
+    assert out[1] == "read: no date -> rated"
+    assert out[-1] == "2 of 3 pages differ; of 3 posts, 1 moved (rating, games or floor), " \
+        "0 with only the floor's reason worded otherwise"
+    _write(b, [same, same | {"page": "floor"}, {"page": "read", "refused": "no date"}])
+    assert mod.compare(a, b) == 0
+    reworded = {"page": "same", "posts": [post[:6] + ["highest 1799 - 200"]]}
+    _write(b, [reworded, same | {"page": "floor"}, {"page": "read", "refused": "no date"}])
+    assert mod.compare(a, b) == 1
+    assert capsys.readouterr().out.splitlines()[-1].endswith(
+        "0 moved (rating, games or floor), 1 with only the floor's reason worded otherwise")
+
+
+@pytest.mark.shared_data
+def test_a_page_rates_the_same_traced_and_untraced_and_audits(tmp_path):
+    """The posts of a real page are the same with the step-by-step trace and
+    without it; its audit dump names each post's verdict."""
+    mod = _script()
+    folder, pattern = mod.CORPORA["national"]
+    page = sorted(folder.glob(pattern))[300]
+    plain, traced = mod.page_posts(page, False), mod.page_posts(page, True)
+    assert plain == traced and plain["posts"]
+    assert all(isinstance(float(p[3]), float) for p in plain["posts"])
+    audited = mod.page_audit(page)
+    assert len(audited["posts"]) >= len(plain["posts"]) // 2
+    assert {p[6] for p in audited["posts"]} <= set(VERDICTS)
+    out = tmp_path / "p.jsonl"
+    (tmp_path / "list").write_text(page.name + "\n")
+    assert mod.main(["national", "--every", "1", "--pages", str(tmp_path / "list"), "--out",
+                     str(out)]) == 0
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [plain]
