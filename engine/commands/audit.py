@@ -13,8 +13,9 @@ from uschess.commands.audit_dir import EPILOG as DIR_EPILOG, add_dir_options, re
     run_dir
 from uschess.errors import InputError
 from uschess.commands.common import (Console, add_db_option, add_examples, add_force_option,
-                                     add_rules_options, date_arg, db_target, input_path, one_stdout,
-                                     output_file, print_json, rating_options)
+                                     add_progress_option, add_rules_options, date_arg, db_target,
+                                     input_path, one_stdout, output_file, print_json,
+                                     rating_options)
 
 EPILOG = """\
 PUBLISHED is a published crosstable page in any layout: the MSA page saved as
@@ -84,9 +85,7 @@ def register(sub) -> None:
     add_db_option(st, what="audit the published ratings recorded in this store (instead of "
                            "PUBLISHED)")
     st.add_argument("--event", metavar="ID", help="with --db: only this event")
-    st.add_argument("--progress", action="store_true",
-                    help="show the progress (of a page: the time taken so far) on stderr even "
-                         "when it is not a terminal (never with --quiet)")
+    add_progress_option(st, what="the progress (of a page: the time taken so far)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any published rating is not reproduced")
     add_dir_options(p)

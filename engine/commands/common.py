@@ -337,6 +337,15 @@ class OutputFile:
         console.wrote(self.path, detail)
 
 
+def add_progress_option(p, *, what: str = "the progress bar") -> None:
+    """``--progress``: ``what`` on standard error even when it is not a
+    terminal (a terminal shows it anyway; ``--quiet`` never does).  ``p``: a
+    parser or an argument group."""
+    p.add_argument("--progress", action="store_true",
+                   help=f"show {what} on standard error even when it is not a terminal "
+                        "(never with --quiet)")
+
+
 def add_force_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace output files that exist")
 

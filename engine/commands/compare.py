@@ -10,7 +10,7 @@ from uschess.apps.compare import (EPSILON, compare_streamed, iter_json, iter_tex
                                   parse_rules_spec, to_csv)
 from uschess.errors import InputError
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import (Console, add_examples, add_force_option,
+from uschess.commands.common import (Console, add_examples, add_force_option, add_progress_option,
                                      add_member_data_options, input_path, load_event_input,
                                      one_stdout, output_dir, output_file, stdin_named)
 
@@ -56,9 +56,7 @@ def register(sub) -> None:
                    help="rate each event from its own file (do not chain records between events)")
     p.add_argument("--strict", action="store_true",
                    help="exit with status 1 when any player's rating differs between A and B")
-    p.add_argument("--progress", action="store_true",
-                   help="show the progress bar on stderr even when it is not a terminal "
-                        "(never with --quiet)")
+    add_progress_option(p)
     add_examples(p,
                  "uschess compare fixtures/events/wfcc15.yaml --b reform:fixtures/reforms/b-16.yaml",
                  "uschess compare hist --a edition:2017-04-24 --b baseline --changed-only")

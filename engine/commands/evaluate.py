@@ -10,8 +10,9 @@ import time
 from uschess.apps.compare import parse_rules_spec
 from uschess.apps.evaluate import evaluate, find_truth, format_mean, format_text
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import (Console, add_examples, add_force_option, input_path,
-                                     load_event_arg, output_dir, output_file, print_json)
+from uschess.commands.common import (Console, add_examples, add_force_option, add_progress_option,
+                                     input_path, load_event_arg, output_dir, output_file,
+                                     print_json)
 from uschess.commands.compare import RULES_HELP
 from uschess.errors import InputError
 
@@ -68,8 +69,7 @@ def register(sub) -> None:
     pub.add_argument("--fit-generator", metavar="FILE",
                      help="also write the generator's calibration fitted to the pages to FILE "
                           "(what 'uschess generate --calibrated' draws from)")
-    pub.add_argument("--progress", action="store_true",
-                     help="show the progress bar even when standard error is not a terminal")
+    add_progress_option(pub)
     add_force_option(p)
     add_examples(p,
                  "uschess evaluate hist --rules baseline "

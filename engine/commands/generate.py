@@ -4,7 +4,7 @@ players' true strengths beside them."""
 from __future__ import annotations
 
 from uschess.apps.generate import TRUTH_FILE, player_games, write_history
-from uschess.commands.common import Console, add_examples, print_json
+from uschess.commands.common import Console, add_examples, add_progress_option, print_json
 
 
 def register(sub) -> None:
@@ -33,8 +33,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help='print {"directory", "events", "players", "player_games", "truth", '
                         '"files": [...]} as JSON')
-    p.add_argument("--progress", action="store_true",
-                   help="show the progress bar even when standard error is not a terminal")
+    add_progress_option(p)
     add_examples(p,
                  "uschess generate --players 200 --events 60 -o hist",
                  "uschess generate --calibrated --players 200 --events 60 -o calibrated")

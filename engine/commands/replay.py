@@ -11,9 +11,9 @@ from pathlib import Path, PurePath
 from uschess.errors import InputError
 from uschess.apps.replay import COMMIT_EVERY, event_id, replay
 from uschess.io.store import Store
-from uschess.commands.common import (Console, add_db_option, add_examples, add_rules_options,
-                                     db_target, input_path, load_event_input, print_json,
-                                     rating_options)
+from uschess.commands.common import (Console, add_db_option, add_examples, add_progress_option,
+                                     add_rules_options, db_target, input_path, load_event_input,
+                                     print_json, rating_options)
 from uschess.io.formats.member_data import NAMES_SHOWN
 
 #: Disagreements printed on stderr (all of them are in the --json summary).
@@ -43,9 +43,7 @@ def register(sub) -> None:
                    help=f"events written per transaction (default {COMMIT_EVERY}; 1: one "
                         "transaction per event, the most a killed run can lose being the "
                         "event it was writing)")
-    p.add_argument("--progress", action="store_true",
-                   help="show the progress bar on stderr even when it is not a terminal "
-                        "(never with --quiet)")
+    add_progress_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_rules_options(p)
     add_examples(p,

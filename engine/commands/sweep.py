@@ -13,7 +13,8 @@ from uschess.apps.evaluate import Tally, format_mean, format_ranking
 from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
     parse_vary, sweep
 from uschess.calendar.rulebook import RuleBook
-from uschess.commands.common import STDIO, Console, add_examples, input_path, print_json
+from uschess.commands.common import (STDIO, Console, add_examples, add_progress_option,
+                                     input_path, print_json)
 from uschess.commands.evaluate import SYSTEMS, load_history
 from uschess.errors import InputError
 
@@ -43,9 +44,7 @@ def register(sub) -> None:
     p.add_argument("--from", dest="start", metavar="DATE",
                    help="the reforms take effect on DATE (default: each parameter's first date)")
     add_cluster_options(p, workers=2)
-    p.add_argument("--progress", action="store_true",
-                   help="show the progress bar on stderr even when it is not a terminal "
-                        "(never with --quiet)")
+    add_progress_option(p)
     p.add_argument("--shared-files", action="store_true",
                    help="the workers of --scheduler see the history's files at the same paths: "
                         "each reads them instead of receiving the history (always so for the "
