@@ -103,7 +103,7 @@ CACHE_PLAYERS = 25_000
 #: every page its events changed, and pages that several events share (the
 #: players' rows and the indexes) are written once for them all, as is a
 #: player's row who played several of them
-#: (:meth:`uschess.io.store._Connection.upsert_later`).  Larger batches
+#: (:meth:`uschess.io.store_connection._Connection.upsert_later`).  Larger batches
 #: save little more; what a kill loses is the open transaction, and
 #: ``--skip-applied`` resumes from the last commit.
 COMMIT_EVERY = 1024

@@ -14,7 +14,8 @@ import time
 import pytest
 
 from uschess.errors import InputError
-from uschess.io.store import SCHEMA, SCHEMA_VERSION, Store, _Connection, _redact
+from uschess.io.store import SCHEMA, SCHEMA_VERSION, Store
+from uschess.io.store_connection import _Connection, _redact
 
 D = dt.date
 
@@ -105,7 +106,7 @@ def test_none_is_bound_as_null_through_the_stores_adapter(tmp_path):
 
 
 def test_an_adapter_for_none_the_process_registered_is_left_alone(monkeypatch):
-    from uschess.io import store as store_mod
+    from uschess.io import store_connection as store_mod
 
     def own(value):
         return "theirs"
