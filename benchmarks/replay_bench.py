@@ -20,7 +20,7 @@ child processes rate it:
   (``USCHESS_PURE=1``) and, where it is built, with the compiled kernel;
 * ``python benchmarks/minimal.py --replay DIR --db FILE``, the yardstick
   with the same I/O: it reads the same files the same way (an ordering pass
-  that keeps the first events read, :data:`uschess.apps.replay.KEEP_PLAYERS`
+  that keeps the first events read, :data:`uschess.apps.replay_order.KEEP_PLAYERS`
   player entries, and glances at the other files' headers, read again at
   their turn), rates them in replay order with the five steps of
   ``minimal.py`` and every player's state in memory, and writes each event,
@@ -117,9 +117,11 @@ def phases_of_replay(directory: Path) -> str:
     """CPU time (``time.process_time``) of the phases of the same replay in
     this process: each phase's functions wrapped by a timer."""
     import uschess.apps.replay as R
+    import uschess.apps.replay_order as O
     import uschess.io.eventfile as E
     import uschess.io.textdata as T
-    from uschess.io.store import Store, _Connection
+    from uschess.io.store import Store
+    from uschess.io.store_connection import _Connection
     from uschess.rating.chain import Chain
     from uschess.rating.options import RatingOptions
 
@@ -127,12 +129,13 @@ def phases_of_replay(directory: Path) -> str:
     timed = _timer(spent)
 
     phases = [
-        (R, "load_item", "reading: files read in full in the ordering pass"),
-        (R, "_header_key", "reading: the glance at later files' headers"),
+        (O, "load_item", "reading: files read in full in the ordering pass"),
+        (O, "_header_key", "reading: the glance at later files' headers"),
         (R, "load_event_file", "reading: later files, read at their turn"),
+        (R, "load_item", "reading: later files, read at their turn"),
         (T, "parse_data", "  of the reading, parsing and checking the text (JSON, YAML)"),
         (E, "event_from_dict", "  of the reading, building and checking the typed event"),
-        (R, "event_from_dict", "  of the reading, building and checking the typed event"),
+        (O, "event_from_dict", "  of the reading, building and checking the typed event"),
         (Chain, "rate_event", "rating (the chain, steps 1-5, finish)"),
         (R._Replayer, "prepare", "the replay's work per event, rating included"),
         (Store, "apply_event", "store writes (the events' rows and the commits)"),
@@ -216,9 +219,9 @@ def store_variants(engine_db: str, commit_every: int) -> str:
     beforehand; each variant's file has the store's pragmas."""
     import sqlite3
 
-    from uschess.io.store import (_INSERT_CHANGE, _UPSERT_RATING, CHANGES_INDEX, RATING_COLUMNS,
-                                  SCHEMA)
-    from uschess.io.store import _connect
+    from uschess.io.store_connection import _connect
+    from uschess.io.store_schema import (_INSERT_CHANGE, _UPSERT_RATING, CHANGES_INDEX,
+                                         RATING_COLUMNS, SCHEMA)
 
     src = sqlite3.connect(engine_db)
     order = [r[0] for r in src.execute("SELECT id FROM events ORDER BY seq")]
@@ -311,7 +314,8 @@ class Sides:
     command for a store path (None for the storeless one) and its environment."""
 
     def __init__(self, history: Path, params: Path, env: dict, kernel: bool):
-        from uschess.apps.replay import COMMIT_EVERY, KEEP_PLAYERS
+        from uschess.apps.replay import COMMIT_EVERY
+        from uschess.apps.replay_order import KEEP_PLAYERS
 
         pure_env = dict(env, USCHESS_PURE="1")
         minimal = [C.python(), C.MINIMAL, "--replay", history, "--params", params,
@@ -489,7 +493,7 @@ def main(argv=None) -> int:
     C.print_table(header, rows)
     extra = {}
     if args.phases:
-        from uschess.apps.replay import KEEP_PLAYERS
+        from uschess.apps.replay_order import KEEP_PLAYERS
 
         extra["The phases of the engine's replay in one process (CPU time, no profiler; "
               f"{C.formulas_line()}):"] = phases_of_replay(history)

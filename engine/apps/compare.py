@@ -61,8 +61,8 @@ from uschess.errors import InputError
 from uschess.io.eventfile import parse_date
 from uschess.formulas import round_half_up
 from uschess.model import Event
-from uschess.apps import replay as _replay
-from uschess.apps.replay import Item, item_id, load_item
+from uschess.apps import replay_order as _order
+from uschess.apps.replay_order import Item, item_id, load_item
 from uschess.io.fide_file import FideUpdate
 from uschess.rating.chain import Chain
 from uschess.rating.options import RatingOptions
@@ -664,13 +664,13 @@ def _ordered_for_compare(items: Iterable, loader) -> Iterator[tuple[str, Item]]:
     """``(key, item)`` in the order of :func:`order_events` (duplicate keys
     made unique the same way), items beyond the replay's in-memory budget
     read when their turn comes."""
-    index = _replay.index_items(items, loader, key=lambda e: (e.end, e.start, event_key(e)))
+    index = _order.index_items(items, loader, key=lambda e: (e.end, e.start, event_key(e)))
     try:
         for entry in index.entries():  # as given among equal keys
             item = entry.item
             if item is None:
                 path = entry.path
-                item = (_replay.load_event_file(path, loader) if entry.event_file
+                item = (_order.load_event_file(path, loader) if entry.event_file
                         else load_item(path, loader))
                 if (item.end, item.start, event_key(item)) != entry.key:
                     raise InputError("changed while the comparison was running", file=path)

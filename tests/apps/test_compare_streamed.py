@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import uschess.apps.replay as replay_module
+import uschess.apps.replay_order as replay_module
 from uschess.apps.compare import (Tally, _stats, compare, compare_streamed, format_text,
                                   iter_text, parse_rules_spec, to_csv, PostsRow)
 from uschess.apps.generate import write_history

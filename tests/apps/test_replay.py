@@ -28,7 +28,8 @@ from uschess.model import SYSTEMS
 from uschess.rating.pipeline import RatingOptions, rate_event
 from uschess.apps.replay import COMMIT_EVERY, _SharedRules, event_key, replay
 from uschess.calendar.rulebook import RuleBook
-from uschess.io.store import CACHE_KIB, Store
+from uschess.io.store import Store
+from uschess.io.store_connection import CACHE_KIB
 
 ROOT = Path(__file__).resolve().parents[2]
 WFCC = ROOT / "fixtures" / "events" / "wfcc15.yaml"
@@ -170,7 +171,7 @@ def test_a_new_store_interrupted_while_reading_is_removed(tmp_path, capsys, monk
     """Interrupted in the replay's own reading of an event file, or (with
     ``-v``, which has the command's reader say what it read) in the
     command's."""
-    import uschess.apps.replay as R
+    import uschess.apps.replay_order as R
     import uschess.commands.replay as command
 
     def interrupted(*args, **kw):
@@ -189,7 +190,7 @@ def test_an_event_file_is_read_once_unless_the_command_has_more_to_do(tmp_path, 
     reads them, unless a players file is merged into them or ``-v`` has
     each reading said: then the command's reader reads them, after the
     replay's glance at the header."""
-    import uschess.apps.replay as R
+    import uschess.apps.replay_order as R
     import uschess.commands.replay as command
 
     glances = count_calls(monkeypatch, R, "_peek")

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from helpers import store_snapshot as snapshot
 
-import uschess.apps.replay as replay_module
+import uschess.apps.replay_order as replay_module
 from uschess.apps.generate import write_history
-from uschess.apps.replay import _ordered, _size, load_item, replay
+from uschess.apps.replay import load_item, replay
+from uschess.apps.replay_order import _ordered, _size
 from uschess.cli import main
 from uschess.io.store import Store
 from uschess.rating.options import RatingOptions

@@ -10,7 +10,7 @@ import tracemalloc
 
 from hypothesis import given, settings, strategies as st
 
-from uschess.apps.replay import OrderIndex
+from uschess.apps.replay_order import OrderIndex
 
 DAY0 = dt.date(2025, 1, 1)
 # ids over letters whose UTF-8 bytes and code points order alike only if the
@@ -113,7 +113,7 @@ def test_a_temporary_file_that_fails_is_one_located_line(tmp_path, monkeypatch, 
     replay before anything is written, with one line and status 2."""
     import sqlite3
 
-    from uschess.apps import replay as replay_module
+    from uschess.apps import replay_order as replay_module
     from uschess.apps.generate import write_history
     from uschess.cli import main
 

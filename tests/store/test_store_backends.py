@@ -330,7 +330,7 @@ def test_a_batch_writes_a_players_rows_once_per_commit(target):
     """The players' and ratings rows of a batch are held back to its commit
     (or the next read), one row per key: what the store holds at a commit is
     what writing every event's rows in turn would leave."""
-    from uschess.io.store import _UPSERT_PLAYER, _UPSERT_RATING
+    from uschess.io.store_schema import _UPSERT_PLAYER, _UPSERT_RATING
 
     with Store.open(target) as store:
         sent = []
@@ -377,7 +377,7 @@ def test_held_rows_that_fail_to_write_leave_whole_events_only(target):
     its commit, and failing (a full disk, a refused value): the open
     transaction is rolled back, events and all, and the read says so in one
     line naming the store; the events committed before stay."""
-    from uschess.io.store import _UPSERT_RATING
+    from uschess.io.store_schema import _UPSERT_RATING
 
     with Store.open(target) as store:
         store.apply_event(_write("E1", pid="100"))
