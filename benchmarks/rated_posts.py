@@ -3,7 +3,7 @@ alone, to compare two versions of the engine page by page.
 
     python benchmarks/rated_posts.py {pacl,national} --out FILE [--every K] [--trace]
                                      [--audit] [--jobs N] [--pages LIST]
-    python benchmarks/rated_posts.py --compare A B
+    python benchmarks/rated_posts.py --compare A B [--common]
 
 Each page is read as ``uschess audit PAGE`` reads it (PACL pages for the
 section their file names name) and its event rated once with the rules in
@@ -22,11 +22,12 @@ post with inferred inputs, the verdict and the names of the causes found;
 in the file LIST (a name a line).
 
 ``--compare A B`` prints each page whose lines differ, post by post, and a
-count: the way to show that a change meant to leave the ratings alone did,
-on every page, or to list what a change of a rule moved.  The script uses
-only what every version of the engine since the page readers has
-(``load_published``, ``rate_event``, ``PlayerResult``), so an older checkout
-can run it from this one's folder.
+count (``--common``: of the pages both files hold, where one is a sample):
+the way to show that a change meant to leave the ratings alone did, on
+every page, or to list what a change of a rule moved.  The script uses only
+what every version of the engine since the page readers has
+(``load_published``, ``rate_event``, ``PlayerResult``; ``audit`` for
+``--audit``), so an older checkout can run it from this one's folder.
 """
 
 from __future__ import annotations
@@ -117,9 +118,13 @@ def _read(path: Path) -> dict:
         return {page["page"]: page for page in map(json.loads, f)}
 
 
-def compare(a: Path, b: Path) -> int:
-    """Print the pages of ``a`` and ``b`` whose posts differ; 1 if any do."""
+def compare(a: Path, b: Path, common: bool = False) -> int:
+    """Print the pages of ``a`` and ``b`` whose posts differ; 1 if any do.
+    ``common``: only the pages both files hold (one of them a sample)."""
     left, right = _read(a), _read(b)
+    if common:
+        left = {k: v for k, v in left.items() if k in right}
+        right = {k: v for k, v in right.items() if k in left}
     pages = moved = reasons = 0
     for name in sorted(left.keys() | right.keys()):
         x, y = left.get(name), right.get(name)
@@ -141,12 +146,12 @@ def compare(a: Path, b: Path) -> int:
                 what = "reason"
             else:
                 moved += 1
-                what = "moved"
+                what = "differs"
             print(f"{name} {key[0]!r} {key[1]} {key[2]} {what}: {old} -> {new}")
     total = sum(len(p.get("posts", ())) for p in right.values())
     print(f"{pages} of {len(left.keys() | right.keys())} pages differ; of {total} posts, "
-          f"{moved} moved (rating, games or floor), {reasons} with only the floor's reason "
-          f"worded otherwise")
+          f"{moved} differ in value (a rating, games or floor; an audit's verdict, values or "
+          f"causes), {reasons} only in the wording of a floor's reason")
     return 1 if pages else 0
 
 
@@ -160,9 +165,11 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="pages at once (1)")
     ap.add_argument("--pages", metavar="LIST", help="only the pages named in LIST")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two files")
+    ap.add_argument("--common", action="store_true",
+                    help="with --compare: only the pages both files hold")
     args = ap.parse_args(argv)
     if args.compare:
-        return compare(Path(args.compare[0]), Path(args.compare[1]))
+        return compare(Path(args.compare[0]), Path(args.compare[1]), args.common)
     if not args.corpus or not args.out or args.every < 1 or args.jobs < 1:
         ap.error("a corpus, --out FILE, --every and --jobs of at least 1 (or --compare A B)")
     return write(args.corpus, Path(args.out), args.every, args.trace, args.audit, args.jobs,

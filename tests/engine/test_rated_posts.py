@@ -36,19 +36,24 @@ def test_compare_names_moved_posts_reworded_floors_and_refusals(tmp_path, capsys
                {"page": "read", "posts": [post]}])
     assert mod.compare(a, b) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "floor 'OPEN' OTBR 1 moved: ['1800.0', 53, '1500', " \
+    assert out[0] == "floor 'OPEN' OTBR 1 differs: ['1800.0', 53, '1500', " \
         "'established floor: highest 1799.06 - 200'] -> ['1800.0', 53, '1600', " \
         "'highest 1800.00 - 200']"
     assert out[1] == "read: no date -> rated"
-    assert out[-1] == "2 of 3 pages differ; of 3 posts, 1 moved (rating, games or floor), " \
-        "0 with only the floor's reason worded otherwise"
+    assert out[-1] == "2 of 3 pages differ; of 3 posts, 1 differ in value (a rating, games or " \
+        "floor; an audit's verdict, values or causes), 0 only in the wording of a floor's reason"
     _write(b, [same, same | {"page": "floor"}, {"page": "read", "refused": "no date"}])
     assert mod.compare(a, b) == 0
     reworded = {"page": "same", "posts": [post[:6] + ["highest 1799 - 200"]]}
     _write(b, [reworded, same | {"page": "floor"}, {"page": "read", "refused": "no date"}])
     assert mod.compare(a, b) == 1
     assert capsys.readouterr().out.splitlines()[-1].endswith(
-        "0 moved (rating, games or floor), 1 with only the floor's reason worded otherwise")
+        "causes), 1 only in the wording of a floor's reason")
+    _write(b, [same])  # a sample of a's pages: the others are left out with --common
+    assert mod.compare(a, b) == 1
+    capsys.readouterr()
+    assert mod.compare(a, b, common=True) == 0
+    assert capsys.readouterr().out.startswith("0 of 1 pages differ")
 
 
 @pytest.mark.shared_data
