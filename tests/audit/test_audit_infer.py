@@ -309,6 +309,7 @@ def test_joint_solve_recovers_a_large_section_the_descent_does_not():
     assert sol2.values == sol.values
 
 
+@pytest.mark.slow  # 60 players' verdicts solved out of sample: 5 s with the kernel, 16 without
 def test_audit_solves_a_large_age_based_section_end_to_end(tmp_path, capsys):
     """``uschess audit FILE --json`` on a published-results file of a large
     section whose 52 new players' ages the file does not show: every
