@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 
 import pytest
 
 from test_audit_infer import _page_file, _published, _swiss
 
-from helpers import ROOT, SHARED_DATA, msa_text_page
+from helpers import ROOT, SHARED_DATA, benchmark_script, msa_text_page
 from uschess.apps.audit import audit, audit_page, load_published, published_from_dict
 from uschess.apps.audit.corpus import CorpusReport, era, page_summary, size
 from uschess.apps.audit.verdict import VERDICTS
@@ -72,10 +71,7 @@ def test_the_corpus_script_reports_verdicts_and_dated_findings(capsys):
     folder = SHARED_DATA / "real" / "tourneydata-2001-2014" / "tourneyInfo"
     if not folder.is_dir():
         pytest.skip(f"{folder} is not beside the checkout")
-    spec = importlib.util.spec_from_file_location("audit_verdicts",
-                                                  ROOT / "benchmarks" / "audit_verdicts.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = benchmark_script("audit_verdicts")
     page = folder / "2013" / "05" / "tourneyInfo-201305117852.0"
     summary = mod.one_page(page)
     assert summary["total"] == 28 and summary["dated"][0]["rule"] == "nstar"
@@ -83,11 +79,7 @@ def test_the_corpus_script_reports_verdicts_and_dated_findings(capsys):
 
 
 def _verdicts_script():
-    spec = importlib.util.spec_from_file_location("audit_verdicts",
-                                                  ROOT / "benchmarks" / "audit_verdicts.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark_script("audit_verdicts")
 
 
 @pytest.mark.shared_data

@@ -121,13 +121,8 @@ def test_the_dating_script_on_two_pages(tmp_path, capsys):
     """``benchmarks/pacl_dual_k.py --pages``: Brooks (2012, plain K's integer)
     and a 2013-11 page whose posts are the exception's, counted on each side
     of 2013-05-08."""
-    import importlib.util
-
-    from helpers import ROOT
-    spec = importlib.util.spec_from_file_location("pacl_dual_k",
-                                                  ROOT / "benchmarks" / "pacl_dual_k.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from helpers import benchmark_script
+    mod = benchmark_script("pacl_dual_k")
     listing = tmp_path / "pages.txt"
     listing.write_text("XtblMain_201212159262_1\nXtblMain_201311243662_1\n")
     assert mod.main(["--pages", str(listing)]) == 0

@@ -3,22 +3,18 @@ names, with each page's count of misses left with no cause."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
-from helpers import ROOT, SHARED_DATA
+from helpers import SHARED_DATA, benchmark_script
 
 PAGES = SHARED_DATA / "real" / "pacl-2001-2021" / "sections"
 PAGE = "XtblMain_200106249860_1.html"  # one miss with no cause (Troyan, 1998)
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("pacl_audit", ROOT / "benchmarks" / "pacl_audit.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark_script("pacl_audit")
 
 
 @pytest.mark.shared_data

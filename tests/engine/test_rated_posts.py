@@ -4,21 +4,16 @@ page, and the comparison itself."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
-from helpers import ROOT
+from helpers import benchmark_script
 from uschess.apps.audit.verdict import VERDICTS
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("rated_posts",
-                                                  ROOT / "benchmarks" / "rated_posts.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return benchmark_script("rated_posts")
 
 
 def _write(path, pages: list[dict]) -> None:
