@@ -99,7 +99,8 @@ def write(corpus: str, out: Path, every: int, trace: bool, audited: bool = False
         wanted = set(pages.read_text(encoding="utf-8").split())
         files = [f for f in files if f.name in wanted]
     items = [(f, trace, audited) for f in files]
-    with out.open("w", encoding="utf-8") as f:
+    partial = out.with_name(out.name + ".partial")  # renamed to ``out`` once every page is in
+    with partial.open("w", encoding="utf-8") as f:
         if jobs > 1:
             import multiprocessing
             with multiprocessing.get_context("spawn").Pool(jobs) as pool:
@@ -109,6 +110,7 @@ def write(corpus: str, out: Path, every: int, trace: bool, audited: bool = False
         else:
             for item in items:
                 f.write(json.dumps(_work(item)) + "\n")
+    partial.replace(out)
     print(f"{corpus}: {len(files)} pages written to {out}")
     return 0
 
@@ -125,7 +127,7 @@ def compare(a: Path, b: Path, common: bool = False) -> int:
     if common:
         left = {k: v for k, v in left.items() if k in right}
         right = {k: v for k, v in right.items() if k in left}
-    pages = moved = reasons = 0
+    pages = differ = reasons = 0
     for name in sorted(left.keys() | right.keys()):
         x, y = left.get(name), right.get(name)
         if x == y:
@@ -145,12 +147,12 @@ def compare(a: Path, b: Path, common: bool = False) -> int:
                 reasons += 1  # the same rating, games and floor: the floor's reason worded anew
                 what = "reason"
             else:
-                moved += 1
+                differ += 1
                 what = "differs"
             print(f"{name} {key[0]!r} {key[1]} {key[2]} {what}: {old} -> {new}")
     total = sum(len(p.get("posts", ())) for p in right.values())
     print(f"{pages} of {len(left.keys() | right.keys())} pages differ; of {total} posts, "
-          f"{moved} differ in value (a rating, games or floor; an audit's verdict, values or "
+          f"{differ} differ in value (a rating, games or floor; an audit's verdict, values or "
           f"causes), {reasons} only in the wording of a floor's reason")
     return 1 if pages else 0
 
@@ -168,12 +170,16 @@ def main(argv=None) -> int:
     ap.add_argument("--common", action="store_true",
                     help="with --compare: only the pages both files hold")
     args = ap.parse_args(argv)
-    if args.compare:
-        return compare(Path(args.compare[0]), Path(args.compare[1]), args.common)
-    if not args.corpus or not args.out or args.every < 1 or args.jobs < 1:
+    if not args.compare and (not args.corpus or not args.out or args.every < 1 or args.jobs < 1):
         ap.error("a corpus, --out FILE, --every and --jobs of at least 1 (or --compare A B)")
-    return write(args.corpus, Path(args.out), args.every, args.trace, args.audit, args.jobs,
-                 Path(args.pages) if args.pages else None)
+    try:
+        if args.compare:
+            return compare(Path(args.compare[0]), Path(args.compare[1]), args.common)
+        return write(args.corpus, Path(args.out), args.every, args.trace, args.audit,
+                     args.jobs, Path(args.pages) if args.pages else None)
+    except (OSError, ValueError, KeyError, TypeError) as err:  # a file missing, not ours, damaged
+        print(f"rated_posts.py: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

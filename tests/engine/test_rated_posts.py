@@ -69,3 +69,16 @@ def test_a_page_rates_the_same_traced_and_untraced_and_audits(tmp_path):
     assert mod.main(["national", "--every", "1", "--pages", str(tmp_path / "list"), "--out",
                      str(out)]) == 0
     assert [json.loads(line) for line in out.read_text().splitlines()] == [plain]
+
+
+def test_a_missing_or_damaged_file_is_one_line(tmp_path, capsys):
+    mod = _script()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"page": "x", "posts": [\n')
+    assert mod.main(["--compare", str(bad), str(tmp_path / "none.jsonl")]) == 2
+    assert mod.main(["--compare", str(tmp_path / "none.jsonl"), str(bad)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(line.startswith("rated_posts.py: ") for line in err)
+    assert mod.main(["national", "--out", str(tmp_path / "o.jsonl"),
+                     "--pages", str(tmp_path / "no-list")]) == 2
+    assert not list(tmp_path.glob("o.jsonl*"))  # nothing half-written
