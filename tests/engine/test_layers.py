@@ -6,6 +6,7 @@ other in a circle.  A function-local import may put off loading a module
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,11 +51,20 @@ def _layer(module: str) -> int:
     return rank
 
 
+@functools.lru_cache(maxsize=1)
+def _imports() -> dict[Path, list[ast.Import | ast.ImportFrom]]:
+    """Every import statement of every module, each file parsed once for the
+    three tests."""
+    return {path: [node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, (ast.Import, ast.ImportFrom))]
+            for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))}
+
+
 def _graph() -> dict[str, set[str]]:
-    modules = {_module(p): p for folder in FOLDERS for p in (ROOT / folder).rglob("*.py")}
+    modules = {_module(p): p for p in _imports()}
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for mod, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports()[path]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -71,11 +81,10 @@ def _graph() -> dict[str, set[str]]:
 
 
 def test_no_relative_imports():
-    for folder in FOLDERS:
-        for path in (ROOT / folder).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                assert not (isinstance(node, ast.ImportFrom) and node.level), \
-                    f"{path.relative_to(ROOT)}:{node.lineno}: write imports as uschess.x"
+    for path, nodes in _imports().items():
+        for node in nodes:
+            assert not (isinstance(node, ast.ImportFrom) and node.level), \
+                f"{path.relative_to(ROOT)}:{node.lineno}: write imports as uschess.x"
 
 
 def test_imports_go_down_the_layers():
