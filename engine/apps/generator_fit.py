@@ -114,8 +114,9 @@ def quantiles(values: Sequence[float], levels: Sequence[float] = LEVELS) -> list
 
 def quantile_intervals(values: Sequence[float], levels: Sequence[float] = LEVELS) -> dict:
     """95% intervals of the quantiles of ``values`` at ``levels``, free of
-    any distribution: the order statistics at ranks n q -+ 1.96 sqrt(n q
-    (1 - q)) (the binomial's normal approximation).  They take the values
+    any distribution: the order statistics at ranks (from 1) n q -+ 1.96
+    sqrt(n q (1 - q)), rounded outwards (the binomial's normal
+    approximation).  They take the values
     as independent, which first ratings of one section are not quite: a
     little narrow, if anything."""
     xs = sorted(values)
@@ -126,7 +127,7 @@ def quantile_intervals(values: Sequence[float], levels: Sequence[float] = LEVELS
     for q in levels:
         half = 1.96 * math.sqrt(n * q * (1.0 - q))
         low.append(xs[max(0, min(n - 1, int(math.floor(n * q - half)) - 1))])
-        high.append(xs[max(0, min(n - 1, int(math.ceil(n * q + half))))])
+        high.append(xs[max(0, min(n - 1, int(math.ceil(n * q + half)) - 1))])
     return {"low": low, "high": high}
 
 
