@@ -3,8 +3,8 @@
     python benchmarks/compare_bench.py                     # quick: 300 events, about 40 s
     python benchmarks/compare_bench.py --events 2000 --repeat 3   # the full figures
 
-A history of 2001-2025 is generated (``uschess generate``, every rule period
-and all six systems) into a temporary directory.  Then, interleaved and
+A history of 2001-2025 is generated (``uschess generate --uncalibrated``, the
+workload the stored figures measured: every rule period and all six systems) into a temporary directory.  Then, interleaved and
 repeated, two child processes:
 
 * ``uschess replay FILES --db FILE``: one replay into a new SQLite store;
@@ -62,7 +62,8 @@ def main(argv=None) -> int:
         # book cached (filled by the runs before the timed ones)
         env = C.child_env(work)
         C.run_child(C.uschess() + ["generate", "--players", players, "--events", args.events,
-                                   "--seed", args.seed, "-o", history], env=env)
+                                   "--seed", args.seed, "--uncalibrated", "-o", history],
+                    env=env)
         files = sorted(str(p) for p in history.glob("*.json"))
         replay = C.uschess() + ["replay", *files, "--json", "--db"]
         compare_args = ["compare", *files, "--a", "baseline", "--b", args.b]

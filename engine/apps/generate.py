@@ -32,6 +32,15 @@ The model (docs/guides/analyst.md states it with its numbers):
   from 2014-10-01), G/15+2 (quick, from 2015-03-01), G/60+5 (regular, from
   2020-06-01).
 
+With a calibrated model (:mod:`uschess.apps.generator_fit`, the command's
+default) formats, section sizes and rounds, draws and the share of newcomers
+come from the record; a newcomer's strength is drawn from the record's first
+ratings (raised a little, see ``first_lift``) and is the one brought to the
+first event; sections are seated near one level, newcomers too; juniors
+improve as the calibration's ``careers`` say; and each player's results in
+an event are drawn from the true strength plus a form of that event (a
+normal draw), so they follow We of the true strengths only on average.
+
 The files carry no ratings at all: a replay takes every player's state from
 its store, and initializes newcomers from birth date, FIDE/CFC and their other
 systems as the rules in force say.
@@ -108,6 +117,7 @@ class _Career:
     foreign_noise: float = 0.0
     cfc: bool = False
     played: bool = False      # has had an event
+    pace: float = 0.35        # share of a junior's gap to the ceiling closed a year (rate)
 
 
 def _age(c: _Career, on: _dt.date) -> float:
@@ -122,7 +132,7 @@ def _drift(c: _Career, on: _dt.date, rng: random.Random) -> None:
     age = _age(c, on)
     if age < 22:
         # Juniors close a share of the gap to their ceiling each year.
-        gain = (c.ceiling - c.strength) * (1 - math.exp(-0.35 * dt))
+        gain = (c.ceiling - c.strength) * (1 - math.exp(-c.pace * dt))
         c.strength += max(0.0, gain)
     elif age > 55:
         c.strength -= 6.0 * dt
@@ -172,27 +182,24 @@ def _new_career(i: int, rng: random.Random, id_base: int, first: _dt.date,
     return c
 
 
-#: A calibrated newcomer below this strength is a junior (the record's low
-#: first ratings are those of children, whose initial ratings the rules take
-#: from their age); a junior's age at debut grows with the strength.
-JUNIOR_BELOW = 1300.0
-#: Mean of a calibrated junior's room to improve (exponential), in points.
-JUNIOR_ROOM = 500.0
-
-
 def _calibrate_career(c: _Career, rng: random.Random, model) -> None:
     """A career drawn as :func:`_new_career` draws it, its strength then
-    taken from the record's first ratings (``model``); a newcomer below
-    ``JUNIOR_BELOW`` is a junior of about the age such a rating suggests.
-    The age rule and room to improve are the model's, not fitted."""
-    c.strength = min(2750.0, max(100.0, model.first_strength(rng, c.debut)))
-    if c.strength < JUNIOR_BELOW:
+    taken from the record's first ratings (``model.newcomer_strength``): the
+    strength it brings to its first event (the pool holds it until then); a
+    newcomer below the model's ``junior_below`` is a junior of about the age
+    such a rating suggests, who closes ``junior_pace`` of the gap to a
+    ceiling ``junior_room`` points above on average (exponential) a year.
+    The age rule is the generator's; the other figures are the calibration's
+    ``careers`` (model choices, see :data:`~uschess.apps.generator_fit.CAREERS`)."""
+    c.strength = min(2750.0, max(100.0, model.newcomer_strength(rng, c.debut)))
+    if c.strength < model.junior_below:
         age0 = min(17.0, max(5.0, 5.0 + c.strength / 110.0 + rng.gauss(0.0, 1.5)))
         c.born = c.debut - _dt.timedelta(days=int(age0 * 365.25))
         if c.birth is not None:
             c.birth = c.born
         c.adult = None
-        c.ceiling = c.strength + rng.expovariate(1.0 / JUNIOR_ROOM)
+        c.ceiling = c.strength + rng.expovariate(1.0 / model.junior_room)
+        c.pace = model.junior_pace
     else:
         c.born = min(c.born, c.debut - _dt.timedelta(days=int(18 * 365.25)))
         if c.birth is not None:
@@ -202,13 +209,20 @@ def _calibrate_career(c: _Career, rng: random.Random, model) -> None:
     c.cfc = c.cfc and c.strength > 400
 
 
+def _near(c: _Career, near: tuple) -> float:
+    """The chance a player of strength s is seated in a section of level
+    and width ``near``: ``exp(-(s - level)^2 / 2 width^2)``."""
+    return math.exp(-((c.strength - near[0]) / near[1]) ** 2 / 2.0)
+
+
 class _Pool:
     """Players by where they are in their careers: ``waiting`` (before their
     debut), ``fresh`` (debuted, no event yet: they enter the next events
     first, so that every player of the history plays) and ``active``
     (played at least once, drawn by activity until they retire)."""
 
-    def __init__(self, careers: list[_Career]):
+    def __init__(self, careers: list[_Career], hold: bool = False):
+        self.hold = hold
         self.waiting = sorted(careers, key=lambda c: (c.debut, c.index), reverse=True)
         self.fresh: list[_Career] = []
         self.active: list[_Career] = []
@@ -221,6 +235,14 @@ class _Pool:
     def _enter(self, c: _Career, on: _dt.date, online: bool) -> None:
         """A player's first event: from now on drawn by activity."""
         c.played = True
+        if self.hold and on > c.debut:
+            # (calibrated) the career starts at the first event: the strength
+            # drawn is the one a newcomer brings to it, at the age drawn
+            late = on - c.debut
+            c.born += late
+            c.birth = c.born if c.birth is not None else None
+            c.retire += late
+            c.debut = c.updated = on
         if online:
             c.online = True      # some players make their debut online
         if c.retire < on:
@@ -229,18 +251,31 @@ class _Pool:
 
     def draw(self, rng: random.Random, k: int, on: _dt.date, online: bool,
              taken: set, fresh: Optional[int] = None,
-             near: Optional[tuple] = None) -> list[_Career]:
+             near: Optional[tuple] = None, due: int = 0) -> list[_Career]:
         """Up to ``k`` players: newcomers first (in debut order; at most
         ``fresh`` of them when given), then active players chosen at random,
         each accepted with the chance of their activity (times
         ``exp(-(s - level)^2 / 2 width^2)`` of their strength s with ``near``
-        = (level, width): a section of players of about one level)."""
+        = (level, width): a section of players of about one level).  With
+        ``near``, newcomers too are taken by that chance (the first in line
+        always: its strength is the level), and in debut order only as many
+        as ``due`` says must play now."""
         out: list[_Career] = []
-        while self.fresh and len(out) < min(k, k if fresh is None else fresh):
-            c = self.fresh.pop(0)
+        seats = min(k, k if fresh is None else fresh)
+        if near is not None and self.fresh:
+            # newcomers of about the section's level, then those due in order
+            keep = []
+            for c in self.fresh:
+                if len(out) < seats and (not out or rng.random() <= _near(c, near)):
+                    out.append(c)
+                else:
+                    keep.append(c)
+            self.fresh = keep
+        while self.fresh and len(out) < seats and (near is None or len(out) < due):
+            out.append(self.fresh.pop(0))
+        for c in out:
             self._enter(c, on, online)
             taken.add(c.index)
-            out.append(c)
         attempts = 0
         while len(out) < k and self.active and attempts < (40 if near is None else 200) * k:
             attempts += 1
@@ -253,8 +288,7 @@ class _Pool:
                 continue
             if c.index in taken or (online and not c.online) or rng.random() > c.activity:
                 continue
-            if near is not None and rng.random() > math.exp(
-                    -((c.strength - near[0]) / near[1]) ** 2 / 2.0):
+            if near is not None and rng.random() > _near(c, near):
                 continue
             taken.add(c.index)
             out.append(c)
@@ -518,7 +552,7 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
     if model is not None:
         for c in careers:
             _calibrate_career(c, rng, model)
-    pool = _Pool(careers)
+    pool = _Pool(careers, hold=model is not None)
     # Players per event: about what the pool can provide, 6 to 36 on average.
     mean_size = max(6, min(36, int(players * 0.02) + 6))
     pending: list[tuple] = []
@@ -557,9 +591,12 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
             got = pool.draw(rng, size, start, online, taken)
         else:
             width = model.level_width(kind)
-            near = (rng.choice(pool.active).strength, width) if pool.active and width else None
-            got = pool.draw(rng, size, start, online, taken,
-                            max(due, model.newcomer_seats(kind, size)), near)
+            seats = max(due, model.newcomer_seats(kind, size))
+            # the level of the next newcomer in line, or of an active player
+            level = (pool.fresh[0] if pool.fresh and seats else
+                     rng.choice(pool.active) if pool.active else None)
+            near = (level.strength, width) if level is not None and width else None
+            got = pool.draw(rng, size, start, online, taken, seats, near, due)
         if len(got) < 2:
             got += pool.rescue(rng, 2 - len(got), start, online, taken)
         for c in got:
@@ -575,6 +612,8 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         sections = []
         for name, group in drawn:
             strengths = [c.strength + c.offsets[fam] for c in group]
+            if model is not None:  # each player's form in this event
+                strengths = [s + rng.gauss(0.0, model.form) for s in strengths]
             if name == "Round Robin":
                 cells = _round_robin(rng, strengths, model)
                 sec_kind = "round-robin"

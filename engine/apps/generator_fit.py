@@ -30,10 +30,13 @@ command).  What it holds, per rating system of the section:
 ``targets``
     the figures a calibrated history is held against (:func:`record_figures`):
     log-loss and calibration by difference of the ratings the pages print,
-    and the quantiles of first ratings, with their intervals.
-
-The generator keeps its own model of careers (strength drift, juniors'
-improvement, activity): those are not fitted here.
+    and the quantiles of first ratings, with their intervals;
+``careers``
+    juniors' improvement, newcomers' strength above their first rating and
+    each player's form in an event (:data:`CAREERS`): model choices, not
+    fitted from the pages but chosen by a search against the targets (the
+    file says so); the other parts of a career (drift, activity) are the
+    generator's own.
 """
 
 from __future__ import annotations
@@ -48,7 +51,40 @@ from uschess.apps.published_games import PageRecords
 from uschess.errors import InputError
 
 CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "generator_calibration.json"
-FORMAT = "uschess-generator-calibration-1"
+FORMAT = "uschess-generator-calibration-2"
+#: The careers of a calibrated history (``careers`` in the file), model
+#: choices: the pages show no careers.
+#:
+#: * ``junior_below``, ``junior_room``, ``junior_pace``: a newcomer whose
+#:   strength is below ``junior_below`` is a junior, whose ceiling lies an
+#:   exponential ``junior_room`` points above on average and who closes
+#:   ``junior_pace`` of the gap a year (1 - exp(-pace t));
+#: * ``first_lift``, ``first_lift_below``: a newcomer's strength is a first
+#:   rating of the record raised by ``first_lift`` times itself (at most
+#:   times ``first_lift_below``): under the rules a newcomer's first rating
+#:   falls short of the strength, most for the stronger ones, so strengths
+#:   drawn as first ratings would give first ratings below the record's;
+#: * ``form``: the standard deviation of a player's form in one event (the
+#:   strength the results of that event are drawn from is the true strength
+#:   plus a normal draw of this spread, one per player and event).
+#:
+#: ``junior_below`` is the generator's (the record's low first ratings are
+#: children's).  The others were chosen by a search on a grid (room 150 to
+#: 800, pace 0.2 to 1.0, lift 0.15 below 1200 or 0.25 below 1000, form 0
+#: to 60) run on the histories of seeds 1, 2 and 3 (3,000 players, 1,000
+#: events), their figures averaged: the lift as the one whose first-rating
+#: quartiles and 95% quantile overlapped the record's intervals, then the
+#: form, room and pace as those whose log-loss fell within the record's
+#: interval with the fitted logistic scale nearest the record's.  Those
+#: figures are in-sample on seeds 1 to 3.  (A first search, before the lift
+#: and the form, looked at room and pace on seed 14.)
+CAREERS = {"junior_below": 1300.0, "junior_room": 250.0, "junior_pace": 0.35,
+           "first_lift": 0.15, "first_lift_below": 1200.0, "form": 30.0,
+           "source": "model choices, not fitted from the pages: chosen from a grid on "
+                     "generated histories of seeds 1-3 (3,000 players, 1,000 events) as the "
+                     "values whose first-rating quantiles, log-loss and logistic scale came "
+                     "nearest the targets; those figures are in-sample "
+                     "(uschess.apps.generator_fit.CAREERS)"}
 #: Quantile levels kept (0%, 5%, ..., 100%).
 LEVELS = tuple(k / 20.0 for k in range(21))
 #: Fewest values a quantile table is kept for (else the coarser table is used).
@@ -74,6 +110,25 @@ def quantiles(values: Sequence[float], levels: Sequence[float] = LEVELS) -> list
         j = min(i + 1, len(xs) - 1)
         out.append(xs[i] + (xs[j] - xs[i]) * (pos - i))
     return out
+
+
+def quantile_intervals(values: Sequence[float], levels: Sequence[float] = LEVELS) -> dict:
+    """95% intervals of the quantiles of ``values`` at ``levels``, free of
+    any distribution: the order statistics at ranks (from 1) n q -+ 1.96
+    sqrt(n q (1 - q)), rounded outwards (the binomial's normal
+    approximation).  They take the values
+    as independent, which first ratings of one section are not quite: a
+    little narrow, if anything."""
+    xs = sorted(values)
+    n = len(xs)
+    if not n:
+        return {"low": [], "high": []}
+    low, high = [], []
+    for q in levels:
+        half = 1.96 * math.sqrt(n * q * (1.0 - q))
+        low.append(xs[max(0, min(n - 1, int(math.floor(n * q - half)) - 1))])
+        high.append(xs[max(0, min(n - 1, int(math.ceil(n * q + half)) - 1))])
+    return {"low": low, "high": high}
 
 
 def draw_from(rng, table: Sequence[float]) -> float:
@@ -172,7 +227,8 @@ def record_figures(records: Sequence[PageRecords], editions, *,
                              "observed": c["observed"]} for c in score.calibration],
             "logistic_scale": (score.models["in_sample"]["logistic"]["scale"]
                                if score.models else None),
-            "first_ratings": {"n": len(firsts), "quantiles": quantiles(firsts)},
+            "first_ratings": {"n": len(firsts), "quantiles": quantiles(firsts),
+                              **quantile_intervals(firsts)},
             "rating_changes": {status: _change_spread(records, system, status)
                                for status in ("established", "provisional")},
             "activity": activity(records, system)}
@@ -269,7 +325,7 @@ def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> 
             for era, rows in sorted(by_era.items())},
         "sections": sections, "formats": dict(sorted(formats.items())),
         "draws": _fit_draws(games), "rating_changes": changes_sd,
-        "targets": record_figures(records, editions)}
+        "targets": record_figures(records, editions), "careers": dict(CAREERS)}
 
 
 def write_calibration(path, content: dict) -> None:
@@ -314,7 +370,8 @@ def _table(raw, what: str) -> None:
 def check_calibration(data: dict) -> None:
     """Refuse, in one line naming the entry, a calibration ``generate
     --calibrated`` could not draw from (a file edited by hand)."""
-    for key in ("first_ratings", "first_ratings_by_era", "sections", "formats", "draws"):
+    for key in ("first_ratings", "first_ratings_by_era", "sections", "formats", "draws",
+                "careers"):
         if not isinstance(data.get(key), dict):
             raise InputError(f"the calibration has no {key!r} table")
     if "OTBR" not in data["first_ratings"] or "OTBR" not in data["sections"]:
@@ -344,6 +401,11 @@ def check_calibration(data: dict) -> None:
         raise InputError("formats: no format has a section")
     for key in ("intercept", "level", "difference"):
         _number(data["draws"].get(key), f"draws {key}", -50.0, 50.0)
+    careers = data["careers"]
+    for key, lo, hi in (("junior_below", 0.0, 4000.0), ("junior_room", 1.0, 4000.0),
+                        ("junior_pace", 0.0, 10.0), ("first_lift", 0.0, 1.0),
+                        ("first_lift_below", 0.0, 4000.0), ("form", 0.0, 1000.0)):
+        _number(careers.get(key), f"careers {key}", lo, hi)
 
 
 #: The system whose tables a generated format draws its sections from.
@@ -360,6 +422,11 @@ class CalibratedModel:
     def __init__(self, data: dict, editions: Sequence):
         self.data = data
         self.editions = sorted(editions)
+        careers = data["careers"]
+        self.junior_below = careers["junior_below"]
+        self.junior_room = careers["junior_room"]
+        self.junior_pace = careers["junior_pace"]
+        self.form = careers["form"]
 
     def format_weight(self, kind: str) -> float:
         return float(self.data["formats"].get(kind, 0))
@@ -405,6 +472,13 @@ class CalibratedModel:
         era = self.data["first_ratings_by_era"].get(era_of(on, self.editions), {})
         table = (era.get("OTBR") or self.data["first_ratings"]["OTBR"])["quantiles"]
         return draw_from(rng, table)
+
+    def newcomer_strength(self, rng, on) -> float:
+        """A newcomer's strength at the first event: a first rating
+        (:meth:`first_strength`) raised by the careers' ``first_lift``."""
+        careers = self.data["careers"]
+        first = self.first_strength(rng, on)
+        return first + careers["first_lift"] * min(first, careers["first_lift_below"])
 
     def draw_chance(self, a: float, b: float) -> float:
         return draw_chance(self.data["draws"], (a + b) / 2.0, a - b)

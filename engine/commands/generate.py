@@ -11,8 +11,9 @@ def register(sub) -> None:
     p = sub.add_parser("generate", help="write a synthetic history of events (tests, benchmarks)",
                        description="Players with careers and hidden true strengths that move "
                                    "over time, Swiss and round-robin sections in all six "
-                                   "systems, 2001-2025; deterministic by seed.  The files carry "
-                                   "no ratings: 'uschess replay' builds them.  The true "
+                                   "systems, 2001-2025, drawn from the record's calibration "
+                                   "(unless --uncalibrated); deterministic by seed.  The files "
+                                   "carry no ratings: 'uschess replay' builds them.  The true "
                                    f"strengths go to {TRUTH_FILE} beside the events "
                                    "('uschess evaluate' scores ratings against them).")
     p.add_argument("--players", type=int, required=True, metavar="N",
@@ -26,24 +27,30 @@ def register(sub) -> None:
                    help="event file format (default json)")
     p.add_argument("--force", action="store_true",
                    help="write into a non-empty folder, replacing a generated history there")
-    p.add_argument("--calibrated", nargs="?", const="", default=None, metavar="FILE",
-                   help="draw formats, section sizes and rounds, newcomers' strengths and draws "
-                        "from the record (the calibration the package carries, or FILE as "
-                        "'uschess evaluate --published --fit-generator' writes it)")
+    model = p.add_mutually_exclusive_group()
+    model.add_argument("--calibrated", nargs="?", const="", default=None, metavar="FILE",
+                       help="draw formats, section sizes and rounds, newcomers' strengths, "
+                            "juniors' improvement and draws from the record: the default, from "
+                            "the calibration the package carries, or from FILE as 'uschess "
+                            "evaluate --published --fit-generator' writes it")
+    model.add_argument("--uncalibrated", action="store_true",
+                       help="the generator's own model instead (wider sections, stronger "
+                            "newcomers, results less predictable than the record's: the "
+                            "histories of earlier versions, seed for seed)")
     p.add_argument("--json", action="store_true",
                    help='print {"directory", "events", "players", "player_games", "truth", '
                         '"files": [...]} as JSON')
     add_progress_option(p)
     add_examples(p,
                  "uschess generate --players 200 --events 60 -o hist",
-                 "uschess generate --calibrated --players 200 --events 60 -o calibrated")
+                 "uschess generate --uncalibrated --players 200 --events 60 -o uncalibrated")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     console = Console.of(args)
     model = None
-    if args.calibrated is not None:
+    if not args.uncalibrated:
         from uschess.apps.generator_fit import calibrated_model
         from uschess.commands.common import input_path
         model = calibrated_model(input_path(args.calibrated, what="--calibrated")

@@ -26,7 +26,9 @@ Dask task each.  Without --scheduler a local cluster of --workers processes
 runs on this machine; with --scheduler tcp://HOST:8786 the tasks go to that
 cluster (its workers need this package installed; the history is sent to
 them).  With --results FILE every finished combination is kept in FILE and a
-rerun skips it.
+rerun skips it.  A history 'uschess generate' writes is drawn from the record's
+calibration unless it was asked --uncalibrated: the figures of a sweep are
+those of histories shaped like the record (docs/findings-calibration.md).
 """
 
 

@@ -34,7 +34,7 @@ def test_same_seed_same_history(events):
 
 def test_files_load_and_round_trip(tmp_path, capsys):
     assert main(["generate", "--players", "80", "--events", "15", "--seed", "5",
-                 "-o", str(tmp_path / "json")]) == 0
+                 "--uncalibrated", "-o", str(tmp_path / "json")]) == 0
     assert "wrote 15 event files" in capsys.readouterr().err
     paths = sorted((tmp_path / "json").glob("*.json"))
     expected = list(generate_history(5, 80, 15))

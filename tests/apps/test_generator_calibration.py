@@ -63,22 +63,69 @@ def test_a_calibrated_history_is_its_own_and_deterministic():
     assert len(one) == 40 and min(sizes) >= 2
 
 
+def _overlaps(a_low, a_high, b_low, b_high) -> bool:
+    return a_low <= b_high and b_low <= a_high
+
+
 def test_calibrated_history_predicts_as_the_record_does(figures):
-    """The figures the calibration holds as targets, on a small history:
-    the rules in force clearly beat the coin (ln 2), the log-loss is within
-    0.08 of the record's, and the calibration near even games overlaps the
-    record's intervals."""
+    """The figures the calibration holds as targets, on a small history
+    (700 players, 200 events; its intervals are wide): the log-loss of the
+    rules in force clearly below ln 2 and its interval overlapping the
+    record's; the calibration by difference overlapping the record's in at
+    least 20 of its 25 bins; the intervals of the lower quartile and the
+    median of first ratings overlapping the record's; the fitted logistic
+    scale within 15% of the record's.  (The careers' model choices were made
+    on larger histories of other seeds, against the log-loss, the scale and
+    the first ratings: docs/findings-calibration.md.)"""
     target = load_calibration()["targets"]
-    assert figures["log_loss"]["high"] < math.log(2.0) - 0.05
-    assert abs(figures["log_loss"]["mean"] - target["log_loss"]["mean"]) < 0.08
+    ll, real_ll = figures["log_loss"], target["log_loss"]
+    assert ll["high"] < math.log(2.0) - 0.03
+    assert _overlaps(ll["low"], ll["high"], real_ll["low"], real_ll["high"])
     real = {c["diff"]: c["observed"] for c in target["calibration"]}
-    for c in figures["calibration"]:
-        if abs(c["diff"]) <= 50:
-            o = c["observed"]
-            assert o["low"] <= real[c["diff"]]["high"] and real[c["diff"]]["low"] <= o["high"]
-    # first ratings: the generated median within the record's middle half
-    q = target["first_ratings"]["quantiles"]
-    assert q[5] <= figures["first_ratings"]["quantiles"][10] <= q[15]
+    inside = [_overlaps(c["observed"]["low"], c["observed"]["high"], real[c["diff"]]["low"],
+                        real[c["diff"]]["high"])
+              for c in figures["calibration"] if c["observed"].get("low") is not None]
+    assert len(inside) == 25 and sum(inside) >= 20
+    mine, theirs = figures["first_ratings"], target["first_ratings"]
+    for k in (5, 10):  # the lower quartile and the median
+        assert _overlaps(mine["low"][k], mine["high"][k], theirs["low"][k], theirs["high"][k]), k
+    assert abs(figures["logistic_scale"] / target["logistic_scale"] - 1.0) < 0.15
+
+
+def test_the_uncalibrated_history_does_not_pass_those_checks(editions):
+    """The same checks tell the generator's own model from the record: its
+    log-loss is above ln 2 and its first ratings are higher."""
+    target = load_calibration()["targets"]
+    figures = history_figures(list(generate_history(4, 700, 200)), editions)
+    assert figures["log_loss"]["low"] > target["log_loss"]["high"]
+    assert figures["first_ratings"]["low"][10] > target["first_ratings"]["high"][10]
+
+
+def _written(folder) -> list:
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("S*.json"))]
+
+
+def _made(seed, players, events, model) -> list:
+    return [json.loads(json.dumps(event_to_dict(e))) for e in sorted(
+        generate_history(seed, players, events, model=model), key=lambda e: e.id)]
+
+
+def test_generate_is_calibrated_unless_asked_otherwise(tmp_path, capsys):
+    """``generate`` draws from the package's calibration by default (so a
+    ``sweep`` of its history is one shaped like the record);
+    ``--uncalibrated`` writes the generator's own model, seed for seed."""
+    for args, model in (([], calibrated_model()), (["--calibrated"], calibrated_model()),
+                        (["--uncalibrated"], None)):
+        out = tmp_path / ("h" + "".join(args))
+        assert main(["generate", "--players", "60", "--events", "20", "--seed", "3", "-q",
+                     *args, "-o", str(out)]) == 0
+        assert _written(out) == _made(3, 60, 20, model), args
+    with pytest.raises(SystemExit) as stopped:
+        main(["generate", "--players", "60", "--events", "20", "--calibrated",
+              "--uncalibrated", "-o", str(tmp_path / "both")])
+    assert stopped.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
+    assert not (tmp_path / "both").exists()
 
 
 def test_generate_calibrated_command(tmp_path, capsys):
@@ -114,21 +161,30 @@ def test_fit_generator_writes_the_calibration_of_the_pages(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
-    """docs/findings-calibration.md: B = 6, 10, 14, 16 and the baseline
-    ranked by log-loss on the calibrated histories of seeds 14 and 15 (3,000
-    players, 1,000 events): the same order on both."""
+def test_a_sweep_of_b_on_two_calibrated_histories():
+    """docs/findings-calibration.md: B = 6, 10, 14, 16 against the baseline
+    on the calibrated histories of seeds 14 and 15 (3,000 players, 1,000
+    events).  What the two agree on: B = 6 predicts worse than the baseline
+    and than B = 10 (beyond its interval on seed 14), and B = 10 is within
+    0.0005 of the baseline.  What they do not: B = 14 ranks first on seed 14
+    and worse than the baseline beyond its interval on seed 15, as the page
+    says (``benchmarks/sweep_seeds.py`` shows it over eight seeds)."""
     from uschess.apps.evaluate import evaluate, ranking
     from uschess.apps.sweep import combinations, parse_vary
     book = RuleBook.load()
     combos = combinations([parse_vary("bonus_multiplier=6,10,14,16")], None, book=book)
-    orders = []
+    seeds = {}
     for seed in (14, 15):
         events = list(generate_history(seed, 3000, 1000, model=calibrated_model()))
-        result = evaluate(events, [c.side for c in combos], book=book)
-        orders.append([row["spec"] for row in ranking(result.versions)])
-    assert orders[0] == orders[1]
-    assert orders[0][-1].endswith("=6")
+        rows = ranking(evaluate(events, [c.side for c in combos], book=book).versions)
+        seeds[seed] = {r["spec"].split("=")[-1]: r for r in rows if r["vs_first"]}
+        seeds[seed]["first"] = rows[0]["spec"]
+    for seed, rows in seeds.items():
+        six, ten = rows["6"]["vs_first"]["log_loss"], rows["10"]["vs_first"]["log_loss"]
+        assert six["diff"] > max(0.0, ten["diff"]) and abs(ten["diff"]) < 0.0005, seed
+    assert seeds[14]["6"]["vs_first"]["log_loss"]["low"] > 0
+    assert seeds[14]["first"].endswith("=14")
+    assert seeds[15]["14"]["vs_first"]["log_loss"]["low"] > 0
 
 
 @pytest.mark.parametrize("spoil, said", [
@@ -138,6 +194,8 @@ def test_a_sweep_of_b_ranks_the_same_on_a_second_calibrated_history():
     (lambda d: d["sections"]["OTBR"].update(swiss_rounds={"x": 3}), "swiss_rounds"),
     (lambda d: d["draws"].update(level="high"), "draws level"),
     (lambda d: d.update(formats={k: 0 for k in d["formats"]}), "no format has a section"),
+    (lambda d: d.pop("careers"), "no 'careers' table"),
+    (lambda d: d["careers"].update(junior_pace=-1), "careers junior_pace"),
 ])
 def test_a_spoiled_calibration_is_one_line(tmp_path, capsys, spoil, said):
     data = json.loads(CALIBRATION_FILE.read_text())

@@ -137,7 +137,8 @@ out = {"status": KERNEL_STATUS, "posts": {}}
 for path in sys.argv[1:]:
     for s in rate_event(load_event(path), RatingOptions(trace=False)).sections:
         for p in s.players:
-            out["posts"][f"{path} {s.section.name} {s.system} {p.id}"] = [p.post.hex(), p.k]
+            out["posts"][f"{path} {s.section.name} {s.system} {p.id}"] = [
+                None if p.post is None else p.post.hex(), p.k]
 print(json.dumps(out))
 """
 
