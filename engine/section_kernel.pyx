@@ -387,9 +387,7 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     for i in range(n):
         pl = players[i]
         index[pl.pair] = i
-        for r in pl.rounds:
-            if r.opponent is not None and r.code in codes:
-                games += 1
+        games += len(pl.rounds)  # room for every round: the rated games are counted below
     cdef _Arrays a = _Arrays(n, games)
     cdef list recs = [None] * n
     cdef list alls = [None] * n
@@ -416,6 +414,7 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         rec = pl.ratings.get(system)
         recs[i] = rec
         alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
+    games = t
 
     # An opponent without a rated game of its own (a game listed on one side
     # only, which the readers refuse): the reference meets it with a KeyError.
@@ -447,7 +446,7 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
 
     # Step 2: effective games, the formula, K (bonus eligibility asked only
     # where the bonus term would be positive, in steps 4 and 5).
-    rated_in = rated_systems(section, system, rules, tc)
+    rated_in = None  # the systems the section is rated in, read for the first K asked
     k_factor = call.uschess_k_factor
     # K of a _K plugin's own hook outside the dual-rating exception's time
     # controls: 800/(N' + m), or 400/(N' + m/2) in a half-K event, as its
@@ -507,6 +506,8 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
                 ks[i] = k
                 a.k[i] = k
                 continue
+        if rated_in is None:
+            rated_in = rated_systems(section, system, rules, tc)
         k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
                      half_k=half_k, otbr=otbr, systems=rated_in, p=p)
         if not _plain(k):
