@@ -10,10 +10,11 @@ with each player's games, counts and ratings held in C arrays instead of an
 reference: this one does the same operations in the same order, asks the
 rules' hooks the same questions with the same arguments in the same order
 (the initialization, the special formula and bonus eligibility stay the
-plugins' own), and gives the same results, the very objects where the
-reference passes one through (an absolute floor, a special rating the
-plugin returned, N* at its cap).  Where the standard formula runs it runs
-on doubles (``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
+plugins' own; ``KnotWalk``'s formula is asked directly, as its hook asks
+it), and gives the same results, the very objects where the reference
+passes one through (an absolute floor, a special rating the plugin
+returned, N* at its cap).  Where the standard formula runs it runs on
+doubles (``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
 Three slots are done here where the rules resolved them to a built-in
 plugin's own hook, with the values the rules give: K of a ``_K`` plugin
 outside the time controls of its dual-rating exception (within them the
@@ -44,7 +45,8 @@ from uschess.rating.results import PlayerResult, SectionResult
 from uschess.rating.steps import initial_rating, opponent_counts, rated_systems
 from uschess.rules.base import EventCounts, Floor
 from uschess.rules.floors import StoreFloat, StoreInteger, _decide, _Floors
-from uschess.rules.formulas import _K
+from uschess import formulas
+from uschess.rules.formulas import KnotWalk, _K
 
 cdef frozenset _NOTHING = frozenset()
 
@@ -122,6 +124,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
     cdef double* opp
     cdef list out = [None] * a.n
     special = call.uschess_special_rating
+    walk = None  # KnotWalk's own hook: its formula, asked directly (read at the first use)
+    knot = getattr(special, "__func__", None) is KnotWalk.uschess_special_rating
     for i in range(a.n):
         m = a.m[i]
         if m == 0:
@@ -133,9 +137,17 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             else:
                 opps = [prev[a.opp[s]]]
             all_w, all_l = alls[i]
-            value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
-                            wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
-                            all_losses=all_l, n=ns[i], p=p, trace=None)
+            if knot:
+                if walk is None:
+                    walk = (formulas.special_rating, p.special_eps, p.special_cap,
+                            p.special_start, p.special_p_inclusive)
+                value = walk[0](r0s[i], n_effs[i], opps, a.score[i], all_wins=all_w,
+                                all_losses=all_l, eps=walk[1], cap=walk[2], start=walk[3],
+                                p_inclusive=walk[4], trace=None)
+            else:
+                value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
+                                wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
+                                all_losses=all_l, n=ns[i], p=p, trace=None)
             if not _plain(value):  # met as an opponent's rating on doubles next
                 raise _Decline()
             if floor100 > value:
