@@ -9,16 +9,16 @@ with each player's games, counts and ratings held in C arrays instead of an
 ``Entrant`` per player and a dict per step.  Those modules are the
 reference: this one does the same operations in the same order, asks the
 rules' hooks the same questions with the same arguments in the same order
-(the initialization, the special formula and bonus eligibility stay the
-plugins' own; ``KnotWalk``'s formula is asked directly, as its hook asks
-it), and gives the same results, the very objects where the reference
+(the initialization and the special formula stay the plugins' own;
+``KnotWalk``'s formula is asked directly, as its hook asks it), and gives the same results, the very objects where the reference
 passes one through (an absolute floor, a special rating the plugin
 returned, N* at its cap).  Where the standard formula runs it runs on
 doubles (``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
-Three slots are done here where the rules resolved them to a built-in
+Four slots are done here where the rules resolved them to a built-in
 plugin's own hook, with the values the rules give: K of a ``_K`` plugin
 outside the time controls of its dual-rating exception (within them the
-hook answers), storage of ``StoreFloat`` and ``StoreInteger``, and the
+hook answers), bonus eligibility of ``Bonus002``, ``Bonus2017`` and
+``Bonus2020``, storage of ``StoreFloat`` and ``StoreInteger``, and the
 floors of a ``_Floors`` plugin (its ``_decide``, without the hook's
 ``Floor``); any other plugin in those slots (a rule pack's, a reform's) is
 asked as before.  ``tests/engine/test_section_kernel.py`` checks the two
@@ -46,7 +46,7 @@ from uschess.rating.steps import initial_rating, opponent_counts, rated_systems
 from uschess.rules.base import EventCounts, Floor
 from uschess.rules.floors import StoreFloat, StoreInteger, _decide, _Floors
 from uschess import formulas
-from uschess.rules.formulas import KnotWalk, _K
+from uschess.rules.formulas import Bonus002, Bonus2017, Bonus2020, KnotWalk, _K
 
 cdef frozenset _NOTHING = frozenset()
 
@@ -194,18 +194,54 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
 
 cdef int _eligible(_Arrays a, list players, Py_ssize_t i, p, call, dict memo) except -1:
     """Whether player ``i`` is eligible for a bonus (the rules' hook), from
-    ``memo`` where it was asked before."""
+    ``memo`` where it was asked before.  Where the hook is a built-in
+    plugin's own (``Bonus002``, ``Bonus2017``, ``Bonus2020``), what it
+    asks of the opponents' counts is counted here and its test made on
+    them (:func:`_built_in_eligible`)."""
     key = None
     if memo is not None:
         key = ("eligible", players[i].pair)
         known = memo.get(key)
         if known is not None:
             return known
-    got = 1 if call.uschess_bonus_eligible(
-        m=a.m[i], opponent_counts=opponent_counts(_opponent_pairs(a, players, i)), p=p) else 0
+    hook = call.uschess_bonus_eligible
+    got = _built_in_eligible(a, i, getattr(hook, "__func__", None))
+    if got == -1:
+        got = 1 if hook(m=a.m[i], opponent_counts=opponent_counts(_opponent_pairs(a, players, i)),
+                        p=p) else 0
     if key is not None:
         memo[key] = got
     return got
+
+
+cdef int _built_in_eligible(_Arrays a, Py_ssize_t i, func):
+    """Bonus eligibility of player ``i`` as the built-in plugin whose hook
+    is ``func`` gives it (1 or 0), from the number of distinct opponents and
+    the most games against one; -1 for any other hook."""
+    cdef Py_ssize_t j, k, s = a.start[i], m = a.m[i], distinct = 0, most = 0, games
+    cdef bint seen
+    for j in range(m):
+        seen = False
+        for k in range(j):
+            if a.opp[s + k] == a.opp[s + j]:
+                seen = True
+                break
+        if seen:
+            continue
+        distinct += 1
+        games = 1
+        for k in range(j + 1, m):
+            if a.opp[s + k] == a.opp[s + j]:
+                games += 1
+        if games > most:
+            most = games
+    if func is Bonus2020.uschess_bonus_eligible:
+        return 1 if (m > 3 and most <= 2) or (m == 3 and most <= 1) else 0
+    if func is Bonus2017.uschess_bonus_eligible:
+        return 1 if m >= 3 and most <= 2 else 0
+    if func is Bonus002.uschess_bonus_eligible:
+        return 1 if distinct >= 3 and most <= 2 else 0
+    return -1
 
 
 cdef list _opponent_pairs(_Arrays a, list players, Py_ssize_t i):
