@@ -10,11 +10,12 @@ on well-formed input read by the checked reader, asking the reference's own
 helpers for every value it does not build itself (the round cells not read
 before, ratings records, dates, FIDE and CFC ratings), and gives the very
 values they give (and :func:`json_int` is the JSON reader's check of an
-integer, :func:`uschess.io.textdata._json_int`).  It never says what is wrong: on anything the reference
-would refuse, or that it does not do itself (a match history, a player
-mapping of another type, data not from the checked reader), :func:`players`
-returns None and :func:`valid` False, and the reference reads the section
-again and refuses it with its own message.  ``tests/engine/test_reader_kernel.py``
+integer, :func:`uschess.io.textdata._json_int`).  It never says what is
+wrong: on anything the reference would refuse, or that it does not do
+itself (a match history, a player mapping of another type, data not from
+the checked reader), :func:`players` returns None and :func:`valid`
+False, and the reference reads the section again and refuses it with its
+own message.  ``tests/engine/test_reader_kernel.py``
 checks that the two give equal events, and the same verdicts.
 
 Imported by :mod:`uschess.io.eventfile` once that module's functions are

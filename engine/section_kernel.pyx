@@ -8,20 +8,22 @@ the finish step of :class:`uschess.rating.finish.FinishStep`,
 with each player's games, counts and ratings held in C arrays instead of an
 ``Entrant`` per player and a dict per step.  Those modules are the
 reference: this one does the same operations in the same order, asks the
-rules' hooks the same questions with the same arguments in the same order
-(the initialization and the special formula stay the plugins' own;
-``KnotWalk``'s formula is asked directly, as its hook asks it), and gives the same results, the very objects where the reference
-passes one through (an absolute floor, a special rating the plugin
-returned, N* at its cap).  Where the standard formula runs it runs on
-doubles (``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
+rules' hooks it asks the same questions with the same arguments (the
+initialization and the special formula stay the plugins' own;
+``KnotWalk``'s formula is asked directly, as its hook asks it), and gives
+the same results, the very objects where the reference passes one
+through (an absolute floor, a special rating the plugin returned, N* at
+its cap).  Where the standard formula runs it runs on doubles
+(``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
 Four slots are done here where the rules resolved them to a built-in
 plugin's own hook, with the values the rules give: K of a ``_K`` plugin
 outside the time controls of its dual-rating exception (within them the
-hook answers), bonus eligibility of ``Bonus002``, ``Bonus2017`` and
-``Bonus2020``, storage of ``StoreFloat`` and ``StoreInteger``, and the
-floors of a ``_Floors`` plugin (its ``_decide``, without the hook's
-``Floor``); any other plugin in those slots (a rule pack's, a reform's) is
-asked as before.  ``tests/engine/test_section_kernel.py`` checks the two
+hook answers; the systems it asks about are read only then), bonus
+eligibility of ``Bonus002``, ``Bonus2017`` and ``Bonus2020``, storage of
+``StoreFloat`` and ``StoreInteger``, and the floors of a ``_Floors``
+plugin (its ``_decide``, without the hook's ``Floor``); any other plugin
+in those slots (a rule pack's, a reform's) is asked as before.
+``tests/engine/test_section_kernel.py`` checks the two
 give equal results, field by field and bit for bit, across every era.
 
 It declines (returns None, and the reference rates the section) where one
