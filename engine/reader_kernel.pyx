@@ -9,11 +9,13 @@ players.  Those functions are the reference: this module does what they do
 on well-formed input read by the checked reader, asking the reference's own
 helpers for every value it does not build itself (the round cells not read
 before, ratings records, dates, FIDE and CFC ratings), and gives the very
-values they give.  It never says what is wrong: on anything the reference
-would refuse, or that it does not do itself (a match history, a player
-mapping of another type, data not from the checked reader), :func:`players`
-returns None and :func:`valid` False, and the reference reads the section
-again and refuses it with its own message.  ``tests/engine/test_reader_kernel.py``
+values they give (and :func:`json_int` is the JSON reader's check of an
+integer, :func:`uschess.io.textdata._json_int`).  It never says what is
+wrong: on anything the reference would refuse, or that it does not do
+itself (a match history, a player mapping of another type, data not from
+the checked reader), :func:`players` returns None and :func:`valid`
+False, and the reference reads the section again and refuses it with its
+own message.  ``tests/engine/test_reader_kernel.py``
 checks that the two give equal events, and the same verdicts.
 
 Imported by :mod:`uschess.io.eventfile` once that module's functions are
@@ -23,6 +25,7 @@ the rest of the kernel, ``USCHESS_PURE=reader`` alone.
 """
 
 from uschess.errors import InputError
+from uschess.io.refusals import MAX_INTEGER_DIGITS
 from uschess.io.eventfile import (_CELLS, _DATES, MAX_PAIR, PLAYER_KEYS, parse_date,
                                   parse_foreign, parse_record, parse_round)
 from uschess.model import FORFEIT_CODES, MIRROR, SYSTEMS, Player
@@ -33,6 +36,18 @@ cdef dict _CELL_CACHE = _CELLS     # the reference's caches themselves (emptied 
 cdef dict _DATE_CACHE = _DATES
 cdef dict _MIRROR = dict(MIRROR)
 cdef frozenset _FORFEITS = frozenset(FORFEIT_CODES)
+
+
+def json_int(str text):
+    """:func:`uschess.io.textdata._json_int` (a JSON integer of at most
+    MAX_INTEGER_DIGITS digits, refused with the same message beyond), which
+    the JSON parser calls for every integer of every file: the same checks
+    and value without a Python call each time."""
+    cdef Py_ssize_t digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise InputError(f"a number of {digits} digits (no value needs more than "
+                         f"{MAX_INTEGER_DIGITS})")
+    return int(text)
 
 
 def players(list players_raw, bint text_checked):

@@ -8,13 +8,22 @@ the finish step of :class:`uschess.rating.finish.FinishStep`,
 with each player's games, counts and ratings held in C arrays instead of an
 ``Entrant`` per player and a dict per step.  Those modules are the
 reference: this one does the same operations in the same order, asks the
-rules' hooks the same questions with the same arguments in the same order
-(the initialization, K, the special formula, bonus eligibility, the personal
-floor and storage stay the plugins' own), and gives the same results, the
-very objects where the reference passes one through (an absolute floor, a
-special rating the plugin returned, N* at its cap).  Where the standard
-formula runs it runs on doubles (``standard_formula.pxi``, shared with
-``formulas_kernel.pyx``).  ``tests/engine/test_section_kernel.py`` checks the two
+rules' hooks it asks the same questions with the same arguments (the
+initialization and the special formula stay the plugins' own;
+``KnotWalk``'s formula is asked directly, as its hook asks it), and gives
+the same results, the very objects where the reference passes one
+through (an absolute floor, a special rating the plugin returned, N* at
+its cap).  Where the standard formula runs it runs on doubles
+(``standard_formula.pxi``, shared with ``formulas_kernel.pyx``).
+Four slots are done here where the rules resolved them to a built-in
+plugin's own hook, with the values the rules give: K of a ``_K`` plugin
+outside the time controls of its dual-rating exception (within them the
+hook answers; the systems it asks about are read only then), bonus
+eligibility of ``Bonus002``, ``Bonus2017`` and ``Bonus2020``, storage of
+``StoreFloat`` and ``StoreInteger``, and the floors of a ``_Floors``
+plugin (its ``_decide``, without the hook's ``Floor``); any other plugin
+in those slots (a rule pack's, a reform's) is asked as before.
+``tests/engine/test_section_kernel.py`` checks the two
 give equal results, field by field and bit for bit, across every era.
 
 It declines (returns None, and the reference rates the section) where one
@@ -25,18 +34,21 @@ Built only on request with the formulas' kernel (``USCHESS_KERNEL=1 pip
 install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
 """
 
-from libc.math cimport pow, sqrt
+from libc.math cimport ceil as c_ceil, floor as c_floor, pow, sqrt
 from libc.stdlib cimport free, malloc
 
 include "standard_formula.pxi"
 
 from uschess.io.eventfile import MAX_RATING
-from uschess.model import GAME_CODES
-from uschess.rating.finish import (below_floor_warnings, lowered_floor_for, record_after,
+from uschess.model import GAME_CODES, SystemRecord
+from uschess.rating.finish import (below_floor_warnings, lowered_floor_for,
                                    settle_record, unknown_history_warnings, unrated)
 from uschess.rating.results import PlayerResult, SectionResult
 from uschess.rating.steps import initial_rating, opponent_counts, rated_systems
-from uschess.rules.base import EventCounts
+from uschess.rules.base import EventCounts, Floor
+from uschess.rules.floors import StoreFloat, StoreInteger, _decide, _Floors
+from uschess import formulas
+from uschess.rules.formulas import Bonus002, Bonus2017, Bonus2020, KnotWalk, _K
 
 cdef frozenset _NOTHING = frozenset()
 
@@ -114,6 +126,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
     cdef double* opp
     cdef list out = [None] * a.n
     special = call.uschess_special_rating
+    walk = None  # KnotWalk's own hook: its formula, asked directly (read at the first use)
+    knot = getattr(special, "__func__", None) is KnotWalk.uschess_special_rating
     for i in range(a.n):
         m = a.m[i]
         if m == 0:
@@ -125,9 +139,17 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             else:
                 opps = [prev[a.opp[s]]]
             all_w, all_l = alls[i]
-            value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
-                            wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
-                            all_losses=all_l, n=ns[i], p=p, trace=None)
+            if knot:
+                if walk is None:
+                    walk = (formulas.special_rating, p.special_eps, p.special_cap,
+                            p.special_start, p.special_p_inclusive)
+                value = walk[0](r0s[i], n_effs[i], opps, a.score[i], all_wins=all_w,
+                                all_losses=all_l, eps=walk[1], cap=walk[2], start=walk[3],
+                                p_inclusive=walk[4], trace=None)
+            else:
+                value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
+                                wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
+                                all_losses=all_l, n=ns[i], p=p, trace=None)
             if not _plain(value):  # met as an opponent's rating on doubles next
                 raise _Decline()
             if floor100 > value:
@@ -174,18 +196,54 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
 
 cdef int _eligible(_Arrays a, list players, Py_ssize_t i, p, call, dict memo) except -1:
     """Whether player ``i`` is eligible for a bonus (the rules' hook), from
-    ``memo`` where it was asked before."""
+    ``memo`` where it was asked before.  Where the hook is a built-in
+    plugin's own (``Bonus002``, ``Bonus2017``, ``Bonus2020``), what it
+    asks of the opponents' counts is counted here and its test made on
+    them (:func:`_built_in_eligible`)."""
     key = None
     if memo is not None:
         key = ("eligible", players[i].pair)
         known = memo.get(key)
         if known is not None:
             return known
-    got = 1 if call.uschess_bonus_eligible(
-        m=a.m[i], opponent_counts=opponent_counts(_opponent_pairs(a, players, i)), p=p) else 0
+    hook = call.uschess_bonus_eligible
+    got = _built_in_eligible(a, i, getattr(hook, "__func__", None))
+    if got == -1:
+        got = 1 if hook(m=a.m[i], opponent_counts=opponent_counts(_opponent_pairs(a, players, i)),
+                        p=p) else 0
     if key is not None:
         memo[key] = got
     return got
+
+
+cdef int _built_in_eligible(_Arrays a, Py_ssize_t i, func):
+    """Bonus eligibility of player ``i`` as the built-in plugin whose hook
+    is ``func`` gives it (1 or 0), from the number of distinct opponents and
+    the most games against one; -1 for any other hook."""
+    cdef Py_ssize_t j, k, s = a.start[i], m = a.m[i], distinct = 0, most = 0, games
+    cdef bint seen
+    for j in range(m):
+        seen = False
+        for k in range(j):
+            if a.opp[s + k] == a.opp[s + j]:
+                seen = True
+                break
+        if seen:
+            continue
+        distinct += 1
+        games = 1
+        for k in range(j + 1, m):
+            if a.opp[s + k] == a.opp[s + j]:
+                games += 1
+        if games > most:
+            most = games
+    if func is Bonus2020.uschess_bonus_eligible:
+        return 1 if (m > 3 and most <= 2) or (m == 3 and most <= 1) else 0
+    if func is Bonus2017.uschess_bonus_eligible:
+        return 1 if m >= 3 and most <= 2 else 0
+    if func is Bonus002.uschess_bonus_eligible:
+        return 1 if distinct >= 3 and most <= 2 else 0
+    return -1
 
 
 cdef list _opponent_pairs(_Arrays a, list players, Py_ssize_t i):
@@ -195,10 +253,16 @@ cdef list _opponent_pairs(_Arrays a, list players, Py_ssize_t i):
 
 
 cdef class _FinishInputs:
-    """What the finish step reads for every player of a section."""
+    """What the finish step reads for every player of a section.  Where the
+    rules' storage is :class:`StoreFloat` or :class:`StoreInteger`, or their
+    floors a :class:`_Floors` plugin's own hook, this module does what the
+    hook does without calling it (``store_kind``, ``personal``): the same
+    values from the same operations."""
 
     cdef object system, p, personal_floor, store_rating, end
-    cdef object event_games, established
+    cdef object event_games, established, olm
+    cdef int store_kind     # 0: the hook; 1: the value as it is (StoreFloat); 2: StoreInteger's
+    cdef object personal    # None: the hook; else whether the personal floor is in force
 
     def __cinit__(self, system, p, call, end):
         self.system, self.p, self.end = system, p, end
@@ -206,45 +270,113 @@ cdef class _FinishInputs:
         self.store_rating = call.uschess_store_rating
         self.event_games = p.event_rated_games
         self.established = p.established_games
+        self.olm = p.olm
+        store = getattr(self.store_rating, "__func__", None)
+        self.store_kind = (1 if store is StoreFloat.uschess_store_rating else
+                           2 if store is StoreInteger.uschess_store_rating else 0)
+        self.personal = None
+        floors = getattr(self.personal_floor, "__self__", None)
+        if (isinstance(floors, _Floors) and getattr(self.personal_floor, "__func__", None)
+                is _Floors.uschess_personal_floor):
+            self.personal = bool(floors.personal and system in p.personal_floor_systems)
+
+
+cdef object _store(_FinishInputs f, pre, value):
+    """The rating as stored (the rules' ``uschess_store_rating``)."""
+    cdef double v, before
+    if f.store_kind == 1:
+        return value
+    if f.store_kind == 2 and _plain(value) and (pre is None or _plain(pre)):
+        v = value
+        if pre is None:
+            return c_floor(v + 0.5)
+        before = pre
+        if v == before:
+            return c_floor(v + 0.5)
+        return c_ceil(v) if v > before else c_floor(v)
+    return f.store_rating(pre=pre, value=value, p=f.p)
+
+
+cdef object _record_after(_FinishInputs f, rec, int m, int wins, int draws, int losses, value,
+                          three, n_initial):
+    """:func:`uschess.rating.finish.record_after` of a player with ``m``
+    rated games (``three``: 1 when they count in N_R, else 0; ``n_initial``:
+    step 1's N of a player new to the system): the same record, field by
+    field, from the same operations on the same values."""
+    est = f.established
+    olm = f.olm
+    if rec is None:  # new to the system: every win, draw and loss is this event's
+        games = n_initial + m
+        peak = value if games > est else None
+        above = 0
+        after = SystemRecord(value, games, wins, draws, losses, three, peak, False, None, f.end, 0)
+    else:
+        before = rec.games
+        games = before + m
+        was_established = before > est
+        peak = rec.peak
+        if was_established and (peak is None or rec.rating > peak):
+            peak = rec.rating
+        if games > est and (peak is None or value > peak):
+            peak = value
+        g2200 = rec.games_above_2200
+        if g2200 is not None and was_established and rec.rating > olm["above"]:
+            g2200 += m
+        w, d, l, e3 = rec.wins, rec.draws, rec.losses, rec.events3
+        after = SystemRecord(
+            value, games, None if w is None else w + wins, None if d is None else d + draws,
+            None if l is None else l + losses, None if e3 is None else e3 + three,
+            peak, rec.olm, rec.prize_floor, f.end, g2200)
+        above = g2200
+    if above is not None and above >= olm["games"]:
+        after.olm = True
+    return after
 
 
 cdef tuple _finish(_FinishInputs f, _Arrays a, Py_ssize_t i, pl, rec, value, n_initial):
     """The finish step (FinishStep) of player ``i`` with rated games, rated
     ``value`` by step 5: (post, record after, floor, its reason, whether it
-    held the rating, the personal floor's answer)."""
+    held the rating, the floor's value where an unknown history could
+    raise it (else None), the counts it does not know)."""
     cdef int m = a.m[i], wins = a.wins[i], losses = a.losses[i]
     cdef int draws = m - wins - losses
     p = f.p
     pre = rec.rating if rec is not None else None
     # the peak is the rating as stored (FinishStep)
-    attained = f.store_rating(pre=pre, value=value, p=p)
-    after = record_after(rec, m, wins, draws, losses, attained, f.end, p,
-                         0 if rec is not None else n_initial)
-    event = EventCounts(wins, draws, losses, 1 if m >= f.event_games else 0)
-    fl = f.personal_floor(system=f.system, after=after, event=event, p=p)
-    sec5, sec5_reason = fl.value, fl.reason
+    attained = _store(f, pre, value)
+    three = 1 if m >= f.event_games else 0
+    after = _record_after(f, rec, m, wins, draws, losses, attained, three, n_initial)
+    if f.personal is not None:  # the plugin's own hook: what it returns, without the Floor
+        # the event's counts are read only for a count the record does not know
+        event = (EventCounts(wins, draws, losses, three) if after.wins is None
+                 or after.draws is None or after.events3 is None else None)
+        sec5, sec5_reason, could_be, unknown = _decide(f.system, after, event, p, f.personal)
+    else:
+        event = EventCounts(wins, draws, losses, three)
+        fl = f.personal_floor(system=f.system, after=after, event=event, p=p)
+        sec5, sec5_reason, could_be, unknown = fl.value, fl.reason, fl.could_be, fl.unknown
     reason = sec5_reason
     if rec is None:
-        floor = sec5
+        floor_ = sec5
     else:
         if rec.lowered_floor is not None:
-            floor, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
+            floor_, reason, lowered, lowered_from = lowered_floor_for(rec, sec5, sec5_reason)
             if lowered is not None:
                 after.lowered_floor, after.lowered_from = lowered, lowered_from
         else:
-            floor = sec5
-    if value < floor:
-        post, floor_applied = float(floor), True
+            floor_ = sec5
+    if value < floor_:
+        post, floor_applied = float(floor_), True
     else:
         post, floor_applied = value, False
-    post = f.store_rating(pre=pre, value=post, p=p)
+    post = _store(f, pre, post)
     if post > MAX_RATING:
         settle_record(after, post, p, pl)
     after.rating = post
     if after.games > f.established:
         peak = after.peak
         after.peak = post if peak is None or post > peak else peak
-    return post, after, floor, reason, floor_applied, fl
+    return post, after, floor_, reason, floor_applied, sec5, could_be, unknown
 
 
 class _Decline(Exception):
@@ -305,9 +437,7 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     for i in range(n):
         pl = players[i]
         index[pl.pair] = i
-        for r in pl.rounds:
-            if r.opponent is not None and r.code in codes:
-                games += 1
+        games += len(pl.rounds)  # room for every round: the rated games are counted below
     cdef _Arrays a = _Arrays(n, games)
     cdef list recs = [None] * n
     cdef list alls = [None] * n
@@ -334,6 +464,7 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         rec = pl.ratings.get(system)
         recs[i] = rec
         alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
+    games = t
 
     # An opponent without a rated game of its own (a game listed on one side
     # only, which the readers refuse): the reference meets it with a KeyError.
@@ -365,8 +496,20 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
 
     # Step 2: effective games, the formula, K (bonus eligibility asked only
     # where the bonus term would be positive, in steps 4 and 5).
-    rated_in = rated_systems(section, system, rules, tc)
+    rated_in = None  # the systems the section is rated in, read for the first K asked
     k_factor = call.uschess_k_factor
+    # K of a _K plugin's own hook outside the dual-rating exception's time
+    # controls: 800/(N' + m), or 400/(N' + m/2) in a half-K event, as its
+    # _plain_k computes it (on doubles: the same operations on the same values)
+    cdef bint k_here = False, halved = False
+    cdef double k_num_d = 0.0, k_d
+    if getattr(k_factor, "__func__", None) is _K.uschess_k_factor:
+        kd = p.k_dual
+        k_num = p.k_numerator
+        k_here = _plain(k_num) and not (tc is not None and kd["time_from"] <= tc.total
+                                        <= kd["time_to"])
+        if k_here:
+            k_num_d = k_num
     special_max = half_k = None
     cdef list n_effs = [None] * n
     cdef list ks = [None] * n
@@ -391,11 +534,20 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         n_effs[i] = n_eff = most if most_d < <double>n_float else n_float  # min(N, N*), sec. 3
         if special:
             continue
+        if half_k is None:
+            half_k = section.half_k or (section.online and bool(p.online_half_k))
+            halved = bool(half_k)
+        if k_here:
+            if halved:
+                k_d = (k_num_d / 2.0) / (<double>n_eff + a.m[i] / 2.0)
+            else:
+                k_d = k_num_d / (<double>n_eff + a.m[i])
+            ks[i] = k_d
+            a.k[i] = k_d
+            continue
         pl = players[i]
         otbr = pl.ratings.get("OTBR")
         otbr = otbr.rating if otbr is not None else None
-        if half_k is None:
-            half_k = section.half_k or (section.online and bool(p.online_half_k))
         key = None
         if memo is not None:  # K of a player, for the initial rating and N step 1 gave
             key = ("K", pl.pair, r0s[i], type(r0s[i]), ns[i])
@@ -404,6 +556,8 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
                 ks[i] = k
                 a.k[i] = k
                 continue
+        if rated_in is None:
+            rated_in = rated_systems(section, system, rules, tc)
         k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
                      half_k=half_k, otbr=otbr, systems=rated_in, p=p)
         if not _plain(k):
@@ -472,19 +626,22 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
             out.append(unrated(pl, system, rec, pre_from.get(pair)))
             continue
         value = step5[i]
-        post, after, floor, reason, floor_applied, fl = _finish(f, a, i, pl, rec, value, ns[i])
+        post, after, floor, reason, floor_applied, sec5, could_be, unknown = _finish(
+            f, a, i, pl, rec, value, ns[i])
         pre = rec.rating if rec is not None else None
-        warnings = unknown_history_warnings(fl, value, system)
+        if could_be is None or value >= could_be:  # unknown_history_warnings' own test
+            warnings = []
+        else:
+            warnings = unknown_history_warnings(Floor(sec5, "", could_be, unknown), value, system)
         if floor_applied and pre is not None and pre < floor:
             warnings = warnings + below_floor_warnings(pre, floor, reason)
+        # positional, in the order of PlayerResult's fields (trace and
+        # pre_from left to their defaults)
         res = PlayerResult(
-            pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
-            games_before=rec.games if rec else 0, m=m, score=a.score[i], post=post,
-            games_after=after.games, formula="special" if a.special[i] else "standard",
-            initial=inits[i], n_eff=n_effs[i], step3=step3.get(pair), step4=step4[i],
-            step5=value, k=ks[i], bonus=bonuses[i], expected=expected[i], floor=floor,
-            floor_reason=reason, floor_applied=floor_applied, record_after=after,
-            depends=_NOTHING, warnings=warnings)
+            pair, pl.id, pl.name, system, pre, rec.games if rec else 0, m, a.score[i], post,
+            after.games, "special" if a.special[i] else "standard", inits[i], n_effs[i],
+            step3.get(pair), step4[i], value, ks[i], bonuses[i], expected[i], floor, reason,
+            floor_applied, after, _NOTHING, warnings)
         if pre_from:
             res.pre_from = pre_from.get(pair)
         out.append(res)

@@ -177,6 +177,7 @@ class Blended(_Converting):
         if not sources:
             return self._without_sources(player, end, p, hook)
         rows = []
+        ages = {}  # the player's age-based rating P_k on each source's date, asked once a date
         for name, x, g, when in sources:
             if when is None:
                 raise InputError(f"the {name} rating has no date, needed for blended initialization "
@@ -184,7 +185,10 @@ class Blended(_Converting):
             # a source rating dated after the section (overlapping events in a
             # replay) is as fresh as can be: staleness 0
             d = max(0, (end - when).days)
-            pk = (hook.uschess_age_rating(player=player, on=when, p=p) or (p.unrated_default,))[0]
+            pk = ages.get(when)
+            if pk is None:
+                pk = ages[when] = (hook.uschess_age_rating(player=player, on=when, p=p)
+                                   or (p.unrated_default,))[0]
             z = min(b["z_cap"], (x - pk) / b["z_scale"])
             s = math.exp(b["staleness_rate"] * (z - b["z_cap"]) * d / b["days_per_year"])
             rows.append({"source": name, "X": x, "date": when.isoformat(), "G": g, "D": d,

@@ -65,7 +65,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from uschess.errors import InputError
 from uschess.io.fide_file import SYSTEM as FIDE_SYSTEM, FideUpdate
 from uschess.io.store import Change, EventWrite, PlayerInfo, Store
-from uschess.model import Event, MatchChange, Player, SystemRecord, copy_with
+from uschess.model import SYSTEMS, Event, MatchChange, Player, SystemRecord, copy_with
 from uschess.calendar.rulebook import RuleBook
 from uschess.rating.chain import Chain
 from uschess.rating.fide_update import FideUpdateResult
@@ -248,6 +248,16 @@ class _SharedRules:
         return rules.fingerprint
 
 
+def _put_state(held: dict, system: str, rec: SystemRecord) -> None:
+    """``rec`` as a player's record in ``system`` among the records ``held``,
+    kept in the order of SYSTEMS (which the chain then copies as it is)."""
+    held[system] = rec
+    if len(held) > 1:
+        ordered = {s: held[s] for s in SYSTEMS if s in held}
+        held.clear()
+        held.update(ordered)
+
+
 class _StoreBase:
     """The ratings store as the base of a replay's chain: the players' records
     (read once per run into the replayer's cache, ``states``: player id ->
@@ -263,7 +273,8 @@ class _StoreBase:
         return self.states.get(player_id, {}).get(system)
 
     def records(self, player_id: str) -> Optional[dict[str, SystemRecord]]:
-        """The player's records in every system (not to be changed)."""
+        """The player's records in every system, in the order of SYSTEMS (not to
+        be changed)."""
         return self.states.get(player_id)
 
     def match_history(self, player_id: str, system: str) -> Optional[list[MatchChange]]:
@@ -339,11 +350,18 @@ class _Replayer:
             self._infos[pid] = infos.get(pid)
             self._states[pid] = {}
         for (pid, system), rec in self.store.states(missing).items():
-            self._states[pid][system] = rec
+            _put_state(self._states[pid], system, rec)
 
     def committed(self, write: EventWrite) -> None:
+        states = self._states
         for (pid, system), rec in write.ratings.items():
-            self._states.setdefault(pid, {})[system] = rec
+            held = states.get(pid)
+            if held is None:
+                states[pid] = {system: rec}
+            elif system in held:
+                held[system] = rec
+            else:
+                _put_state(held, system, rec)
         for info in write.players:
             self._infos[info.id] = info
 

@@ -22,7 +22,8 @@ from uschess import collector
 from uschess.errors import InputError
 from uschess.io.files import write_text_atomic
 from uschess.io.reentry import merge_reentries
-from uschess.io.textdata import MAX_DATA_BYTES, check_field, kind_of, read_data_file, refuse_unknown
+from uschess.io.textdata import (MAX_DATA_BYTES, check_field, kind_of, read_data_file,
+                                 refuse_unknown, use_json_int)
 from uschess.model import (BYE_CODES, FORFEIT_CODES, GAME_CODES, MIRROR, SYSTEMS, BirthYear,
                            Event, ForeignRating, MatchChange, Player, PublishedPost, Round,
                            Section, SystemRecord)
@@ -738,13 +739,14 @@ def _reader() -> tuple:
     built with the formulas' kernel) and a word on it; None, and why, where
     the formulas' kernel does not run, where ``USCHESS_PURE=reader`` sets
     this one aside, or where :func:`uschess.formulas.load_kernel` finds it
-    not built or older than its sources (this module and the model's
-    classes it builds among them)."""
+    not built or older than its sources (this module, the model's classes
+    it builds and the JSON reader whose integer check it gives among them)."""
     from uschess import formulas  # noqa: PLC0415 - the kernel imports this module's helpers
 
     here = Path(__file__).resolve()
     return formulas.companion_kernel("reader_kernel", "reader",
-                                     [here, here.parent.parent / "model.py"])
+                                     [here, here.parent.parent / "model.py",
+                                      here.with_name("textdata.py")])
 
 
 #: The compiled kernel of a section's players (:func:`parse_section`,
@@ -752,3 +754,5 @@ def _reader() -> tuple:
 #: events: ``tests/engine/test_reader_kernel.py``), else None: the reference reads.
 #: Loaded last, once the helpers the kernel asks are defined.
 READER, READER_STATUS = _reader()
+if READER is not None:  # the JSON reader's check of an integer, compiled too
+    use_json_int(READER.json_int)

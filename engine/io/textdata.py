@@ -378,6 +378,36 @@ def _json_constant(name: str):
     raise InputError(f"{name} is not a number these files accept (finite numbers only)")
 
 
+#: The checked reader's JSON decoders, built once (``json.loads`` with hooks
+#: builds a decoder and its scanner for every text): the one that reads
+#: every text, and the one that reads a text again when a number is too
+#: large for a float (as ``inf``, found by the walk of the values).
+_JSON_DECODERS: tuple = ()
+
+
+def use_json_int(parse_int) -> None:
+    """Read JSON integers through ``parse_int`` (the checks of
+    :func:`_json_int`: the reader's compiled kernel gives its own,
+    :mod:`uschess.io.eventfile`)."""
+    global _JSON_DECODERS
+    _JSON_DECODERS = (
+        json.JSONDecoder(object_pairs_hook=_json_pairs, parse_int=parse_int,
+                         parse_float=_json_float, parse_constant=_json_constant),
+        json.JSONDecoder(object_pairs_hook=_json_pairs, parse_int=parse_int,
+                         parse_constant=_json_constant))
+
+
+use_json_int(_json_int)
+
+
+def _json_loads(text: str, decoder: json.JSONDecoder) -> Any:
+    """``json.loads(text)`` with ``decoder``'s hooks: a text that begins with
+    a byte-order mark refused as ``json.loads`` refuses it."""
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return decoder.decode(text)
+
+
 #: Opening brackets as +1, closing as -1 (signed bytes).
 _AS_STEPS = bytes.maketrans(b"[]", b"\x01\xff")
 #: A YAML line's indentation and the "- " entries that open it.
@@ -468,12 +498,11 @@ def _parse_data(text: str, json_format: bool, source) -> Any:
     kind = "JSON" if json_format else "YAML"
     try:
         if json_format:
+            checked, again = _JSON_DECODERS
             try:
-                data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
-                                  parse_float=_json_float, parse_constant=_json_constant)
+                data = _json_loads(text, checked)
             except _NotFinite:  # read again, to name where the number is
-                data = json.loads(text, object_pairs_hook=_json_pairs, parse_int=_json_int,
-                                  parse_constant=_json_constant)
+                data = _json_loads(text, again)
                 escapes = True
         else:
             from uschess.io.yamlload import Loader

@@ -39,6 +39,12 @@ if TYPE_CHECKING:  # read when an update is rated (a command rating events alone
     from uschess.rating.fide_update import FideUpdateResult
 
 
+#: Every choice of systems in the order of SYSTEMS (the keys of a player's
+#: records as :meth:`Chain._from_base` sets them).
+_IN_ORDER = frozenset(tuple(s for i, s in enumerate(SYSTEMS) if bits >> i & 1)
+                      for bits in range(1, 2 ** len(SYSTEMS)))
+
+
 @lru_cache(maxsize=256)
 def _time_control(text: str) -> TimeControl:
     """A section's time control, parsed once per text (a TimeControl is a
@@ -248,14 +254,16 @@ class Chain:
         """:meth:`_before` for a player the chain holds nothing of and whose
         file gives no record: the base's records in the systems' order (as
         the loop of :meth:`_before` would set them), each noted as the
-        store's."""
+        store's.  A base that holds them in that order already (a replay's)
+        is copied as it is."""
         pair = pl.pair
-        ratings = {}
-        for system in SYSTEMS:
-            rec = stored.get(system)
-            if rec is not None:
-                ratings[system] = rec
-                came_from[(pair, system)] = "store"
+        if tuple(stored) in _IN_ORDER:
+            ratings = dict(stored)
+        else:
+            ratings = {system: stored[system] for system in SYSTEMS
+                       if stored.get(system) is not None}
+        for system in ratings:
+            came_from[(pair, system)] = "store"
         return copy_with(pl, ratings=ratings) if ratings else pl
 
     def rate_fide_update(self, update: FideUpdate, options: Optional[RatingOptions] = None,

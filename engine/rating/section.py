@@ -111,10 +111,14 @@ def _lean() -> tuple:
     """The compiled kernel of a section rated without a trace (``section_kernel.pyx``, built with the formulas' kernel)
     and a word on it, or None and why (:func:`formulas.companion_kernel`;
     ``USCHESS_PURE=sections`` sets it aside; the reference modules it
-    mirrors count among its sources)."""
+    mirrors count among its sources: the steps, the finish step, and the
+    plugins of storage, floors and K whose hooks it does without)."""
+    from uschess.rules import floors, formulas as rule_formulas  # noqa: PLC0415
+
     here = Path(__file__).resolve().parent
     kernel, status = formulas.companion_kernel(
-        "section_kernel", "sections", [here / "section.py", here / "steps.py", here / "finish.py"])
+        "section_kernel", "sections", [here / "section.py", here / "steps.py", here / "finish.py",
+                                       Path(floors.__file__), Path(rule_formulas.__file__)])
     return kernel, status
 
 

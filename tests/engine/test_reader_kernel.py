@@ -236,6 +236,32 @@ def _reference_validate(players: list) -> None:
         E.READER = saved
 
 
+@built
+@given(st.integers(-10**40, 10**40) | st.integers(-10**20, 10**20) | st.integers(-10**3, 10**3))
+@settings(max_examples=examples(300), deadline=None)
+def test_json_integers_read_and_refused_alike(n):
+    """The JSON reader's check of an integer (every integer of every file
+    goes through it): the kernel's gives the reference's value, or refuses
+    with the reference's message; the checked reader uses the kernel's."""
+    from uschess.io import textdata as T
+
+    def outcome(check):
+        try:
+            got = check(str(n))
+            return type(got), got
+        except InputError as err:
+            return str(err)
+
+    assert outcome(KERNEL.json_int) == outcome(T._json_int)
+    assert all(d.parse_int is KERNEL.json_int for d in T._JSON_DECODERS)
+    want = outcome(T._json_int)
+    try:
+        got = T.parse_data(f'{{"n": {n}}}', json_format=True)["n"]
+        assert want == (int, got)
+    except InputError as err:
+        assert str(err).startswith(want)
+
+
 def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
     """``USCHESS_PURE=1`` (or no formulas' kernel) turns it off too,
     ``USCHESS_PURE=reader`` this one alone, and a kernel older than the
@@ -262,7 +288,7 @@ def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
         reader, status = E._reader()
         assert reader is None and "older than its sources" in status
         assert {p.name for p in seen} >= {"reader_kernel.pyx", "eventfile.py", "model.py",
-                                          "setup.py"}
+                                          "textdata.py", "setup.py"}
         monkeypatch.undo()
         reader, status = E._reader()
         assert reader is KERNEL and status == "compiled kernel"

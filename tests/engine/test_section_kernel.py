@@ -384,6 +384,45 @@ def test_it_declines_a_value_it_does_not_compute_on():
         S.rate_section(one_sided, system, rules, tc, trace=False)
 
 
+@built
+def test_a_reforms_plugins_in_the_slots_it_does_itself_answer_first(monkeypatch):
+    """K, bonus eligibility, storage and floors, which the kernel computes
+    itself for the built-in plugins: where a reform's plugin answers first,
+    the kernel asks the rules' hooks as the reference does, and both give
+    the same results (the reform's answers among them; where it hands a
+    case back, the built-in plugin's)."""
+    from uschess.calendar.rulebook import Reform
+    from uschess.rules.base import Floor
+    from uschess.rules.hookspecs import hookimpl
+
+    class Reformed:
+        @hookimpl
+        def uschess_k_factor(self, r0, n_eff, m, system, tc, half_k, otbr, systems, p):
+            return 16.0 if r0 < 1500.0 else None
+
+        @hookimpl
+        def uschess_bonus_eligible(self, m, opponent_counts, p):
+            return True if m >= 2 else None
+
+        @hookimpl
+        def uschess_store_rating(self, pre, value, p):
+            return float(int(value)) if pre is not None and value > pre else None
+
+        @hookimpl
+        def uschess_personal_floor(self, system, after, event, p):
+            return Floor(1200, "a reform's floor") if after.games > 30 else None
+
+    event = load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml")
+    options = RatingOptions(trace=False, reform=Reform("four slots", extra_plugins=[Reformed()]))
+    got, want = _both(monkeypatch, lambda: rate_event(event, options))
+    assert _assert_same_results(got, want) > 10
+    players = [p for s in got.sections for p in s.players if p.m]
+    assert any(p.k == 16.0 for p in players) and any(p.k != 16.0 for p in players)
+    assert any(p.floor_reason == "a reform's floor" for p in players)
+    assert any(p.floor_reason != "a reform's floor" for p in players)
+    assert any(p.pre is not None and p.post > p.pre and p.post == int(p.post) for p in players)
+
+
 def test_it_runs_only_with_the_formulas_kernel(monkeypatch):
     """``USCHESS_PURE=1`` (or no formulas' kernel) turns it off too,
     ``USCHESS_PURE=sections`` this one alone, and a kernel older than the
