@@ -34,6 +34,7 @@ Built only on request with the formulas' kernel (``USCHESS_KERNEL=1 pip
 install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
 """
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.math cimport ceil as c_ceil, floor as c_floor, pow, sqrt
 from libc.stdlib cimport free, malloc
 
@@ -113,13 +114,14 @@ cdef class _Arrays:
 
 cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list alls,
                 list expected, list bonuses, list prev, p, call, floor100, double floor_d,
-                list bonus_values, dict memo):
+                list bonus_values, dict memo, _Games g):
     """Step 4 or 5 (``steps._step``): every player's rating at least the
     absolute floor, the opponents at ``prev`` (objects; ``a.prev`` their
     doubles); the doubles of the results into ``a.cur``.  ``bonus_values``:
     [B, m'_min] as doubles, read at the first player of the standard
     formula (as the reference reads them).  ``memo`` (or None): a player's
-    bonus eligibility, which depends only on their games, once asked."""
+    bonus eligibility, which depends only on their games, once asked; and
+    ``g``'s special ratings, asked once for the same inputs."""
     cdef Py_ssize_t i, j, m, s
     cdef double value_d, e_d, bonus_d
     cdef double on_stack[STACK]
@@ -134,24 +136,31 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             continue
         s = a.start[i]
         if a.special[i]:
-            if m > 1:
-                opps = tuple([prev[a.opp[s + j]] for j in range(m)])
-            else:
-                opps = [prev[a.opp[s]]]
-            all_w, all_l = alls[i]
-            if knot:
-                if walk is None:
-                    walk = (formulas.special_rating, p.special_eps, p.special_cap,
-                            p.special_start, p.special_p_inclusive)
-                value = walk[0](r0s[i], n_effs[i], opps, a.score[i], all_wins=all_w,
-                                all_losses=all_l, eps=walk[1], cap=walk[2], start=walk[3],
-                                p_inclusive=walk[4], trace=None)
-            else:
-                value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps, score=a.score[i],
-                                wins=a.wins[i], losses=a.losses[i], all_wins=all_w,
-                                all_losses=all_l, n=ns[i], p=p, trace=None)
-            if not _plain(value):  # met as an opponent's rating on doubles next
-                raise _Decline()
+            value = key = None
+            if g.special is not None:  # asked before with the same inputs?
+                key = _step45_key(a, i, r0s[i], n_effs[i], ns[i])
+                value = _special_kept(g, i, key)
+            if value is None:
+                if m > 1:
+                    opps = tuple([prev[a.opp[s + j]] for j in range(m)])
+                else:
+                    opps = [prev[a.opp[s]]]
+                all_w, all_l = alls[i]
+                if knot:
+                    if walk is None:
+                        walk = (formulas.special_rating, p.special_eps, p.special_cap,
+                                p.special_start, p.special_p_inclusive)
+                    value = walk[0](r0s[i], n_effs[i], opps, a.score[i], all_wins=all_w,
+                                    all_losses=all_l, eps=walk[1], cap=walk[2], start=walk[3],
+                                    p_inclusive=walk[4], trace=None)
+                else:
+                    value = special(r0=r0s[i], n_eff=n_effs[i], opponents=opps,
+                                    score=a.score[i], wins=a.wins[i], losses=a.losses[i],
+                                    all_wins=all_w, all_losses=all_l, n=ns[i], p=p, trace=None)
+                if not _plain(value):  # met as an opponent's rating on doubles next
+                    raise _Decline()
+                if key is not None:
+                    _keep(g, <dict>g.special[i], key, value)
             if floor100 > value:
                 out[i] = floor100
                 a.cur[i] = floor_d
@@ -401,11 +410,13 @@ def section_posts(section, system, rules, tc, dict memo):
     """:func:`uschess.rating.section.section_posts`: pair -> the rating a
     crosstable prints after the event (the post, or the pre-event rating of
     a player without a rated game), or None where it declines.  ``memo``
-    holds what a player's K, bonus eligibility and finish gave for the
-    values they depend on that change between ratings of one section
-    (the initial rating and N, the step-5 value), so that a section rated
-    again and again with a few initial ratings moved computes those only
-    for the players they reach.  One memo serves one section, system, time
+    holds the section's games and records read once (:class:`_Games`) and
+    what a player's K, special rating, bonus eligibility and finish gave
+    for the values they depend on that change between ratings of one
+    section (the initial rating and N, the opponents' ratings, the step-5
+    value), so that a section rated again and again with a few initial
+    ratings moved computes those only for the players they reach.  One memo
+    serves one section (its games and records unchanged), system, time
     control, rules' values and hooks but step 1's (the caller keeps them
     fixed); the results are those of :func:`rate_section`, bit for bit."""
     if len(memo) > MEMO_MOST:
@@ -416,22 +427,33 @@ def section_posts(section, system, rules, tc, dict memo):
         return None
 
 
-cdef _rate(section, system, rules, tc, pre_from, dict memo):
-    cdef list players = section.players
-    cdef Py_ssize_t n = len(players), i, j, games = 0, t
-    cdef double score, s_d, floor_d, a_d, b_d, center_d, flat_d, cap_d, most_d, r0_d
-    cdef int m, wins, losses
-    p, call = rules.p, rules.call
-    floor100 = p.absolute_floor
-    nstar = p.nstar
-    a_o, b_o, center_o, flat_o, cap_o = (nstar["a"], nstar["b"], nstar["center"],
-                                         nstar["flat_above"], nstar["cap"])
-    if not (_plain(floor100) and _plain(a_o) and _plain(b_o) and _plain(center_o)
-            and _plain(flat_o) and _plain(cap_o)):
-        return None
-    floor_d, a_d, b_d, center_d, flat_d, cap_d = floor100, a_o, b_o, center_o, flat_o, cap_o
+cdef class _Games:
+    """A section's rated games and records in one system, read once
+    (``steps.Played`` as arrays): each player's opponents, score, m, wins
+    and losses in ``a`` (whose other arrays each rating fills), the pairs'
+    indexes, the records and their all-wins and all-losses flags.  With a
+    memo of :func:`section_posts` they are kept there for the section's next
+    ratings, with what those reuse: each player's answers of the special
+    formula by its inputs (``special``), the K of a player with a record
+    (``rated_k``), whose inputs do not change between them, and each
+    player's posts by a step-5 value of type float, for one N
+    (``posts``: (N, {value: post}))."""
 
-    # Each player's rated games (steps.Played): opponents, score, m, wins, losses.
+    cdef object section, system
+    cdef _Arrays a
+    cdef dict index
+    cdef list recs, alls, special, rated_k, posts
+    cdef Py_ssize_t games, answers
+    cdef bint orphan        # an opponent without a rated game of its own
+
+
+cdef _Games _read_games(section, system):
+    cdef list players = section.players
+    cdef Py_ssize_t n = len(players), i, games = 0, t
+    cdef double score, s_d
+    cdef int m, wins, losses
+    cdef _Games g = _Games()
+    g.section, g.system = section, system
     cdef dict codes = GAME_CODES  # read as a dict, not through its methods
     cdef dict index = {}
     for i in range(n):
@@ -465,12 +487,123 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         recs[i] = rec
         alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
     games = t
-
+    g.a, g.index, g.recs, g.alls, g.games = a, index, recs, alls, games
+    g.special, g.rated_k, g.posts, g.answers = None, None, None, 0
     # An opponent without a rated game of its own (a game listed on one side
     # only, which the readers refuse): the reference meets it with a KeyError.
+    g.orphan = False
     for t in range(games):
         if not a.m[a.opp[t]]:
-            return None
+            g.orphan = True
+    return g
+
+
+#: The key of a section's :class:`_Games` in a memo of :func:`section_posts`.
+_GAMES_KEY = ("games",)
+
+
+cdef _Games _games(section, system, dict memo):
+    """The section's :class:`_Games`: read again, or kept in ``memo``."""
+    cdef _Games g
+    if memo is None:
+        return _read_games(section, system)
+    g = memo.get(_GAMES_KEY)
+    if g is None or g.section is not section or g.system != system:
+        g = memo[_GAMES_KEY] = _read_games(section, system)
+        n = len(section.players)
+        g.special = [{} for _ in range(n)]
+        g.rated_k = [None] * n
+        g.posts = [None] * n
+    return g
+
+
+cdef object _special_key(double tag, r0, n_eff, n, Py_ssize_t m):
+    """The inputs of a special-formula call that change between a section's
+    ratings, as bytes: ``tag`` (the step), R0, N', N, then room for the
+    opponents' ratings (the caller's), each as the double the formula
+    computes on (the rest, the player's score and counts and the rules, is
+    the section's)."""
+    key = PyBytes_FromStringAndSize(NULL, (m + 4) * sizeof(double))
+    cdef double* d = <double*>PyBytes_AS_STRING(key)
+    d[0], d[1], d[2], d[3] = tag, <double>r0, <double>n_eff, <double>n
+    return key
+
+
+cdef object _step45_key(_Arrays a, Py_ssize_t i, r0, n_eff, n):
+    """The key of player ``i``'s special rating in step 4 or 5: the
+    opponents at ``a.prev``."""
+    cdef Py_ssize_t j, m = a.m[i], s = a.start[i]
+    key = _special_key(4.0, r0, n_eff, n, m)
+    cdef double* d = <double*>PyBytes_AS_STRING(key)
+    for j in range(m):
+        d[4 + j] = a.prev[a.opp[s + j]]
+    return key
+
+
+cdef object _step3_key(_Arrays a, Py_ssize_t i, r0, n_eff):
+    """The key of unrated player ``i``'s step-3 estimate (N = 0, no
+    all-wins or all-losses history): the opponents at their step-1 ratings."""
+    cdef Py_ssize_t j, m = a.m[i], s = a.start[i]
+    key = _special_key(3.0, r0, n_eff, 0, m)
+    cdef double* d = <double*>PyBytes_AS_STRING(key)
+    for j in range(m):
+        d[4 + j] = a.r0[a.opp[s + j]]
+    return key
+
+
+cdef object _special_kept(_Games g, Py_ssize_t i, key):
+    """Player ``i``'s special rating for ``key`` kept from an earlier rating, or None."""
+    return (<dict>g.special[i]).get(key)
+
+
+cdef int _keep(_Games g, dict kept, key, value) except -1:
+    """Keep ``value`` for ``key`` in ``kept``, one of ``g``'s dicts of a
+    player's answers (at most :data:`MEMO_MOST` answers in all: then every
+    player's start again)."""
+    cdef Py_ssize_t j
+    if g.answers >= MEMO_MOST:
+        for j in range(len(g.special)):
+            (<dict>g.special[j]).clear()
+            g.posts[j] = None
+        g.answers = 0
+    kept[key] = value
+    g.answers += 1
+    return 0
+
+
+def memo_size(dict memo):
+    """How many answers a memo of :func:`section_posts` keeps: its own
+    entries (its section's :class:`_Games` among them) and what the
+    section's players' answers hold (special ratings, K, posts)."""
+    cdef _Games g = memo.get(_GAMES_KEY)
+    if g is None:
+        return len(memo)
+    return len(memo) + g.answers + sum(1 for k in g.rated_k if k is not None)
+
+
+cdef _rate(section, system, rules, tc, pre_from, dict memo):
+    cdef list players = section.players
+    cdef Py_ssize_t n = len(players), i, j, t
+    cdef double floor_d, a_d, b_d, center_d, flat_d, cap_d, most_d, r0_d
+    cdef int m
+    p, call = rules.p, rules.call
+    floor100 = p.absolute_floor
+    nstar = p.nstar
+    a_o, b_o, center_o, flat_o, cap_o = (nstar["a"], nstar["b"], nstar["center"],
+                                         nstar["flat_above"], nstar["cap"])
+    if not (_plain(floor100) and _plain(a_o) and _plain(b_o) and _plain(center_o)
+            and _plain(flat_o) and _plain(cap_o)):
+        return None
+    floor_d, a_d, b_d, center_d, flat_d, cap_d = floor100, a_o, b_o, center_o, flat_o, cap_o
+
+    # Each player's rated games (steps.Played): opponents, score, m, wins, losses.
+    cdef _Games g = _games(section, system, memo)
+    if g.orphan:
+        return None
+    cdef _Arrays a = g.a
+    cdef dict index = g.index
+    cdef list recs = g.recs
+    cdef list alls = g.alls
 
     # Step 1: initial ratings for unrated players who play a rated game.
     cdef list r0s = [None] * n
@@ -546,16 +679,23 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
             a.k[i] = k_d
             continue
         pl = players[i]
-        otbr = pl.ratings.get("OTBR")
-        otbr = otbr.rating if otbr is not None else None
         key = None
         if memo is not None:  # K of a player, for the initial rating and N step 1 gave
-            key = ("K", pl.pair, r0s[i], type(r0s[i]), ns[i])
-            k = memo.get(key)
-            if k is not None:
-                ks[i] = k
-                a.k[i] = k
-                continue
+            if recs[i] is not None:  # the record's, the same objects as the last time
+                kept = g.rated_k[i]
+                if kept is not None and kept[0] is r0s[i] and kept[1] is ns[i]:
+                    ks[i] = k = kept[2]
+                    a.k[i] = k
+                    continue
+            else:
+                key = ("K", pl.pair, r0s[i], type(r0s[i]), ns[i])
+                k = memo.get(key)
+                if k is not None:
+                    ks[i] = k
+                    a.k[i] = k
+                    continue
+        otbr = pl.ratings.get("OTBR")
+        otbr = otbr.rating if otbr is not None else None
         if rated_in is None:
             rated_in = rated_systems(section, system, rules, tc)
         k = k_factor(r0=r0s[i], n_eff=n_eff, m=a.m[i], system=system, tc=tc,
@@ -564,6 +704,8 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
             raise _Decline()
         if key is not None:
             memo[key] = k
+        elif memo is not None:
+            g.rated_k[i] = (r0s[i], ns[i], k)
         ks[i] = k
         a.k[i] = k
 
@@ -576,13 +718,20 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         if init.games == 0:
             i = index[pair]
             t = a.start[i]
-            value = call.uschess_special_rating(
-                r0=r0s[i], n_eff=p.step3_n_eff,
-                opponents=[r0s[a.opp[t + j]] for j in range(a.m[i])],
-                score=a.score[i], wins=a.wins[i], losses=a.losses[i], all_wins=False,
-                all_losses=False, n=0, p=p, trace=None)
-            if not _plain(value):
-                raise _Decline()
+            value = key = None
+            if g.special is not None:  # asked before with the same inputs?
+                key = _step3_key(a, i, r0s[i], p.step3_n_eff)
+                value = _special_kept(g, i, key)
+            if value is None:
+                value = call.uschess_special_rating(
+                    r0=r0s[i], n_eff=p.step3_n_eff,
+                    opponents=[r0s[a.opp[t + j]] for j in range(a.m[i])],
+                    score=a.score[i], wins=a.wins[i], losses=a.losses[i], all_wins=False,
+                    all_losses=False, n=0, p=p, trace=None)
+                if not _plain(value):
+                    raise _Decline()
+                if key is not None:
+                    _keep(g, <dict>g.special[i], key, value)
             step3[pair] = value = max(value, floor100)
             seed[i] = value
             a.prev[i] = value
@@ -593,10 +742,10 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     cdef list bonuses = [None] * n
     cdef list bonus_values = []
     cdef list step4 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, seed, p,
-                            call, floor100, floor_d, bonus_values, memo)
+                            call, floor100, floor_d, bonus_values, memo, g)
     a.prev, a.cur = a.cur, a.prev
     cdef list step5 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, step4, p,
-                            call, floor100, floor_d, bonus_values, memo)
+                            call, floor100, floor_d, bonus_values, memo, g)
 
     # The finish step (FinishStep), every player in the section's order.
     f = _FinishInputs(system, p, call, end)
@@ -609,10 +758,19 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
                 posts[pl.pair] = rec.rating if rec is not None else None
                 continue
             value = step5[i]
-            key = ("post", pl.pair, value, type(value), ns[i])
-            post = memo.get(key)
-            if post is None:
-                post = memo[key] = _finish(f, a, i, pl, rec, value, ns[i])[0]
+            if type(value) is float:  # by the value, among those for the player's N
+                kept = g.posts[i]
+                if kept is None or kept[0] is not ns[i]:
+                    kept = g.posts[i] = (ns[i], {})
+                post = (<dict>kept[1]).get(value)
+                if post is None:
+                    post = _finish(f, a, i, pl, rec, value, ns[i])[0]
+                    _keep(g, kept[1], value, post)
+            else:
+                key = ("post", pl.pair, value, type(value), ns[i])
+                post = memo.get(key)
+                if post is None:
+                    post = memo[key] = _finish(f, a, i, pl, rec, value, ns[i])[0]
             posts[pl.pair] = post
         return posts
     pre_from = pre_from or {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 
 import pytest
 
@@ -170,3 +171,20 @@ def test_the_stored_pages_audit_the_same_today(corpus):
         again.pop("cpu_seconds", None)
         stored = {k: v for k, v in stored.items() if k not in ("cpu_seconds", "sha256")}
         assert again == stored, name
+
+
+@pytest.mark.shared_data
+def test_audit_pages_times_two_engines_and_compares_their_reports(tmp_path, capsys):
+    """``benchmarks/audit_pages.py`` audits a page named by its file name in
+    a child process per engine, prints its CPU seconds and whether the
+    engines' JSON reports are the same, and keeps the reports."""
+    mod = benchmark_script("audit_pages")
+    name = "XtblMain_200101050440_1.html"
+    assert mod.main([name, "--engine", sys.executable, "--engine", sys.executable,
+                     "--json-dir", str(tmp_path)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1].split()
+    assert line[0] == name and line[1] == "6" and line[-1] == "yes"
+    kept = sorted(tmp_path.glob(f"*/{name}.json"))
+    assert len(kept) == 2 and json.loads(kept[0].read_text())["total"] == 6
+    with pytest.raises(SystemExit, match="no such page"):
+        mod.main(["XtblMain_000000000000_1.html"])

@@ -375,14 +375,17 @@ def test_inferred_values_are_never_merged_by_the_rule_books_cache():
 
 @pytest.mark.parametrize("ages,other,start", [(True, None, "2015-05-02"), (False, "OTBQ", "2021-03-06")])
 def test_the_models_remembered_special_ratings_change_no_post(monkeypatch, ages, other, start):
-    """A section model remembers the special formula's answers by their
-    inputs (a search rates one section again and again with a few values
-    moved): every post it gives is, float for float, the pipeline's with
-    those initial ratings, also after the memory is full and starts again."""
+    """Where the Python body rates the section (no compiled kernel), a
+    section model remembers the special formula's answers by their inputs
+    (a search rates one section again and again with a few values moved):
+    every post it gives is, float for float, the pipeline's with those
+    initial ratings, also after the memory is full and starts again.  (The
+    kernel keeps them in its own memo: ``tests/engine/test_section_kernel.py``.)"""
     raw = _swiss(8, 12, 5, 7, start, ages=ages, other=other)
     sr = rate_event(event_from_dict(_hidden(raw), source="p"), RatingOptions(trace=False)).sections[0]
     games = {pr.pair: 0 if ages else 4 for pr in sr.players if pr.initial is not None}
     monkeypatch.setattr(M, "SPECIAL_MEMO", 40)  # starts again many times below
+    monkeypatch.setattr(M.rating_section, "POSTS", None)
     model = SectionModel(sr, games)
     rng = random.Random(5)
     base = {pair: float(rng.randrange(300, 1800)) for pair in games}

@@ -518,9 +518,29 @@ def test_an_audit_rates_through_the_memo(monkeypatch):
     pair = next(pl.pair for pl in sr.section.players if sr.system not in pl.ratings)
     model = SectionModel(sr, {})
     first = model.posts({pair: 1000.0})
-    size = len(model._memo)
+    size = KERNEL.memo_size(model._memo)
     assert size >= len(sr.section.players)
     again = model.posts({pair: 1000.0})
-    assert again == first and len(model._memo) == size  # all reused
+    assert again == first and KERNEL.memo_size(model._memo) == size  # all reused
     moved = model.posts({pair: 1100.0})
-    assert moved[pair] != first[pair] and size < len(model._memo) < 2 * size
+    assert moved[pair] != first[pair] and size < KERNEL.memo_size(model._memo) < 2 * size
+
+
+@built
+def test_a_memo_that_starts_again_gives_the_same_posts(monkeypatch):
+    """The players' answers a memo keeps start again past ``MEMO_MOST``:
+    the posts of a section rated again and again are those of a fresh
+    memo each time."""
+    from uschess.apps.audit.section_model import SectionModel
+
+    event = load_event(ROOT / "fixtures" / "events" / "wfcc15.yaml")
+    result = rate_event(event, RatingOptions(trace=False))
+    sr = next(s for s in result.sections
+              if any(s.system not in pl.ratings for pl in s.section.players))
+    unrated = [pl.pair for pl in sr.section.players if sr.system not in pl.ratings]
+    tries = [{u: 900.0 + 150.0 * ((i + k) % 5) for k, u in enumerate(unrated)} for i in range(8)]
+    fresh = [SectionModel(sr, {}).posts(values) for values in tries]
+    monkeypatch.setattr(KERNEL, "MEMO_MOST", 5)
+    model = SectionModel(sr, {})
+    assert [model.posts(values) for values in tries * 2] == fresh * 2
+    assert KERNEL.memo_size(model._memo) < 5 + 2 * len(sr.section.players)

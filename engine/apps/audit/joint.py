@@ -118,9 +118,10 @@ def _normal_equations(jac: list, r: list, x: list, prior_at: list, k: float):
             ws = w * s
             g[i] += ws * rj
             ai = a[i]
-            for i2, s2 in nz:
-                if i2 <= i:
-                    ai[i2] += ws * s2
+            for i2, s2 in nz:  # in ascending order: those up to i
+                if i2 > i:
+                    break
+                ai[i2] += ws * s2
     for i in range(n):
         for i2 in range(i):
             a[i2][i] = a[i][i2]

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from uschess.errors import InputError
 from uschess.rating.results import SectionResult
+from uschess.rating import section as rating_section
 from uschess.rating.section import section_posts
 from uschess.rating.steps import played_games
 from uschess.rules.base import Initial
@@ -132,8 +133,11 @@ class SectionModel:
         self.rated, self.games = rated, dict(games)
         self.fixed = dict(fixed or {})
         self.evaluations = 0
-        # the rules (and so their p) and the games are the rated section's throughout
-        self._special = _SpecialMemo(rated.rules.call.uschess_special_rating)
+        # the rules (and so their p) and the games are the rated section's
+        # throughout; the compiled kernel keeps the special ratings in its
+        # memo (section_posts), the Python body asks them of this one
+        self._special = (_SpecialMemo(rated.rules.call.uschess_special_rating)
+                         if rating_section.POSTS is None else None)
         self._played = played_games(rated.section)
         # what the compiled kernel reuses between ratings (section_posts)
         self._memo: dict = {}

@@ -137,29 +137,38 @@ def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
     (w_j: Huber weights of the current residuals), the residuals updated at
     once; until no value moves by more than SETTLE.  Returns the sweeps."""
     r = dict(resid)
+    huber, prior = HUBER, PRIOR
+    # each unknown with slopes: them as a list, and the values it may move
+    # to within ``reach`` of where it starts
     around = {u.pair: u.value for u in unknowns}
+    todo = [(u, list(cols[u.pair].items()), around[u.pair] - reach, around[u.pair] + reach)
+            for u in unknowns if cols[u.pair]]
     for sweep in range(1, SWEEPS + 1):
         biggest = 0.0
-        for u in unknowns:
-            col = cols[u.pair]
-            if not col:
-                continue
+        for u, col, below, above in todo:
             g = h = 0.0
-            for j, a in col.items():
+            for j, a in col:
                 rj = r[j]
-                w = 1.0 if abs(rj) <= HUBER else HUBER / abs(rj)
-                g += w * a * rj
-                h += w * a * a
-            g += PRIOR * (u.value - u.start)
-            h += PRIOR
+                size = abs(rj)
+                if size <= huber:  # weight 1: w * a is a itself
+                    g += a * rj
+                    h += a * a
+                else:
+                    w = huber / size
+                    g += w * a * rj
+                    h += w * a * a
+            g += prior * (u.value - u.start)
+            h += prior
             x = u.value - g / h
-            x = min(high, max(low, around[u.pair] - reach, min(around[u.pair] + reach, x)))
+            x = min(high, max(low, below, min(above, x)))
             d = x - u.value
             if d:
-                for j, a in col.items():
+                for j, a in col:
                     r[j] += a * d
                 u.value = x
-            biggest = max(biggest, abs(d))
+            size = abs(d)
+            if size > biggest:
+                biggest = size
         if biggest <= SETTLE:
             return sweep
     return SWEEPS

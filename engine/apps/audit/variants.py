@@ -13,7 +13,7 @@ from uschess.apps.audit.page_chain import rate_published
 from uschess.calendar.reform import reform_from_dict
 from uschess.calendar.rulebook import RuleBook
 from uschess.errors import InputError
-from uschess.model import Event
+from uschess.model import Event, SystemRecord, copy_with
 from uschess.rating.pipeline import RatingOptions
 
 
@@ -86,6 +86,17 @@ class _Variants:
                 if self._cache.get(key) is not None]
 
 
+#: A record's fields in the order its class takes them.
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(SystemRecord))
+
+
+def _record_copy(rec: SystemRecord) -> SystemRecord:
+    """A copy of ``rec``: what ``dataclasses.replace(rec)`` gives, every
+    field passed to the class at once (an audit copies a large section's
+    records for each of hundreds of variants)."""
+    return type(rec)(*[getattr(rec, name) for name in _RECORD_FIELDS])
+
+
 def _player_event(event: Event, section: str, change) -> Event:
     """A copy of ``event`` in which ``change`` may edit the records of one
     section's players (only those are copied; rounds and the rest are shared
@@ -93,13 +104,12 @@ def _player_event(event: Event, section: str, change) -> Event:
     sections = []
     for sec in event.sections:
         if sec.name == section:
-            players = [dataclasses.replace(p, ratings={k: dataclasses.replace(v)
-                                                       for k, v in p.ratings.items()})
+            players = [copy_with(p, ratings={k: _record_copy(v) for k, v in p.ratings.items()})
                        for p in sec.players]
-            sec = dataclasses.replace(sec, players=players)
+            sec = copy_with(sec, players=players)
             change(sec)
         sections.append(sec)
-    return dataclasses.replace(event, sections=sections)
+    return copy_with(event, sections=sections)
 
 
 def _page_record(event: Event, section: str, pair: int, system: str):
