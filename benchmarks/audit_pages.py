@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -123,12 +124,18 @@ def main(argv=None) -> int:
         ap.error("no page: name pages, or use --heaviest or --over")
     pages = list(dict.fromkeys(find_page(n) for n in names))
     engines = args.engine or [sys.executable]
+    for engine in engines:
+        if not (os.path.isfile(engine) and os.access(engine, os.X_OK)):
+            ap.error(f"--engine {engine}: not an interpreter that can be run")
     keep = Path(args.json_dir) if args.json_dir else None
     with tempfile.TemporaryDirectory() as tmp:
         out = keep or Path(tmp)
         folders = [out / f"{Path(e).name}-{i}" for i, e in enumerate(engines)]
         for folder in folders:
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                ap.error(f"--json-dir {out}: {e.strerror}")
         head = "".join(f"  {'engine ' + str(i):>10}" for i in range(len(engines)))
         for i, e in enumerate(engines):
             print(f"engine {i}: {e}")

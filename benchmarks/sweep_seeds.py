@@ -75,6 +75,13 @@ def main(argv=None) -> int:
     ap.add_argument("--events", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
+    from uschess.apps.sweep import combinations, parse_vary
+    from uschess.calendar.rulebook import RuleBook
+    from uschess.errors import InputError
+    try:  # the versions checked before any history is generated
+        combinations([parse_vary(args.vary)], None, book=RuleBook.load())
+    except InputError as e:
+        ap.error(str(e))
     jobs = [(seed, args.players, args.events, args.vary) for seed in args.seeds]
     if args.workers > 1:
         with ProcessPoolExecutor(max_workers=args.workers) as pool:

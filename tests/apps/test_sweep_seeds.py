@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import statistics
 
+import pytest
+
 from helpers import benchmark_script
 
 
@@ -24,3 +26,12 @@ def test_sweep_over_seeds_prints_each_seed_and_the_spread_between_them(capsys):
     line = next(x for x in out.splitlines() if x.startswith("  bonus_multiplier=8 "))
     assert float(re.split(r"\s+", line.strip())[1]) == round(statistics.fmean(diffs), 5)
     assert "mean rank" in line and "baseline" in out.splitlines()[-1]
+
+
+def test_an_unknown_parameter_is_one_line_before_any_history(capsys):
+    script = benchmark_script("sweep_seeds")
+    with pytest.raises(SystemExit) as stopped:
+        script.main(["--vary", "nosuch=1,2", "--seeds", "1-2", "--players", "100000"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--vary nosuch: no such parameter" in err and "Traceback" not in err

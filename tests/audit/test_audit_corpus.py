@@ -188,3 +188,17 @@ def test_audit_pages_times_two_engines_and_compares_their_reports(tmp_path, caps
     assert len(kept) == 2 and json.loads(kept[0].read_text())["total"] == 6
     with pytest.raises(SystemExit, match="no such page"):
         mod.main(["XtblMain_000000000000_1.html"])
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--engine", "/nonexistent/python"], "--engine /nonexistent/python: not an interpreter"),
+    (["--json-dir", "/proc/no-such-folder"], "--json-dir /proc/no-such-folder:"),
+])
+def test_audit_pages_refuses_a_bad_engine_or_folder_in_one_line(args, said, capsys):
+    mod = benchmark_script("audit_pages")
+    page = str(ROOT / "fixtures" / "audit" / "tournamentinfo-b14.json")
+    with pytest.raises(SystemExit) as stopped:
+        mod.main([page, *args])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
