@@ -8,9 +8,14 @@ Property tests run under a hypothesis profile chosen by the environment
 variable ``USCHESS_HYPOTHESIS``: ``dev`` (the default: a tenth of each
 property's example budget, for a quick run while working) or ``ci`` (the
 full budget; ``.ci/run`` selects it).  A property with a budget of its own
-asks :func:`helpers.examples` for its share.  Tests marked ``slow`` (a real
-page whose audit takes tens of seconds) run only under the ``ci`` profile,
-so that the default run stays quick.
+asks :func:`helpers.examples` for its share.  Tests marked ``slow`` run only
+under the ``ci`` profile, so that the default run stays under a minute: a
+real page whose audit takes tens of seconds, and the end-to-end runs that
+take about half a second of CPU or more (audits of generated pages, whole
+histories compared or calibrated, the benchmark scripts run on samples, the
+docs pages whose examples take seconds, the fuzzers with the largest
+budgets, the further variants of a parametrized check) where a quicker test
+of the same code stays in the default run.
 """
 
 from __future__ import annotations

@@ -273,6 +273,7 @@ def test_csv_leaves_one_sided_cells_empty(wfcc):
     assert any(line.endswith(",,") for line in text.splitlines()[1:])
 
 
+@pytest.mark.slow
 def test_cli_plots(tmp_path, capsys, two_events):
     pytest.importorskip("matplotlib")
     later, first = two_events

@@ -130,6 +130,7 @@ def test_results_state_round_trips_exactly(history):
     assert again.as_dict() == v.as_dict() and again.events == v.events
 
 
+@pytest.mark.slow
 def test_cli_ranks_versions_with_plots(history, tmp_path, capsys):
     folder, _ = history
     plots = tmp_path / "plots"

@@ -67,6 +67,7 @@ def _overlaps(a_low, a_high, b_low, b_high) -> bool:
     return a_low <= b_high and b_low <= a_high
 
 
+@pytest.mark.slow
 def test_calibrated_history_predicts_as_the_record_does(figures):
     """The figures the calibration holds as targets, on a small history
     (700 players, 200 events; its intervals are wide): the log-loss of the
@@ -92,6 +93,7 @@ def test_calibrated_history_predicts_as_the_record_does(figures):
     assert abs(figures["logistic_scale"] / target["logistic_scale"] - 1.0) < 0.15
 
 
+@pytest.mark.slow
 def test_the_uncalibrated_history_does_not_pass_those_checks(editions):
     """The same checks tell the generator's own model from the record: its
     log-loss is above ln 2 and its first ratings are higher."""
@@ -139,6 +141,7 @@ def test_generate_calibrated_command(tmp_path, capsys):
     assert "not a generator calibration" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_fit_generator_writes_the_calibration_of_the_pages(tmp_path, capsys):
     pages = REAL / "pacl-2001-2021" / "sections"

@@ -66,6 +66,7 @@ def _drawn(rng, scale, n, offset=0.0, provisional_share=0.0):
     return out
 
 
+@pytest.mark.slow
 def test_fitted_logistic_recovers_the_scale_and_the_offset_it_was_drawn_from():
     rng = random.Random(5)
     games = _drawn(rng, 650.0, 20000)
@@ -76,6 +77,7 @@ def test_fitted_logistic_recovers_the_scale_and_the_offset_it_was_drawn_from():
     assert fitted.offset == pytest.approx(120.0, abs=25.0)
 
 
+@pytest.mark.slow
 def test_models_out_of_sample_beat_we_only_where_the_scale_is_not_400():
     rng = random.Random(8)
     at_400 = compare_models(_drawn(rng, 400.0, 4000))
@@ -130,6 +132,7 @@ def test_a_page_gives_its_games_with_the_printed_ratings():
     assert all(g.r == round(g.r) for g in rec.games if g.status != "unrated")
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_evaluate_published_on_real_pages(tmp_path, capsys):
     assert main(["evaluate", "--published", str(WAUKESHA), str(WFCC), "--workers", "1",

@@ -276,7 +276,7 @@ def test_file_disagreeing_with_store_is_reported(tmp_path, capsys):
 @pytest.mark.parametrize("when,every,kept", [
     ("during:30", 1, 29),                            # one transaction per event
     pytest.param("after:70", 1, 70, marks=pytest.mark.slow),
-    ("during:70", 32, 64),                           # 32 events to a transaction
+    pytest.param("during:70", 32, 64, marks=pytest.mark.slow),  # 32 events to a transaction
     pytest.param("after:64", 32, 64, marks=pytest.mark.slow),
     pytest.param("after:70", 32, 64, marks=pytest.mark.slow),
     pytest.param("during:65", 5, 60, marks=pytest.mark.slow),

@@ -182,7 +182,7 @@ def test_match_sections_of_one_event_see_each_other(tmp_path):
 
 
 # ------------------------------------------------------------- kill and resume
-@pytest.mark.parametrize("when", ["during:2", "after:4", "during:7"])
+@pytest.mark.parametrize("when", ["during:2", pytest.param("after:4", marks=pytest.mark.slow), "during:7"])
 def test_killed_mixed_replay_resumes_to_the_same_store(full, tmp_path, when):
     """during:2 dies inside the FIDE update's transaction, after:4 right after
     the floor match (the lowered floor must come back from the store),

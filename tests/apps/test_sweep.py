@@ -127,6 +127,7 @@ def test_sweep_on_a_cluster_equals_sequential_evaluate_and_resumes(history, clus
     assert "other settings" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_sweep_starts_its_own_local_cluster(history, capsys):
     assert main(["sweep", str(history), "--vary", "bonus_multiplier=12", "--workers", "1",
                  "--progress"]) == 0

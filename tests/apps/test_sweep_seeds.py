@@ -11,6 +11,7 @@ import pytest
 from helpers import benchmark_script
 
 
+@pytest.mark.slow
 def test_sweep_over_seeds_prints_each_seed_and_the_spread_between_them(capsys):
     script = benchmark_script("sweep_seeds")
     runs = [script.one_seed(seed, 120, 40, "bonus_multiplier=8,12") for seed in (1, 2)]

@@ -121,6 +121,7 @@ def test_msa_needs_a_start_date(capsys):
         load_published(MSA)
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_known_on_and_tolerance(capsys):
     assert main(["audit", str(AUDIT / "wfcc15-2024-b14.json"), "--tolerance", "0", "--json"]) == 0

@@ -17,6 +17,7 @@ from uschess.apps.audit.corpus import CorpusReport, era, page_summary, size
 from uschess.apps.audit.verdict import VERDICTS
 
 
+@pytest.mark.slow
 def test_pages_add_up_by_era_system_and_size(tmp_path):
     """Two constructed pages: the report's cells add up to the verdicts
     of every row, the headline is confirmed + explained, and the in-sample
@@ -173,6 +174,7 @@ def test_the_stored_pages_audit_the_same_today(corpus):
         assert again == stored, name
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_audit_pages_times_two_engines_and_compares_their_reports(tmp_path, capsys):
     """``benchmarks/audit_pages.py`` audits a page named by its file name in

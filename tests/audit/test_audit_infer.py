@@ -187,6 +187,7 @@ def _page_file(tmp_path, raw, published):
     return path
 
 
+@pytest.mark.slow
 def test_audit_reports_values_as_inferred_and_re_checks_everyone(tmp_path, capsys):
     """``uschess audit`` end to end: the plain figure beside the one with the
     inferred values, each value reported as inferred with what pinned it."""

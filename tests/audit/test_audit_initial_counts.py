@@ -64,6 +64,7 @@ def _page(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_a_larger_initial_n_with_the_initial_ratings_solved_again(tmp_path, monkeypatch):
     """The page says only that N + 25 > 25, so N is 1 to 10; solved with
     N = 1 one published post is missed (25 of 26); with N = 10 and the

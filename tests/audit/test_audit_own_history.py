@@ -53,6 +53,7 @@ def _page(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_own_history_on_top_of_the_inferred_initial_ratings(tmp_path, monkeypatch, capsys):
     """Player 4 (559P2) loses to an established player and two new ones;
     the posts are computed with 4's two earlier games lost (sec. 4.1) and
@@ -99,6 +100,7 @@ def main_json(tmp_path, capsys) -> bool:
     return any(i["inferred"] == "history" and i["kind"] == "losses" for i in data["inferred"])
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_own_history_on_a_real_page():
     """``XtblMain_202011171112_1`` (a quad, dual-rated): ANNA LOUISE BLAIR,

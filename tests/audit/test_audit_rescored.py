@@ -72,6 +72,7 @@ def _page(tmp_path):
     return path, posts
 
 
+@pytest.mark.slow
 def test_scored_cells_with_the_initial_rating_inferred_again(tmp_path, monkeypatch, capsys):
     """Posts computed with the page's ``R 7`` and ``N 3`` rated as games
     (a draw for 3, a win for 7) and the unrated player 7 starting at 1450:

@@ -102,6 +102,7 @@ def test_a_post_no_single_set_of_inputs_meets_gets_a_tested_tradeoff(tmp_path):
     assert "which loses" in format_text(a)  # the text the command prints of the same audit
 
 
+@pytest.mark.slow
 def test_no_tradeoff_where_every_post_is_met(tmp_path):
     """The same page as published (nothing printed off): every post is
     reproduced with the inferred inputs and no trade-off is named."""
@@ -343,6 +344,7 @@ def test_initial_ratings_solved_again_with_the_histories_in_place(capsys):
     assert initial and all(100 <= i["value"] <= 2700 for i in initial)
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_an_initial_rating_left_at_the_rules_value_is_solved_again_with_a_history(capsys):
     """XtblMain_200507154991_1 (quick, 2005): XIAOKE JEREMY GAN, unrated,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_audit_infer import _page_file, _published, _swiss
 
 from uschess.apps.audit import audit, format_html, format_text, published_from_dict
@@ -65,6 +67,7 @@ def test_a_post_pinned_only_by_itself_is_fitted(tmp_path):
     assert a.as_dict()["verdicts"]["in_sample"] == 1
 
 
+@pytest.mark.slow
 def test_posts_around_age_based_players_are_explained_out_of_sample(tmp_path, capsys):
     """N = 0 unrated players (age-based, birth dates hidden): their values
     are pinned by many posts around them, so a post withheld from the solve

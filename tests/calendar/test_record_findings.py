@@ -387,6 +387,7 @@ def test_an_opponents_hidden_history_on_a_real_page(capsys):
 
 # ------------------------------------------------------------- the findings script itself
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_pacl_findings_script_on_a_sample(tmp_path):
     """``python benchmarks/pacl_findings.py --every 40 --json FILE``: only the

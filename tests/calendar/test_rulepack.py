@@ -169,6 +169,7 @@ def _run(args, pythonpath, cwd):
                           env=env, cwd=cwd, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_with_the_pack_installed(tmp_path):
     path = install_rulepack(tmp_path / "site")
     files = {}

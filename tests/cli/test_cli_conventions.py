@@ -190,6 +190,7 @@ def test_outputs_to_standard_output(tmp_path, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out)["events_applied"] == 1
 
 
+@pytest.mark.slow
 def test_one_overwrite_rule_and_one_wrote_line(tmp_path, capsys):
     out = tmp_path / "club.yaml"
     csv_out = tmp_path / "diff.csv"
@@ -273,6 +274,7 @@ def test_the_rules_options_are_one_group_on_every_command_that_rates():
         assert {o for a in group._group_actions for o in a.option_strings} == RULES_OPTIONS
 
 
+@pytest.mark.slow
 def test_audit_takes_rules_on_and_edition(capsys):
     assert run("audit", AUDIT_JSON, "--json") == 0
     base = json.loads(capsys.readouterr().out)
@@ -382,6 +384,7 @@ def _history(folder: Path, events: int) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow
 def test_path_plot_has_one_size_and_a_date_axis(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     sizes = {}

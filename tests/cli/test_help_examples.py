@@ -56,6 +56,7 @@ def run_examples(lines, tmp_path, monkeypatch, capsys) -> None:
         assert code == 0, f"{line}: exit status {code}: {err}"
 
 
+@pytest.mark.slow
 def test_every_example_runs_as_written(tmp_path, monkeypatch, capsys):
     lines = [line for prog_lines in all_examples().values() for line in prog_lines]
     run_examples([line for line in lines if not line.startswith(SLOW)], tmp_path, monkeypatch,

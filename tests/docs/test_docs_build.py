@@ -24,6 +24,7 @@ needs_mkdocs = pytest.mark.skipif(
     reason="mkdocs and mkdocs-material are not installed (the 'docs' extra; the 'test' extra includes it)")
 
 
+@pytest.mark.slow
 @needs_mkdocs
 def test_the_site_builds_strict(tmp_path):
     site = tmp_path / "site"

@@ -18,7 +18,11 @@ sys.path.insert(0, str(ROOT / "docs" / "tools"))
 import docs_examples  # noqa: E402
 
 FULL = os.environ.get("USCHESS_HYPOTHESIS") == "ci"
-PAGES = docs_examples.pages(ROOT)
+#: Pages whose examples take seconds of CPU (a history compared with plots,
+#: real pages audited one after another): they run with the slow tests.
+LONG_PAGES = {"docs/guides/analyst.md", "docs/guides/auditor.md"}
+PAGES = [pytest.param(path, marks=pytest.mark.slow) if path.relative_to(ROOT).as_posix() in LONG_PAGES else path
+         for path in docs_examples.pages(ROOT)]
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -122,7 +126,7 @@ def test_what_a_page_leaves_running_is_stopped(tmp_path):
 TIMING = re.compile(r"\bin [0-9][0-9.]* ?m?s\b|\([0-9][0-9,.]*/s\)|\([0-9][0-9.]* ?m?s\)|[0-9][0-9,.]* requests/s")
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("path", docs_examples.pages(ROOT), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_timings_are_not_shown_as_figures(path):
     """A time or a rate differs from run to run: a page shows it as '...'."""
     shown = [line for block in docs_examples.parse(path).blocks for cmd in block.commands

@@ -94,6 +94,7 @@ def test_other_rules_are_refused():
         minimal.load_params(dt.date(2016, 3, 1))
 
 
+@pytest.mark.slow
 def test_minimal_replay_writes_the_engine_store(tmp_path, capsys):
     paths, games = C.write_year(tmp_path / "h", seed=5, players=200, events=25)
     assert C.one_rule_set(dt.date.fromisoformat(json.loads(p.read_text())["event"]["start"])
@@ -138,6 +139,7 @@ def test_stores_that_differ_are_caught(tmp_path):
         C.check_stores(str(tmp_path / "a.db"), str(tmp_path / "b.db"))
 
 
+@pytest.mark.slow
 def test_child_measured_on_its_own():
     """The launcher keeps the benchmark's own memory out of a child's peak
     RSS, and a failing child stops the benchmark."""

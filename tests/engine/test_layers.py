@@ -9,6 +9,8 @@ import ast
 import functools
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"engine": "uschess", "rules": "uschess.rules"}
 
@@ -80,6 +82,7 @@ def _graph() -> dict[str, set[str]]:
     return graph
 
 
+@pytest.mark.slow
 def test_no_relative_imports():
     for path, nodes in _imports().items():
         for node in nodes:

@@ -120,6 +120,7 @@ def test_fuzz_dbase(data):
     accept(parse_dbf, blob, source="fuzz.dbf", raw=True, include_deleted=True)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_fuzz_uscf_report(data):

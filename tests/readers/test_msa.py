@@ -276,6 +276,7 @@ def mutated(draw):
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(2500), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated())

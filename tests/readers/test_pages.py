@@ -411,7 +411,7 @@ def test_double_forfeit_is_no_game():
 #: that depend on it reproduces every one.  (page, section, plain, total)
 SOLVED_PAGES = [("XtblMain_202106126422_2.html", "2", 0, 26),
                 ("XtblMain_202007011012_1.html", "1", 0, 12),
-                ("XtblMain_202001121082_5.html", "5", 92, 114)]
+                pytest.param("XtblMain_202001121082_5.html", "5", 92, 114, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("name,section,plain,total", SOLVED_PAGES)
@@ -438,6 +438,7 @@ def test_inferred_values_are_reported_as_inferred(capsys):
                          for ln in lines)
 
 
+@pytest.mark.slow
 def test_a_player_unrated_on_the_page_and_rated_by_an_earlier_section(tmp_path, capsys):
     """A section printed twice (a saved page mangled, or two sections of the
     same players): in the second, players the page prints unrated are rated

@@ -159,7 +159,8 @@ def _cli(*args):
 
 @pytest.mark.parametrize("start,tc,online,system,want", [
     ("2001-06-01", "G/60;d0", False, "OTBR", {"10000001": 2307.0, "10000002": 2243.0}),
-    ("2005-06-01", "G/60;d5", False, "OTBR", {"10000001": 2307.0, "10000002": 2243.0}),
+    pytest.param("2005-06-01", "G/60;d5", False, "OTBR", {"10000001": 2307.0, "10000002": 2243.0},
+                 marks=pytest.mark.slow),
     ("2018-06-01", "G/45;d5", True, "OLQ", {"10000001": 2307.1486, "10000002": 2242.2278}),
 ])
 def test_every_command_that_rates_agrees(tmp_path, start, tc, online, system, want):

@@ -226,6 +226,7 @@ def test_standard_input_for_both_the_event_and_the_reform_is_refused(capsys, mon
 WAUKESHA = SHARED_DATA / "real" / "waukesha-2022-late-spring" / "LateSpring-USCF.txt"
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_audit_with_a_tolerance_below_half_a_point(capsys):
     # the search again re-rated a player from a history in place, who then

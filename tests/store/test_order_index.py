@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import tracemalloc
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from uschess.apps.replay_order import OrderIndex
@@ -100,6 +101,7 @@ def _python_bytes(n: int) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_the_index_holds_no_python_object_per_item():
     # A list of the items took about 400 bytes an item in Python objects (a
     # key, a path, a record), 12 MB at 30,000; the index's Python memory
