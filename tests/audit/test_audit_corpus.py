@@ -66,6 +66,29 @@ def test_a_provisional_count_that_did_not_grow_is_set_by_hand(tmp_path):
         in report.format()
 
 
+def _summary(page, start, dated):
+    return {"page": page, "start": start, "players": 12, "total": 12, "in_sample": 0,
+            "systems": {"OLB": dict.fromkeys(VERDICTS, 0) | {"unexplained": 12, "in_sample": 0}},
+            "dated": dated, "set_by_hand": []}
+
+
+def test_knowledge_findings_are_grouped_by_the_decision_and_counted():
+    """Pages rated before a retroactive decision are listed under it once,
+    with the posts the rules as known then reproduce beyond the rules in
+    force; a rule version of another period keeps a line of its own."""
+    half_k = "online_half_k True -> False [record], decided 2021-06-23"
+    known = {"rule": "known_on", "changed": half_k, "reproduced": 12, "in_force": 0}
+    report = CorpusReport()
+    report.add(_summary("a.html", "2020-06-10", [known]))
+    report.add(_summary("b.html", "2020-07-13", [known | {"reproduced": 10, "in_force": 1}]))
+    report.add(_summary("c.html", "2013-05-11", [{"rule": "nstar", "finding": "N* of 2001 reproduces"}]))
+    text = report.format()
+    assert "dated findings: 3 on 3 pages" in text
+    assert (f"  the rules as known on the page's Rated date, before a retroactive decision ({half_k}): "
+            "2 pages, 21 posts reproduced beyond the rules in force") in text.replace("\n    ", " ")
+    assert "    a.html, b.html\n" in text and "  c.html: N* of 2001 reproduces\n" in text
+
+
 @pytest.mark.shared_data
 def test_the_corpus_script_reports_verdicts_and_dated_findings(capsys):
     """The 2013-05-11 quads of the national record, audited by the

@@ -3,7 +3,8 @@ states its free values and what it does to the other posts; a post
 reproduced only by a rule value fitted to it is no evidence; "no cause
 found" is counted; causes of several kinds that fit equally are
 "ambiguous"; a rule version of another period that reproduces a page much
-better is a dated finding, reported first."""
+better is a dated finding, reported first, and so are the rules as known on
+the page's Rated date where a later retroactive decision changed them."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from uschess.calendar.rulebook import RuleBook
 from uschess.io.eventfile import event_to_dict
 from uschess.rating.pipeline import RatingOptions, rate_event
 
+ONLINE_2020 = (SHARED_DATA / "real" / "pacl-2001-2021" / "sections" / "XtblMain_202006108502_1.html")
 QUADS_2013 = (SHARED_DATA / "real" / "tourneydata-2001-2014" / "tourneyInfo" / "2013" / "05"
               / "tourneyInfo-201305117852.0")
 
@@ -140,6 +142,31 @@ def test_a_rule_version_of_another_period_is_a_dated_finding_reported_first():
     first = text.index("dated finding: N* in force from 2001-01-01")
     assert first < text.index("confirmed or explained")
     assert a.as_dict()["dated_findings"][0]["days"] == 4
+
+
+@pytest.mark.shared_data
+def test_the_rules_as_known_on_the_rated_date_are_a_dated_finding():
+    """An online blitz of 2020-06-10 (PACL), Rated 2021-06-16: the rules in
+    force as known today reproduce none of its 12 posts; as known on its
+    Rated date, before the decision of 2021-06-23 that took the half K of
+    online sections back, all 12.  That is a dated finding with no value
+    fitted, reported first; the verdicts stay those of the rules in force."""
+    if not ONLINE_2020.exists():
+        pytest.skip(f"{ONLINE_2020} is not beside the checkout")
+    a = audit(load_published(ONLINE_2020))
+    assert (a.reproduced, a.total) == (0, 12)
+    (d,) = a.dated
+    assert (d.known_on, d.dated, d.reproduced, d.in_force) == (
+        dt.date(2021, 6, 16), dt.date(2020, 6, 10), 12, 0)
+    assert d.changed.startswith("online_half_k True -> False") and "decided 2021-06-23" in d.changed
+    assert all(r.finding == "dated" and r.causes[0].cause == "known_on"
+               for r in a.rows if not r.reproduced)
+    text = format_text(a)
+    assert text.index("dated finding: the rules as known on 2021-06-16 reproduce 12 of 12") < text.index(
+        "confirmed or explained")
+    out = a.as_dict()
+    assert out["dated_findings"][0]["rule"] == "known_on"
+    assert out["verdicts"]["confirmed"] + out["verdicts"]["explained"] == 0
 
 
 def test_a_cause_plugin_registered_through_the_hook_is_asked(monkeypatch):

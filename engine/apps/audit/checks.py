@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING, Optional
 
 from uschess.apps.audit.cause import Cause, CauseCheck, PrintedPosts, _fmt, post_of, within
+from uschess.apps.audit.findings import changed_rules
 from uschess.apps.audit.floors import _floor_cause
 from uschess.apps.audit.hookspecs import auditimpl
 from uschess.apps.audit.hidden import counts_reproducing
@@ -205,7 +206,7 @@ class KnownOnCheck(CauseCheck):
         value = post_of(res, e.section, e.system, e.id)
         if not within(value, e.post, tol):
             return []
-        changed = _changed_rules(sr.rules, alt)
+        changed = changed_rules(sr.rules, alt)
         what = "the page's Rated (or Re-Rated) date" if variants.rated_on else "the event's end"
         return [Cause(self.name, f"the rules as known on {what} ({when.isoformat()}) give "
                       f"{_fmt(value)}: the rules in force were changed after that date by a "
@@ -226,19 +227,6 @@ class BuiltInCauses:
     @auditimpl
     def uschess_audit_causes(self):
         return list(BUILT_IN)
-
-
-def _changed_rules(now, then) -> str:
-    """What differs between two resolved rule sets: 'B = 12 -> 10 (decided
-    2025-06-03)' and the like."""
-    parts = []
-    for name, res in now.params.items():
-        old = then.params.get(name)
-        if old is not None and old.value != res.value:
-            decided = getattr(res.entry, "decided_on", None)
-            parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
-                         + (f", decided {decided}" if decided else ""))
-    return "; ".join(parts)
 
 
 #: The rounding variants are tried only when the difference is at most the

@@ -13,6 +13,7 @@ dated finding and every post set by hand, with its page.
 from __future__ import annotations
 
 import datetime as _dt
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -108,6 +109,28 @@ class CorpusReport:
     def refused(self, page: str, why: str) -> None:
         self.unread.append((page, why))
 
+    def _dated_lines(self) -> list[str]:
+        """The dated findings: those of the rules as known on the pages'
+        Rated dates grouped by the decision that changed them (with the
+        posts they reproduce beyond the rules in force), then each page's
+        finding of a rule version of another period."""
+        if not self.dated:
+            return []
+        known = defaultdict(list)
+        for page, d in self.dated:
+            if d["rule"] == "known_on":
+                known[d["changed"]].append((page, d["reproduced"] - d["in_force"]))
+        lines = [f"dated findings: {len(self.dated)} on {len({p for p, _ in self.dated})} pages"]
+        for changed, pages in known.items():
+            lines.append(f"  the rules as known on the page's Rated date, before a retroactive "
+                         f"decision ({changed}): {len(pages)} pages, {sum(n for _, n in pages):,} "
+                         "posts reproduced beyond the rules in force as known today, no value "
+                         "fitted (the date is the page's own):")
+            lines.extend(textwrap.wrap(", ".join(p for p, _ in pages), 100, initial_indent="    ",
+                                       subsequent_indent="    "))
+        lines.extend(f"  {page}: {d['finding']}" for page, d in self.dated if d["rule"] != "known_on")
+        return lines
+
     def format(self) -> str:
         head = (f"{'era':<18} {'system':<6} {'players':<13} {'posts':>6} {'confirmed':>9} "
                 f"{'explained':>9} {'fitted':>6} {'floor':>5} {'unexpl.':>7} {'headline':>9} "
@@ -128,9 +151,7 @@ class CorpusReport:
                          f"{c['confirmed']:>9} {c['explained']:>9} {c['fitted']:>6} "
                          f"{c['floor']:>5} {c['unexplained']:>7} {pct:>8.1f}% "
                          f"{100 * c['in_sample'] / total:>8.1f}%")
-        if self.dated:
-            lines.append("dated findings:")
-            lines.extend(f"  {page}: {d['finding']}" for page, d in self.dated)
+        lines.extend(self._dated_lines())
         if self.set_by_hand:
             lines.append("posts set by hand (a provisional count that did not grow):")
             lines.extend(f"  {page}: {s['name']} ({s['id']}), {s['system']}, P{s['before']} "

@@ -27,7 +27,11 @@ Each cause also states the values it was free to choose.
 another period that reproduces the page much better than the version in
 force on its date (at least :data:`LEAST_GAINED` more posts and at least
 half of those missed): the rule's change may have taken effect on another
-day than the documents date it.  Reported first, with the dates.
+day than the documents date it.  Reported first, with the dates.  The
+rules as known on the page's Rated date do the same when a later
+retroactive decision changed them (:class:`KnowledgeFinding`): the page was
+rated before the decision, with no value chosen to fit (the date is the
+page's own).
 """
 
 from __future__ import annotations
@@ -136,6 +140,63 @@ class DatedFinding:
                 "finding": self.describe()}
 
 
+@dataclass
+class KnowledgeFinding:
+    """The rules as known on the page's Rated (or Re-Rated) date reproduce
+    the page much better than the rules in force as known today: a
+    retroactive decision after the page was rated changed them."""
+
+    #: what the decision changed: 'online_half_k True -> False [...], decided ...'
+    changed: str
+    #: the knowledge date (the page's Rated date, or the event's end)
+    known_on: _dt.date
+    #: the first section's start date
+    dated: _dt.date
+    reproduced: int
+    in_force: int
+    total: int
+
+    def describe(self) -> str:
+        return (f"the rules as known on {self.known_on.isoformat()} reproduce {self.reproduced} of "
+                f"{self.total}, the rules in force on {self.dated.isoformat()} as known today "
+                f"{self.in_force}: the page was rated before a retroactive decision changed them"
+                + (f" ({self.changed})" if self.changed else ""))
+
+    def as_dict(self) -> dict:
+        return {"rule": "known_on", "label": f"as known on {self.known_on.isoformat()}",
+                "known_on": self.known_on.isoformat(), "changed": self.changed,
+                "dated": self.dated.isoformat(), "reproduced": self.reproduced,
+                "in_force": self.in_force, "total": self.total, "finding": self.describe()}
+
+
+def changed_rules(now, then) -> str:
+    """What differs between two resolved rule sets: 'bonus_multiplier 12 ->
+    10 [source], decided 2025-06-03' and the like."""
+    parts = []
+    for name, res in now.params.items():
+        old = then.params.get(name)
+        if old is not None and old.value != res.value:
+            decided = getattr(res.entry, "decided_on", None)
+            parts.append(f"{name} {old.value!r} -> {res.value!r} [{res.entry.source.cite()}]"
+                         + (f", decided {decided}" if decided else ""))
+    return "; ".join(parts)
+
+
+def _knowledge_finding(variants, book, key, day, n, base) -> KnowledgeFinding:
+    """The finding of the rules as known on ``key``'s date, with what the
+    decisions after it changed in the sections' rules."""
+    when = key[1]
+    opts = variants.options
+    changes = []
+    for sr in {id(r.section): r.section for r in variants.rows}.values():
+        then = book.rules(sr.rules.on, known_on=when, readings=opts.readings,
+                          edition=opts.edition, reform=opts.reform)
+        text = changed_rules(sr.rules, then)
+        if text and text not in changes:
+            changes.append(text)
+    return KnowledgeFinding("; ".join(changes), when, day, n, base, len(variants.rows))
+
+
 def _period(book, name: str, value, day: _dt.date):
     """The period of ``name``'s timeline with ``value`` nearest to ``day``:
     (since, until, source), or None."""
@@ -155,17 +216,21 @@ def _period(book, name: str, value, day: _dt.date):
 
 def dated_findings(variants, book, entries, tol: float, count_reproduced) -> list:
     """(finding, variant key) for each rule version among the whole-event
-    variants rated that reproduces much more than the rules in force."""
+    variants rated that reproduces much more than the rules in force (a
+    version of another period, or the rules as known on the page's date)."""
     base = sum(1 for r in variants.rows if r.reproduced)
     missed = len(variants.rows) - base
     day = min(s.start for s in variants.event.sections)
     out = []
     for key, label in variants.labels.items():
         res = variants._cache.get(key)
-        if res is None or key[0] != "reform":
+        if res is None or key[0] not in ("reform", "known_on"):
             continue
         n = count_reproduced(res, entries, tol)
         if n - base < max(LEAST_GAINED, missed / 2):
+            continue
+        if key[0] == "known_on":
+            out.append((_knowledge_finding(variants, book, key, day, n, base), key))
             continue
         name, value = key[1], json.loads(key[2])
         period = _period(book, name, value, day)
