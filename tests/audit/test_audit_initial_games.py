@@ -1,6 +1,7 @@
 """An unrated player's initial rating blended from the other system: the
 page's P<n> gives its N, which may differ from the rules' though the value is
-the same (:func:`uschess.apps.audit.infer.inferred_record`)."""
+the same (:func:`uschess.apps.audit.infer.inferred_record`); and where the page
+shows no other rating, its P<n> says the start came from one (N > 0)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,56 @@ def test_initial_rating_from_the_other_system_with_the_pages_n(tmp_path, capsys)
     out = capsys.readouterr().out
     assert "initial OTBR rating about 1548, N = 0 for PLAYER 3" in out
     assert "the rules in force give 1548, N = 4" in out
+
+
+#: A regular-only event; PLAYER 3 has no OTBR rating but an OTBQ rating the
+#: page does not show (it prints only OTBR ratings).
+HIDDEN = {1: 1123, 2: 1582, 3: None, 4: 913, 5: 1293, 6: 1084}
+HIDDEN_QUICK = {"rating": 1548, "games": 30, "date": "2024-11-02"}
+
+
+def _hidden_page(tmp_path):
+    players = []
+    for k, r in HIDDEN.items():
+        ratings = {"OTBR": {"rating": r, "games": 60}} if r else {"OTBQ": HIDDEN_QUICK}
+        players.append({"pair": k, "id": f"{30000000 + k}", "name": f"PLAYER {k}",
+                        "rounds": DUAL_CELLS[k], "ratings": ratings})
+    truth = rate_published(event(players, start="2025-02-08", tc="G/90;d30"),
+                           RatingOptions(trace=True)).sections[0]
+    rows = []
+    for pr in truth.players:
+        r = HIDDEN[pr.pair]
+        before = "Unrated" if r is None else f"{r:>4d}"
+        after = f"{round(pr.post):>4d}" + (f"P{pr.initial.games + 4}" if r is None else "")
+        rows.append({"pair": pr.pair, "name": f"PLAYER {pr.pair}", "id": f"{30000000 + pr.pair}",
+                     "total": f"{sum(c[0] == 'W' for c in DUAL_CELLS[pr.pair]):.1f}",
+                     "cells": [f"{c[0]}   {c[1:]}" for c in DUAL_CELLS[pr.pair]],
+                     "lines": [f"R: {before:<7}->{after:<8}"]})
+    path = tmp_path / "regular.txt"
+    path.write_text(msa_text_page(rows, start="2025-02-08", rated="2025-02-09", system="R",
+                                  tc="G/90;d30"))
+    return path, next(pr for pr in truth.players if pr.pair == 3).initial
+
+
+def test_a_rating_in_another_system_the_page_does_not_show_is_recovered(tmp_path, capsys):
+    """The rules blend PLAYER 3's OTBR start from the OTBQ 1548 (000 sec. 2):
+    1548 on N = 5.  The page shows neither; its P9 after 4 games gives N = 5,
+    which no age-based start has, so the audit states the fact as a rating
+    in another system (not a birth year, not implausible), recovers its
+    value, and calls PLAYER 3's own post fitted (his post moves with his own
+    inferred start) and the others' explained."""
+    path, initial = _hidden_page(tmp_path)
+    assert (initial.rating, initial.games) == (1548.0, 5)
+    a = audit(load_published(path))
+    (rec,) = a.inferred
+    assert (rec.id, rec.games, rec.story) == ("30000003", 5, "other systems")
+    assert abs(rec.value - 1548) <= 1.5
+    assert a.people.implausible == [] and a.people.facts == []
+    verdicts = {r.entry.id: r.verdict.verdict for r in a.rows}
+    assert verdicts.pop("30000003") == "fitted"
+    assert set(verdicts.values()) == {"explained"}
+    assert main(["audit", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (f"initial OTBR rating about {rec.value:.0f}, N = 5 (not an age-based start, which "
+            "counts no games: ratings in other systems the page does not show, sec. 2") in out
+    assert "born about" not in out and "implausible" not in out

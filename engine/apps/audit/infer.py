@@ -75,11 +75,33 @@ class Inferred:
     #: rating counts the other system's games, 000 sec. 2)
     rules_games: int = 0
 
+    @property
+    def other_systems(self) -> bool:
+        """Whether the value came from ratings the page does not show: the
+        page's P<n> gives it N > 0 games where the rules in force, knowing
+        no other rating, start the player from their age, and an age-based
+        start counts no games (sec. 2)."""
+        return self.games > 0 and self.rules_how.startswith(("age-based", "no other information"))
+
+    @property
+    def story(self) -> Optional[str]:
+        """The fact the value stands for: ``adult``, ``age`` (a birth
+        year), ``other systems`` or None (a value no fact of sec. 2 names)."""
+        if self.other_systems:
+            return "other systems"
+        if self.adult is not None and self.value == self.adult:
+            return "adult"
+        return "age" if self.age is not None else None
+
     def as_dict(self) -> dict:
-        return {"inferred": "initial rating", **dataclasses.asdict(self)}
+        return {"inferred": "initial rating", **dataclasses.asdict(self), "story": self.story}
 
     def describe(self) -> str:
-        if self.adult is not None and self.value == self.adult:
+        if self.other_systems:
+            what = (f" (not an age-based start, which counts no games: ratings in other systems "
+                    f"the page does not show, sec. 2; one US Chess rating of about "
+                    f"{self.value:.0f} with at least {self.games} games in another system gives it)")
+        elif self.adult is not None and self.value == self.adult:
             what = f" (an adult's {self.adult:g}, sec. 2.3)"
         elif self.age is not None:
             what = (f" (the age-based rating of a player aged about {self.age:.0f}, born about "

@@ -105,8 +105,9 @@ class People:
 def _age_based(i: Inferred) -> bool:
     """Whether the rules initialized the player from their age, or would
     have with a birth date (the last resort where none is known): a fact
-    shared by the player's systems decides it."""
-    return i.rules_how.startswith(("age-based", "no other information"))
+    shared by the player's systems decides it; not where the page gives the
+    start games, which an age-based start never has (:attr:`Inferred.other_systems`)."""
+    return i.rules_how.startswith(("age-based", "no other information")) and not i.other_systems
 
 
 def implausible(records: list) -> list[Implausible]:
