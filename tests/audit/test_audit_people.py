@@ -90,3 +90,21 @@ def test_wfcc_15_jennings_has_one_story():
     mine = [i for i in a.inferred if isinstance(i, Inferred) and i.id == f.id]
     assert {i.value for i in mine} == {f.values["OTBR"]}
     assert not a.people.implausible
+
+
+def test_a_corpus_counts_one_fact_per_person_and_lists_two_stories():
+    """A page's summary keeps how many players one fact explains and
+    describes those left with two stories; the corpus report adds them up
+    and lists the two stories with their pages."""
+    from uschess.apps.audit.corpus import CorpusReport, page_summary
+    out, born = _dual_section("2021-03-06")
+    summary = page_summary(audit(published_from_dict(out, source="page.json")), "dual.json")
+    assert summary["people"] == {"one_fact": len(born), "two_stories": [], "implausible": []}
+    report = CorpusReport()
+    report.add(summary)
+    report.add(dict(summary, page="other.json", people={
+        "one_fact": 0, "two_stories": ["A (1) has two stories: ..."], "implausible": ["x", "y"]}))
+    text = report.format()
+    assert (f"differed: {len(born)} given one fact for all their systems (a birth date or the "
+            "adult flag), 1 left with two stories; 2 inferred age-based values no age gives") in text
+    assert "  other.json: A (1) has two stories: ...\n" in text

@@ -80,7 +80,20 @@ def page_summary(a, page: str) -> dict:
             "systems": systems, "total": a.total,
             "in_sample": a.reproduced_inferred if a.reproduced_inferred is not None
             else a.reproduced,
-            "dated": [d.as_dict() for d in a.dated], "set_by_hand": _set_by_hand(a)}
+            "dated": [d.as_dict() for d in a.dated], "set_by_hand": _set_by_hand(a),
+            "people": _people(a)}
+
+
+def _people(a) -> dict:
+    """The players whose initial ratings were inferred in several systems:
+    how many one fact explains, and those left with two stories (each
+    described) or with a value no age gives."""
+    people = a.people
+    if people is None:
+        return {"one_fact": 0, "two_stories": [], "implausible": []}
+    return {"one_fact": sum(f.adopted for f in people.facts),
+            "two_stories": [f.describe() for f in people.facts if not f.adopted],
+            "implausible": [i.describe() for i in people.implausible]}
 
 
 @dataclass
@@ -90,6 +103,11 @@ class CorpusReport:
     cells: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     dated: list = field(default_factory=list)
     set_by_hand: list = field(default_factory=list)
+    #: players with one fact for all their systems, and (page, description)
+    #: of those left with two stories and of values no age gives
+    one_fact: int = 0
+    two_stories: list = field(default_factory=list)
+    implausible: list = field(default_factory=list)
     unread: list = field(default_factory=list)
     pages: int = 0
 
@@ -105,6 +123,10 @@ class CorpusReport:
                 cell["total"] += sum(counts[v] for v in VERDICTS)
         self.dated.extend((summary["page"], d) for d in summary["dated"])
         self.set_by_hand.extend((summary["page"], s) for s in summary["set_by_hand"])
+        people = summary.get("people", {})
+        self.one_fact += people.get("one_fact", 0)
+        self.two_stories.extend((summary["page"], d) for d in people.get("two_stories", ()))
+        self.implausible.extend((summary["page"], d) for d in people.get("implausible", ()))
 
     def refused(self, page: str, why: str) -> None:
         self.unread.append((page, why))
@@ -157,6 +179,11 @@ class CorpusReport:
             lines.extend(f"  {page}: {s['name']} ({s['id']}), {s['system']}, P{s['before']} "
                          f"before and P{s['after']} after {s['games']} rated games"
                          for page, s in self.set_by_hand)
+        lines.append(f"players whose age-based initial ratings, solved one system at a time, "
+                     f"differed: {self.one_fact} given one fact for all their systems (a birth "
+                     f"date or the adult flag), {len(self.two_stories)} left with two stories; "
+                     f"{len(self.implausible)} inferred age-based values no age gives")
+        lines.extend(f"  {page}: {d}" for page, d in self.two_stories)
         if self.unread:
             lines.append("pages refused:")
             lines.extend(f"  {page}: {why}" for page, why in self.unread)
