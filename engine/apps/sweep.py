@@ -133,8 +133,11 @@ def history_fingerprint(events, truth: Optional[dict]) -> str:
     return h.hexdigest()
 
 
-#: Histories a worker process has read, by what read them (see ``run_task``).
+#: Histories a worker process has read, by what read them (see ``run_task``):
+#: the last :data:`READ_KEPT`, so that a sweep over several histories (whose
+#: tasks are submitted history by history) reads each about once a worker.
 _READ: dict = {}
+READ_KEPT = 2
 
 
 def _history_on_worker(history):
@@ -145,8 +148,11 @@ def _history_on_worker(history):
         return history
     key = (getattr(history, "func", history).__qualname__,
            repr(getattr(history, "args", ())), repr(getattr(history, "keywords", {})))
-    if key not in _READ:
-        _READ.clear()  # one history at a time
+    if key in _READ:
+        _READ[key] = _READ.pop(key)  # the most recently used last
+    else:
+        while len(_READ) >= READ_KEPT:
+            del _READ[next(iter(_READ))]
         _READ[key] = history()
     return _READ[key]
 
@@ -273,53 +279,105 @@ def open_client(scheduler: Optional[str], workers: int, timeout: float = 20.0):
     return Client(cluster), cluster
 
 
+@dataclass
+class SweepHistory:
+    """One history a sweep evaluates: its name (as given), events and true
+    strengths, and ``reader``, a picklable function of no arguments giving
+    (events, truth) from files every worker can read at the same paths (each
+    worker process then reads the history itself instead of receiving it:
+    sending a large history to every worker takes longer than reading it),
+    or None (the history is sent)."""
+
+    name: str
+    events: list
+    truth: Optional[dict]
+    reader: Optional[Callable[[], tuple]] = None
+
+
+def histories_fingerprint(histories: Sequence[SweepHistory]) -> str:
+    """What a results file of a sweep over ``histories`` is keyed by: the
+    one history's fingerprint, or a digest of every history's in order."""
+    prints = [history_fingerprint(h.events, h.truth) for h in histories]
+    if len(prints) == 1:
+        return prints[0]
+    return hashlib.sha256("\n".join(prints).encode()).hexdigest()
+
+
+def _result_key(k: int, many: bool, combo: Combination) -> str:
+    """A task's key in the results file: the combination's, prefixed with
+    the history's place where there are several."""
+    return f"{k + 1}/{combo.key}" if many else combo.key
+
+
 def sweep(events, truth, combos: Sequence[Combination], *, results: ResultsFile,
-          drift_system: str = "OTBR", scheduler: Optional[str] = None, workers: int = 2,
-          timeout: float = 20.0, started: Optional[Callable[[list, list], None]] = None,
-          progress: Optional[Callable[[int, int, str, dict], None]] = None,
-          reader: Optional[Callable[[], tuple]] = None) -> SweepResult:
-    """Evaluate every combination not yet in ``results`` on the cluster, as
-    one task each; the evaluation of all, in the order of ``combos``.
-    ``reader``: a picklable function of no arguments giving (events, truth)
-    from files every worker can read at the same paths; each worker process
-    then reads the history itself, once, instead of receiving it (sending a
-    large history to every worker takes longer than reading it).
-    ``started(todo, skipped)`` is called once the cluster is reached,
-    ``progress(done, total, key, result)`` as each task finishes."""
-    todo = [c for c in combos if c.key not in results.done]
-    skipped = [c.key for c in combos if c.key in results.done]
+          reader: Optional[Callable[[], tuple]] = None, **kwargs) -> SweepResult:
+    """:func:`sweep_histories` of one history."""
+    return sweep_histories([SweepHistory("history", events, truth, reader)], combos,
+                           results=results, **kwargs)[0]
+
+
+def sweep_histories(histories: Sequence[SweepHistory], combos: Sequence[Combination], *,
+                    results: ResultsFile, drift_system: str = "OTBR",
+                    scheduler: Optional[str] = None, workers: int = 2, timeout: float = 20.0,
+                    started: Optional[Callable[[list, list], None]] = None,
+                    progress: Optional[Callable[[int, int, str, dict], None]] = None
+                    ) -> list[SweepResult]:
+    """Evaluate every combination on every history, one task each (those
+    not yet in ``results``), on the cluster; per history, the evaluation of
+    all, in the order of ``combos``.  ``started(todo, skipped)`` is called
+    once the cluster is reached, ``progress(done, total, key, result)`` as
+    each task finishes (keys name the history's place where there are
+    several)."""
+    many = len(histories) > 1
+    tasks = [(_result_key(k, many, c), k, c) for k, _ in enumerate(histories) for c in combos]
+    todo = [t for t in tasks if t[0] not in results.done]
+    skipped = [key for key, _, _ in tasks if key in results.done]
     if todo:
-        from dask.distributed import as_completed
-        client, cluster = open_client(scheduler, workers, timeout)
-        try:
-            if started:
-                started(todo, skipped)
-            history = reader if reader is not None else \
-                client.scatter((events, truth), broadcast=True)
-            futures = {client.submit(run_task, history, c.side, drift_system, pure=False): c
-                       for c in todo}
-            done = len(skipped)
-            for fut in as_completed(futures):
-                combo = futures[fut]
-                try:
-                    out = fut.result()
-                except InputError:
-                    raise
-                results.add(combo.key, out)
-                done += 1
-                if progress:
-                    progress(done, len(combos), combo.key, out)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-    versions = []
-    for c in combos:
-        vs = VersionScores.from_state(results.done[c.key]["state"])
-        vs.spec, vs.label = c.key, c.side.label
-        versions.append(vs)
-    return SweepResult(list(combos), Evaluation(versions, len(events), truth is not None),
-                       {k: v.get("cpu_seconds") for k, v in results.done.items()}, skipped)
+        _run_tasks(histories, todo, skipped, len(tasks), results, drift_system, scheduler,
+                   workers, timeout, started, progress)
+    out = []
+    for k, h in enumerate(histories):
+        versions = []
+        for c in combos:
+            vs = VersionScores.from_state(results.done[_result_key(k, many, c)]["state"])
+            vs.spec, vs.label = c.key, c.side.label
+            versions.append(vs)
+        cpu = {c.key: results.done[_result_key(k, many, c)].get("cpu_seconds") for c in combos}
+        out.append(SweepResult(list(combos), Evaluation(versions, len(h.events), h.truth is not None),
+                               cpu, [c.key for c in combos if _result_key(k, many, c) in skipped]))
+    return out
+
+
+def _run_tasks(histories, todo, skipped, total, results, drift_system, scheduler, workers,
+               timeout, started, progress) -> None:
+    """The tasks ``todo`` (key, history's place, combination) on the
+    cluster, each result kept in ``results`` as it finishes; submitted
+    history by history."""
+    from dask.distributed import as_completed
+    client, cluster = open_client(scheduler, workers, timeout)
+    try:
+        if started:
+            started([key for key, _, _ in todo], skipped)
+        sent: dict = {}
+        futures = {}
+        for key, k, combo in todo:
+            h = histories[k]
+            if k not in sent:
+                sent[k] = h.reader if h.reader is not None else \
+                    client.scatter((h.events, h.truth), broadcast=True)
+            futures[client.submit(run_task, sent[k], combo.side, drift_system, pure=False)] = key
+        done = len(skipped)
+        for fut in as_completed(futures):
+            key = futures[fut]
+            out = fut.result()
+            results.add(key, out)
+            done += 1
+            if progress:
+                progress(done, total, key, out)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def parse_from(text: Optional[str]) -> Optional[_dt.date]:

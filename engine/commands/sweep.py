@@ -10,8 +10,9 @@ import sys
 from typing import Optional
 
 from uschess.apps.evaluate import Tally, format_mean, format_ranking
-from uschess.apps.sweep import ResultsFile, combinations, history_fingerprint, parse_from, \
-    parse_vary, sweep
+from uschess.apps.sweep import (ResultsFile, SweepHistory, combinations, histories_fingerprint,
+                                parse_from, parse_vary, sweep_histories)
+from uschess.apps.sweep_across import across
 from uschess.calendar.rulebook import RuleBook
 from uschess.commands.common import (STDIO, Console, add_examples, add_progress_option,
                                      input_path, print_json)
@@ -29,6 +30,14 @@ them).  With --results FILE every finished combination is kept in FILE and a
 rerun skips it.  A history 'uschess generate' writes is drawn from the record's
 calibration unless it was asked --uncalibrated: the figures of a sweep are
 those of histories shaped like the record (docs/findings-calibration.md).
+
+With --each, every HISTORY is a history of its own (a directory 'uschess
+generate' wrote, with its truth.csv): every combination is evaluated on each,
+and each version's difference from the baseline is given over the histories,
+with a 95% interval from their spread.  One history's intervals say how its
+answer varies with its events, not with the players' careers: two histories
+of two seeds can disagree beyond them, so a committee's answer is one found
+over several seeds and checked on others.
 """
 
 
@@ -57,9 +66,13 @@ def register(sub) -> None:
                    help="true strengths (- for standard input; default: a directory's truth.csv)")
     p.add_argument("--drift-system", choices=SYSTEMS, default="OTBR",
                    help="the system whose drift to follow (default OTBR)")
+    p.add_argument("--each", action="store_true",
+                   help="every HISTORY is a history of its own (two or more): the answer is "
+                        "given over them, with an interval from their spread")
     p.add_argument("--json", action="store_true", help="print the evaluation as JSON")
     add_examples(p,
-                 "uschess sweep hist --vary bonus_multiplier=10,14 --results sweep.json")
+                 "uschess sweep hist --vary bonus_multiplier=10,14 --results sweep.json",
+                 "uschess sweep --each hist uncalibrated --vary bonus_multiplier=6,14")
     p.set_defaults(func=run)
 
 
@@ -110,12 +123,14 @@ def run(args) -> int:
         import dask.distributed  # noqa: F401
     except ImportError:
         raise InputError("sweep needs Dask distributed: pip install 'uschess-ratings[cluster]'")
-    # - (standard input) read here, once: the workers read the copy
-    history = [input_path(path) for path in args.history]
-    truth_file = input_path(args.truth, what="--truth") if args.truth else None
+    if args.each and len(args.history) < 2:
+        raise InputError("--each: give two histories or more (each a directory of its own)")
+    if args.each and args.truth:
+        raise InputError("--each: each history's truth is its directory's truth.csv; "
+                         "--truth names one for all")
     console = Console.of(args)
-    events, truth = load_history(history, truth_file, warn=console.warn)
-    results = ResultsFile(args.results, history_fingerprint(events, truth),
+    histories = _histories(args, console)
+    results = ResultsFile(args.results, histories_fingerprint(histories),
                           {"from": start.isoformat() if start else None,
                            "drift_system": args.drift_system})
     where = args.scheduler or f"a local cluster of {args.workers} worker(s)"
@@ -124,8 +139,9 @@ def run(args) -> int:
 
     def started(todo, kept):
         if not console.quiet:
+            on = f" on each of {len(histories)} histories" if args.each else ""
             print(f"sweep: {len(combos)} versions (baseline and {len(combos) - 1} combinations)"
-                  + (f", {len(kept)} already in {args.results}" if kept else "")
+                  + on + (f", {len(kept)} already in {args.results}" if kept else "")
                   + f"; {len(todo)} to run on {where}", file=sys.stderr)
         bars.append(console.progress(total=len(todo), unit="version", desc="sweep",
                                      force=args.progress))
@@ -133,6 +149,9 @@ def run(args) -> int:
     def progress(done, total, key, out):
         if not console.quiet:
             overall = Tally.from_dict(out["state"]["overall"]).means()
+            if args.each:  # '2/bonus_multiplier=6': the second history's
+                place, _, combo = key.partition("/")
+                key = f"{histories[int(place) - 1].name}: {combo}"
             say(f"[{done}/{total}] {key}: log-loss {format_mean(overall['log_loss'], 5)}, "
                 f"{overall['n']} player-games, {out['seconds']:.1f} s "
                 f"({out['cpu_seconds']:.1f} s CPU)")
@@ -148,27 +167,62 @@ def run(args) -> int:
             print(line, file=sys.stderr)
 
     try:
-        result = sweep(events, truth, combos, results=results, drift_system=args.drift_system,
-                       scheduler=args.scheduler, workers=args.workers, timeout=args.timeout,
-                       started=started, progress=progress,
-                       reader=(functools.partial(load_history, history, truth_file)
-                               if args.scheduler is None or args.shared_files else None))
+        out = sweep_histories(histories, combos, results=results, drift_system=args.drift_system,
+                              scheduler=args.scheduler, workers=args.workers,
+                              timeout=args.timeout, started=started, progress=progress)
     except KeyboardInterrupt:
-        kept = sum(1 for c in combos if c.key in results.done)
+        total = len(combos) * len(histories)
+        kept = len(results.done)
         raise KeyboardInterrupt(
-            f"{kept} of {len(combos)} versions finished and kept in {args.results}; run the "
+            f"{kept} of {total} versions finished and kept in {args.results}; run the "
             "same command again to resume" if args.results else
-            f"{kept} of {len(combos)} versions had finished; give --results FILE to keep "
+            f"{kept} of {total} versions had finished; give --results FILE to keep "
             "finished versions for a rerun")
     finally:
         for bar in bars:
             bar.close()
-    if args.json:
-        print_json(result.as_dict())
-    else:
-        data = result.evaluation.as_dict()
+    _print(args, combos, histories, out)
+    return 0
+
+
+def _histories(args, console) -> list[SweepHistory]:
+    """The history (or, with --each, every history) of the arguments, each
+    with a reader the workers call where they see the files."""
+    # - (standard input) read here, once: the workers read the copy
+    paths = [input_path(path) for path in args.history]
+    truth_file = input_path(args.truth, what="--truth") if args.truth else None
+    shared = args.scheduler is None or args.shared_files
+    groups = [(str(p), [p]) for p in paths] if args.each else [("history", paths)]
+    out = []
+    for name, group in groups:
+        events, truth = load_history(group, truth_file, warn=console.warn)
+        out.append(SweepHistory(name, events, truth, functools.partial(
+            load_history, group, truth_file) if shared else None))
+    return out
+
+
+def _print(args, combos, histories, results) -> None:
+    """The evaluation (one history), or each history's and the answer over
+    them (--each), as text or JSON."""
+    if not args.each:
+        if args.json:
+            print_json(results[0].as_dict())
+            return
+        data = results[0].evaluation.as_dict()
         for c in combos:
             print(f"{c.key}: {c.side.label}")
         print()
         print("\n".join(format_ranking(data["ranking"], data["reference"])))
-    return 0
+        return
+    evaluations = [r.evaluation.as_dict() for r in results]
+    answer = across([h.name for h in histories], [e["ranking"] for e in evaluations],
+                    combos[0].key)
+    if args.json:
+        print_json({"histories": [dict(r.as_dict(), name=h.name)
+                                  for h, r in zip(histories, results)],
+                    "across": answer.as_dict()})
+        return
+    for c in combos:
+        print(f"{c.key}: {c.side.label}")
+    print()
+    print("\n".join(answer.format()))

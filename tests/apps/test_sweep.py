@@ -149,17 +149,88 @@ def test_unreachable_scheduler_is_one_line(history, capsys):
 def test_interrupted_sweep_says_how_to_resume(history, tmp_path, capsys, monkeypatch):
     import uschess.commands.sweep as command
 
-    def interrupted(events, truth, combos, *, results, **kw):
+    def interrupted(histories, combos, *, results, **kw):
         results.add(combos[0].key, {"state": {}, "cpu_seconds": 0.0, "seconds": 0.0})
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(command, "sweep", interrupted)
+    monkeypatch.setattr(command, "sweep_histories", interrupted)
     results = tmp_path / "r.json"
     assert main(["sweep", str(history), "--vary", "bonus_multiplier=8,14", "--results",
                  str(results)]) == 130
     err = capsys.readouterr().err
     assert "1 of 3 versions finished and kept in" in err and "again to resume" in err
     assert set(json.loads(results.read_text())["results"]) == {"baseline"}
+
+
+def test_each_history_evaluated_and_the_answer_given_over_them(history, cluster, tmp_path,
+                                                                 capsys):
+    """--each: every version on every history, each history's evaluation
+    the one 'evaluate' gives it (bit for bit), and over the histories the
+    mean difference from the baseline with Student's t interval; a rerun
+    with the results file runs nothing."""
+    other = tmp_path / "other"
+    write_history(other, seed=6, players=100, events=40)
+    results = tmp_path / "results.json"
+    argv = ["sweep", "--each", str(history), str(other), "--vary", "bonus_multiplier=8,14",
+            "--scheduler", cluster.scheduler_address, "--results", str(results), "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    swept = json.loads(captured.out)
+    assert "on each of 2 histories" in captured.err and "[6/6] " in captured.err
+    assert set(json.loads(results.read_text())["results"]) == {
+        f"{k}/{c}" for k in (1, 2) for c in ("baseline", "bonus_multiplier=8", "bonus_multiplier=14")}
+    assert [h["name"] for h in swept["histories"]] == [str(history), str(other)]
+    for h, path in zip(swept["histories"], (history, other)):
+        assert main(["sweep", str(path), "--vary", "bonus_multiplier=8,14", "--scheduler",
+                     cluster.scheduler_address, "--json", "-q"]) == 0
+        assert _numbers(h) == _numbers(json.loads(capsys.readouterr().out))
+    diffs = {v["spec"]: [next(r for r in h["ranking"] if r["spec"] == v["spec"])
+                         ["vs_first"]["log_loss"]["diff"] for h in swept["histories"]]
+             for v in swept["across"]["versions"]}
+    for v in swept["across"]["versions"]:
+        mean = sum(diffs[v["spec"]]) / 2
+        half = 12.706 * abs(diffs[v["spec"]][0] - diffs[v["spec"]][1]) / 2  # t(1) sd/sqrt(2)
+        assert v["diffs"] == diffs[v["spec"]]
+        assert v["mean"] == pytest.approx(mean) and v["high"] - v["mean"] == pytest.approx(half)
+    assert main(argv[:-1] + ["--scheduler", "tcp://127.0.0.1:1"]) == 0  # all kept: no cluster
+    captured = capsys.readouterr()
+    assert "[" not in captured.err and "over the 2 histories" in captured.out
+
+
+def test_the_answer_over_histories_resolves_a_version_only_when_they_agree():
+    from uschess.apps.sweep_across import across, t975
+
+    def ranking(diff6, low6, high6, diff14):
+        rows = [{"spec": "baseline", "order": 0, "n": 100, "vs_first": None},
+                {"spec": "B=6", "order": 1, "n": 100,
+                 "vs_first": {"log_loss": {"diff": diff6, "low": low6, "high": high6}}},
+                {"spec": "B=14", "order": 2, "n": 100,
+                 "vs_first": {"log_loss": {"diff": diff14, "low": diff14 - 1, "high": diff14 + 1}}}]
+        for rank, r in enumerate(sorted(rows, key=lambda r: r["vs_first"]["log_loss"]["diff"]
+                                        if r["vs_first"] else 0.0), start=1):
+            r["rank"] = rank
+        return rows
+
+    a = across(["h1", "h2", "h3"], [ranking(2.0, 1.0, 3.0, 1.0), ranking(3.0, 2.0, 4.0, -1.0),
+                                    ranking(4.0, -1.0, 9.0, 0.0)], "baseline")
+    b6, b14 = a.versions
+    assert (b6.spec, b6.mean, b6.better, b6.worse) == ("B=6", 3.0, 0, 2)
+    assert b6.low == pytest.approx(3.0 - t975(2) * 1.0 / 3 ** 0.5)
+    assert b6.verdict() == "worse" and b14.verdict() == "not resolved"
+    assert (b6.mean_rank, a.baseline_rank) == (3.0, pytest.approx(4 / 3))
+    text = "\n".join(a.format())
+    assert "over the 3 histories" in text and "B=6" in text and "worse" in text
+    assert t975(40) == 1.96
+    with pytest.raises(ValueError):
+        across(["h1"], [ranking(1.0, 0.0, 2.0, 0.0)], "baseline")
+
+
+def test_each_needs_two_histories_and_their_own_truth(history, capsys):
+    assert main(["sweep", "--each", str(history), "--vary", "bonus_multiplier=8"]) == 2
+    assert "two histories or more" in capsys.readouterr().err
+    assert main(["sweep", "--each", str(history), str(history), "--truth",
+                 str(history / "truth.csv"), "--vary", "bonus_multiplier=8"]) == 2
+    assert "--truth names one for all" in capsys.readouterr().err
 
 
 def _results_file(history, tmp_path) -> dict:
@@ -235,7 +306,7 @@ def test_damaged_results_file_is_refused_before_anything_runs(history, tmp_path,
     def never(*args, **kwargs):
         raise AssertionError("a task ran")
 
-    monkeypatch.setattr(command, "sweep", never)
+    monkeypatch.setattr(command, "sweep_histories", never)
     results = tmp_path / "r.json"
     if damage == "fifo":  # refused at once, not waited on
         os.mkfifo(results)

@@ -22,11 +22,11 @@ def test_sweep_over_seeds_prints_each_seed_and_the_spread_between_them(capsys):
     out = capsys.readouterr().out
     assert "seeds 1, 2" in out and out.count("  seed ") == 2
     # the mean over the seeds is the mean of each seed's difference
-    diffs = [next(r["vs"]["diff"] for r in run["rows"] if r["spec"] == "bonus_multiplier=8")
-             for run in runs]
+    diffs = [next(r["vs_first"]["log_loss"]["diff"] for r in run["rows"]
+                  if r["spec"] == "bonus_multiplier=8") for run in runs]
     line = next(x for x in out.splitlines() if x.startswith("  bonus_multiplier=8 "))
     assert float(re.split(r"\s+", line.strip())[1]) == round(statistics.fmean(diffs), 5)
-    assert "mean rank" in line and "baseline" in out.splitlines()[-1]
+    assert "mean rank" in line and "baseline" in out.splitlines()[-2]
 
 
 def test_an_unknown_parameter_is_one_line_before_any_history(capsys):
