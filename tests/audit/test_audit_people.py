@@ -56,7 +56,7 @@ def test_one_birth_date_for_both_systems_recovered(start):
     facts = {f.id: f for f in a.people.facts}
     assert set(facts) == set(born)
     for pid, f in facts.items():
-        assert f.adopted and set(f.values) == {"OTBR", "OTBQ"}
+        assert f.cost == 0 and set(f.values) == {"OTBR", "OTBQ"}
         assert f.values["OTBR"] == f.values["OTBQ"]
         assert abs(f.year - born[pid].year) <= 2
         assert f.reproduced >= f.reproduced_separate
@@ -83,7 +83,7 @@ def test_wfcc_15_jennings_has_one_story():
         pytest.skip(f"{WFCC} is not beside the checkout")
     a = audit(load_published(WFCC))
     (f,) = [f for f in a.people.facts if f.name == "STANLEY JENNINGS"]
-    assert f.adopted and f.year is None and f.fact.startswith("an adult")
+    assert f.cost == 0 and f.year is None and f.fact.startswith("an adult")
     assert round(f.separate["OTBR"]) == 1306 and round(f.separate["OTBQ"]) == 1278
     assert f.values == {"OTBR": 1300, "OTBQ": 1300}
     assert f.reproduced == f.reproduced_separate == 32
@@ -92,19 +92,62 @@ def test_wfcc_15_jennings_has_one_story():
     assert not a.people.implausible
 
 
-def test_a_corpus_counts_one_fact_per_person_and_lists_two_stories():
-    """A page's summary keeps how many players one fact explains and
-    describes those left with two stories; the corpus report adds them up
-    and lists the two stories with their pages."""
+def _two_starts(truth: dict) -> dict:
+    """:func:`_dual_section`'s page, its posts computed with the unrated
+    players' initial ratings ``truth`` ((id, system) -> value) given
+    directly: values no one birth date gives where they differ."""
+    from uschess.apps.audit.inputs import _options
+    from uschess.apps.audit.page_chain import rate_published
+    out, _ = _dual_section("2021-03-06")
+    ev = published_from_dict(out, source="page.json").event
+    res = rate_published(ev, _options(RatingOptions(), truth, {k: 0 for k in truth}))
+    posts = {(pr.id, sr.system): float(round_half_up(pr.post if pr.m else pr.pre))
+             for sr in res.sections for pr in sr.players}
+    out["published"] = [dict(p, post=posts[(p["id"], p["system"])]) for p in out["published"]]
+    return out
+
+
+def test_one_fact_even_where_it_costs_posts_and_the_cost_is_counted():
+    """A player started at 600 in OTBR and 1000 in OTBQ (no birth date
+    gives both): solved one system at a time the audit finds two ages; it
+    gives the player one fact anyway, says how many published posts that
+    costs, and counts them as missed; the corpus report adds the cost up."""
+    from uschess.apps.audit.corpus import CorpusReport, page_summary
+    out = _two_starts({("20000011", "OTBR"): 600.0, ("20000011", "OTBQ"): 1000.0})
+    a = audit(published_from_dict(out, source="page.json"))
+    (f,) = [f for f in a.people.facts if f.id == "20000011"]
+    assert f.separate["OTBQ"] - f.separate["OTBR"] > 100  # two ages
+    assert f.values["OTBR"] == f.values["OTBQ"] and f.cost > 0
+    assert f.reproduced == f.reproduced_separate - f.cost
+    assert a.people.two_stories == []
+    values = {i.system: i.value for i in a.inferred if isinstance(i, Inferred) and i.id == f.id}
+    assert values == f.values
+    assert f"the one story costs {f.cost} published post" in format_text(a)
+    costly = [g for g in a.people.facts if g.cost]
+    summary = page_summary(a, "two.json")
+    assert summary["people"]["cost"] == sum(g.cost for g in costly)
+    assert summary["people"]["costly"] == [g.describe() for g in costly]
+    report = CorpusReport()
+    report.add(summary)
+    assert (f"{len(costly)} of the facts reproduce fewer published posts than a free number per "
+            f"system ({sum(g.cost for g in costly)} posts in all)") in report.format()
+
+
+def test_a_corpus_counts_one_fact_per_person():
+    """A page's summary keeps how many players one fact explains; the
+    corpus report adds them up and lists any left with two stories."""
     from uschess.apps.audit.corpus import CorpusReport, page_summary
     out, born = _dual_section("2021-03-06")
     summary = page_summary(audit(published_from_dict(out, source="page.json")), "dual.json")
-    assert summary["people"] == {"one_fact": len(born), "two_stories": [], "implausible": []}
+    assert summary["people"] == {"one_fact": len(born), "cost": 0, "costly": [],
+                                 "two_stories": [], "implausible": []}
     report = CorpusReport()
     report.add(summary)
     report.add(dict(summary, page="other.json", people={
         "one_fact": 0, "two_stories": ["A (1) has two stories: ..."], "implausible": ["x", "y"]}))
     text = report.format()
     assert (f"differed: {len(born)} given one fact for all their systems (a birth date or the "
-            "adult flag), 1 left with two stories; 2 inferred age-based values no age gives") in text
+            "adult flag), 1 left with two stories; 0 of the facts reproduce fewer published "
+            "posts than a free number per system (0 posts in all); 2 inferred age-based values "
+            "no age gives") in text
     assert "  other.json: A (1) has two stories: ...\n" in text

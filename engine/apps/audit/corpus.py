@@ -85,14 +85,16 @@ def page_summary(a, page: str) -> dict:
 
 
 def _people(a) -> dict:
-    """The players whose initial ratings were inferred in several systems:
-    how many one fact explains, and those left with two stories (each
-    described) or with a value no age gives."""
+    """The players whose age-based initial ratings, solved one system at a
+    time, differed: how many were given one fact, what it cost in published
+    posts (those it costs described), those left with two stories and the
+    values no age gives."""
     people = a.people
     if people is None:
-        return {"one_fact": 0, "two_stories": [], "implausible": []}
-    return {"one_fact": sum(f.adopted for f in people.facts),
-            "two_stories": [f.describe() for f in people.facts if not f.adopted],
+        return {"one_fact": 0, "cost": 0, "costly": [], "two_stories": [], "implausible": []}
+    return {"one_fact": len(people.facts), "cost": sum(f.cost for f in people.facts),
+            "costly": [f.describe() for f in people.facts if f.cost],
+            "two_stories": list(people.two_stories),
             "implausible": [i.describe() for i in people.implausible]}
 
 
@@ -106,6 +108,8 @@ class CorpusReport:
     #: players with one fact for all their systems, and (page, description)
     #: of those left with two stories and of values no age gives
     one_fact: int = 0
+    cost: int = 0
+    costly: list = field(default_factory=list)
     two_stories: list = field(default_factory=list)
     implausible: list = field(default_factory=list)
     unread: list = field(default_factory=list)
@@ -125,6 +129,8 @@ class CorpusReport:
         self.set_by_hand.extend((summary["page"], s) for s in summary["set_by_hand"])
         people = summary.get("people", {})
         self.one_fact += people.get("one_fact", 0)
+        self.cost += people.get("cost", 0)
+        self.costly.extend((summary["page"], d) for d in people.get("costly", ()))
         self.two_stories.extend((summary["page"], d) for d in people.get("two_stories", ()))
         self.implausible.extend((summary["page"], d) for d in people.get("implausible", ()))
 
@@ -182,6 +188,8 @@ class CorpusReport:
         lines.append(f"players whose age-based initial ratings, solved one system at a time, "
                      f"differed: {self.one_fact} given one fact for all their systems (a birth "
                      f"date or the adult flag), {len(self.two_stories)} left with two stories; "
+                     f"{len(self.costly)} of the facts reproduce fewer published posts than "
+                     f"a free number per system ({self.cost} posts in all); "
                      f"{len(self.implausible)} inferred age-based values no age gives")
         lines.extend(f"  {page}: {d}" for page, d in self.two_stories)
         if self.unread:

@@ -11,11 +11,13 @@ ratings inferred in several systems, one birth date is tried for all of
 them: an adult (no birth date, sec. 2.3), the age each value implies
 (where the formula gives it), their mean; each gives every system's
 initial rating through the rules' own step 1 (the hook of the rules in
-force, never a copy of the formula).  The event is rated with them (every
-other inferred input in place); the one fact that reproduces as many
-published posts as the separate numbers replaces them (fewer free values
-for the same fit).  Where none does, the report says the player has two
-stories and what the best single fact costs.
+force, never a copy of the formula), and so are ages between them (a
+grid of :data:`GRID` steps).  The event is rated with each (every other
+inferred input in place); the fact that reproduces the most published
+posts replaces the separate numbers, always: a person has one birth date.
+Where it reproduces fewer posts than the separate numbers did, the report
+says what the one story costs (those posts are then missed, and counted
+so); the separate numbers stay only where no fact can be tried.
 
 Each fact is stated in the words of the documents ("born about 1999,
 initialized at 1300 by sec. 2.3"), within sensible bounds: an age of
@@ -42,6 +44,9 @@ from uschess.errors import InputError
 YOUNGEST, OLDEST = 3, 100
 #: Values of a player's systems closer than this are one story already.
 SAME = 0.5
+#: Ages tried between the youngest and the oldest a player's separate
+#: values imply, beside those ages and their mean (steps of the span).
+GRID = 6
 
 
 @dataclass
@@ -60,22 +65,24 @@ class PersonFact:
     #: published posts reproduced with the fact, and with the separate values
     reproduced: int
     reproduced_separate: int
-    adopted: bool
+
+    @property
+    def cost(self) -> int:
+        """Published posts the separate numbers reproduced and the one fact
+        does not."""
+        return max(0, self.reproduced_separate - self.reproduced)
 
     def describe(self) -> str:
         given = ", ".join(f"{v:.0f} in {s}" for s, v in self.values.items())
         alone = ", ".join(f"{v:.0f} in {s}" for s, v in self.separate.items())
-        if self.adopted:
-            return (f"{self.name} ({self.id}): {self.fact}, initialized at {given} by sec. 2.3, "
-                    f"one fact for all systems ({self.reproduced} published posts reproduced; "
-                    f"solved one system at a time: {alone}, {self.reproduced_separate})")
-        return (f"{self.name} ({self.id}) has two stories: solved one system at a time the "
-                f"initial ratings are {alone} ({self.reproduced_separate} reproduced), which no "
-                f"one birth date gives; the best single fact, {self.fact} ({given} by sec. 2.3), "
-                f"reproduces {self.reproduced}")
+        cost = (f"; the one story costs {self.cost} published post{'s' if self.cost != 1 else ''} "
+                "that a free number per system reproduces" if self.cost else "")
+        return (f"{self.name} ({self.id}): {self.fact}, initialized at {given} by sec. 2.3, "
+                f"one fact for all systems ({self.reproduced} published posts reproduced; "
+                f"solved one system at a time: {alone}, {self.reproduced_separate}){cost}")
 
     def as_dict(self) -> dict:
-        return {**dataclasses.asdict(self), "describe": self.describe()}
+        return {**dataclasses.asdict(self), "cost": self.cost, "describe": self.describe()}
 
 
 @dataclass
@@ -100,6 +107,9 @@ class Implausible:
 class People:
     facts: list = field(default_factory=list)
     implausible: list = field(default_factory=list)
+    #: players left with a number per system: no fact could be tried
+    #: (step 1 refused every candidate), each described
+    two_stories: list = field(default_factory=list)
 
 
 def _age_based(i: Inferred) -> bool:
@@ -134,7 +144,10 @@ def _candidates(records: list, on: _dt.date, a: dict) -> list:
     ages = sorted({round(i.value / a["per_year"], 1) for i, _ in records
                    if a["young_below"] <= i.value / a["per_year"] < a["old_above"]})
     if len(ages) > 1:
+        low, high = ages[0], ages[-1]
         ages.append(round(sum(ages) / len(ages), 1))
+        ages.extend(round(low + (high - low) * k / GRID, 1) for k in range(1, GRID))
+        ages = sorted(set(ages))
     # an adult first: at the formula's oldest age a birth date says no more
     out = [("an adult (no birth date, sec. 2.3)", None, None, True)]
     for age in ages:
@@ -191,17 +204,15 @@ def _try_person(m, pid: str, records: list, rows_by: dict) -> Optional[PersonFac
     if best is None:
         return None
     n, label, year, born, given, values, posts = best
-    adopted = n >= base
-    fact = PersonFact(pid, records[0][0].name, label, year, given, separate, n, base, adopted)
-    if adopted:
-        inputs.values = values
-        m.with_inferred = inputs.count = n
-        for r in m.rows:
-            r.with_inferred = posts.get((r.entry.section, r.entry.system, r.entry.id))
-        for i, _ in records:
-            i.value, i.year = given[i.system], year
-            i.age = (None if born is None else
-                     (sr0.section.end - born).days / a["days_per_year"])
+    fact = PersonFact(pid, records[0][0].name, label, year, given, separate, n, base)
+    inputs.values = values
+    m.with_inferred = inputs.count = n
+    for r in m.rows:
+        r.with_inferred = posts.get((r.entry.section, r.entry.system, r.entry.id))
+    for i, _ in records:
+        i.value, i.year = given[i.system], year
+        i.age = (None if born is None else
+                 (sr0.section.end - born).days / a["days_per_year"])
     return fact
 
 
@@ -227,7 +238,11 @@ def one_story_per_person(m) -> People:
         fact = _try_person(m, pid, mine, rows_by)
         if fact is not None:
             people.facts.append(fact)
-    if any(f.adopted for f in people.facts):
+        else:
+            alone = ", ".join(f"{i.value:.0f} in {i.system}" for i, _ in mine)
+            people.two_stories.append(f"{mine[0][0].name} ({pid}) has two stories: {alone}, "
+                                      "solved one system at a time; no birth date could be tried")
+    if people.facts:
         m.inferred = inputs.initial + inputs.histories
         restate_inferred_causes(m.rows, m.inferred, m.tol)
     people.implausible = implausible(records)  # the values the audit ends with

@@ -190,5 +190,6 @@ class Audit:
                 "verdicts": self.verdicts_dict(),
                 "dated_findings": [d.as_dict() for d in self.dated],
                 "people": {"facts": [f.as_dict() for f in self.people.facts],
-                           "implausible": [i.as_dict() for i in self.people.implausible]}
+                           "implausible": [i.as_dict() for i in self.people.implausible],
+                           "two_stories": list(self.people.two_stories)}
                 if self.people is not None else None}

@@ -58,7 +58,7 @@ def _people_lines(a: Audit) -> list[str]:
     if a.people is None:
         return []
     return ([f"one fact per person: {f.describe()}" for f in a.people.facts]
-            + [i.describe() for i in a.people.implausible])
+            + list(a.people.two_stories) + [i.describe() for i in a.people.implausible])
 
 
 def _finding_text(r: AuditRow) -> str:
