@@ -38,7 +38,10 @@ one solve per post on a large page).  A section of more than
 the method says so.  Only the initial ratings are solved
 again: a post that needs another inferred input too (an earlier history, a
 game count, a corrected game) is not re-inferred and counts as ``fitted``,
-so the explained count is a lower bound.
+so the explained count is a lower bound.  Each section is solved again
+alone, so a player's initial rating there is free of the player's other
+systems; the one fact per person (:mod:`uschess.apps.audit.person`) ties
+them in sample, and a post it does not reproduce is not explained.
 """
 
 from __future__ import annotations
