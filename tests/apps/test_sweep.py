@@ -162,6 +162,7 @@ def test_interrupted_sweep_says_how_to_resume(history, tmp_path, capsys, monkeyp
     assert set(json.loads(results.read_text())["results"]) == {"baseline"}
 
 
+@pytest.mark.slow  # a cluster of processes started
 def test_each_history_evaluated_and_the_answer_given_over_them(history, cluster, tmp_path,
                                                                  capsys):
     """--each: every version on every history, each history's evaluation
