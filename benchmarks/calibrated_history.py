@@ -15,11 +15,10 @@ generated interval overlaps the record's), the quantiles of first ratings
 and the mean and spread of rating changes (post minus pre-event, per
 event).  The record's figures are those the
 calibration file was fitted with (its ``targets``).  The generator draws
-sizes, newcomers and draws from the file; its juniors' room and pace to
-improve (the file's ``careers``) were chosen by a search on this script's
-default history (seed 14) against the record's log-loss and logistic scale:
-on seed 14 those two figures are in-sample, the others are not tuned to
-(``--seed 15`` gives a history nothing was chosen on).
+sizes, newcomers, players first seen rated, section spreads and draws from
+the file; its model choices (the file's ``careers``) were chosen on the
+histories of seeds 1 to 3: on those the figures are in-sample, on this
+script's default seed 14 and on ``--seed 15`` nothing was chosen.
 """
 
 from __future__ import annotations

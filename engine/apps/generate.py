@@ -34,21 +34,28 @@ The model (docs/guides/analyst.md states it with its numbers):
 
 With a calibrated model (:mod:`uschess.apps.generator_fit`, the command's
 default) formats, section sizes and rounds, draws and the share of newcomers
-come from the record; a newcomer's strength is drawn from the record's first
-ratings (raised a little, see ``first_lift``) and is the one brought to the
-first event; sections are seated near one level, newcomers too; juniors
-improve as the calibration's ``careers`` say; and each player's results in
-an event are drawn from the true strength plus a form of that event (a
-normal draw), so they follow We of the true strengths only on average.
+come from the record; a player is first seen unrated, provisional or
+established as often as the record's players are: a newcomer's strength is
+drawn from the record's first ratings (see ``first_lift``) and is the one
+brought to the first event, a player first seen rated brings a rating the
+record first shows such players at (its strength) as an OTBR record;
+sections are seated near one level, newcomers too, each with a spread drawn
+from the record's sections; juniors improve as the calibration's
+``careers`` say; and each player's results in an event are drawn from the
+true strength plus a form of that event (a normal draw), so they follow We
+of the true strengths only on average.
 
-The files carry no ratings at all: a replay takes every player's state from
-its store, and initializes newcomers from birth date, FIDE/CFC and their other
+The files carry no ratings other than those records (a calibrated history's
+players first seen rated, in their events until the first rated in OTBR;
+none with ``--uncalibrated``): a replay takes every player's state from its
+store, and initializes newcomers from birth date, FIDE/CFC and their other
 systems as the rules in force say.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as _dt
 import io
 import json
@@ -64,7 +71,7 @@ import yaml
 
 from uschess.errors import InputError
 from uschess.io.files import atomic_write
-from uschess.model import Event, ForeignRating, Player, Round, Section
+from uschess.model import Event, ForeignRating, Player, Round, Section, SystemRecord
 
 FIRST_DAY = _dt.date(2001, 1, 6)
 LAST_DAY = _dt.date(2025, 12, 20)
@@ -118,6 +125,7 @@ class _Career:
     cfc: bool = False
     played: bool = False      # has had an event
     pace: float = 0.35        # share of a junior's gap to the ceiling closed a year (rate)
+    prior: Optional[SystemRecord] = None  # (calibrated) the OTBR record brought to the history
 
 
 def _age(c: _Career, on: _dt.date) -> float:
@@ -189,9 +197,18 @@ def _calibrate_career(c: _Career, rng: random.Random, model) -> None:
     newcomer below the model's ``junior_below`` is a junior of about the age
     such a rating suggests, who closes ``junior_pace`` of the gap to a
     ceiling ``junior_room`` points above on average (exponential) a year.
+    A player the record first shows already rated (``model.prior_record``:
+    as often as the record's players, rated as they were when first shown)
+    brings that rating as its OTBR record (:func:`_bring_records`), and
+    its strength is that rating.
     The age rule is the generator's; the other figures are the calibration's
     ``careers`` (model choices, see :data:`~uschess.apps.generator_fit.CAREERS`)."""
-    c.strength = min(2750.0, max(100.0, model.newcomer_strength(rng, c.debut)))
+    prior = model.prior_record(rng)
+    if prior is not None:
+        c.strength = min(2750.0, max(100.0, prior[0]))
+        c.prior = SystemRecord(rating=float(round(c.strength)), games=prior[1])
+    else:
+        c.strength = min(2750.0, max(100.0, model.newcomer_strength(rng, c.debut)))
     if c.strength < model.junior_below:
         age0 = min(17.0, max(5.0, 5.0 + c.strength / 110.0 + rng.gauss(0.0, 1.5)))
         c.born = c.debut - _dt.timedelta(days=int(age0 * 365.25))
@@ -468,6 +485,32 @@ def _player(c: _Career, pair: int, cells: list[str], on: _dt.date) -> Player:
                   birth_date=c.birth, adult=c.adult, fide=fide, cfc=cfc, state=c.state)
 
 
+#: The time controls of the formats rated in OTBR (``FAMILY`` 0).
+_OTBR_CONTROLS = frozenset(f[1] for f in FORMATS if FAMILY[f[0]] == 0)
+
+
+def _bring_records(event: Event, priors: dict) -> Event:
+    """``event`` with the OTBR record each player of ``priors`` (id ->
+    record) brings, dated the first of the event's month, in the events
+    the replay takes before and including the player's first one rated in
+    OTBR (``priors`` loses the player then)."""
+    if not priors:
+        return event
+    sections = []
+    for sec in event.sections:
+        month = sec.start.replace(day=1)
+        players = []
+        for p in sec.players:
+            rec = priors.get(p.id)
+            if rec is not None:
+                p = dataclasses.replace(p, ratings={"OTBR": dataclasses.replace(rec, date=month)})
+                if sec.time_control in _OTBR_CONTROLS:
+                    del priors[p.id]
+            players.append(p)
+        sections.append(dataclasses.replace(sec, players=players))
+    return dataclasses.replace(event, sections=sections)
+
+
 def _cell(text: str) -> Round:
     code = text[0]
     return Round(code, int(text[1:]) if len(text) > 1 else None)
@@ -553,6 +596,7 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         for c in careers:
             _calibrate_career(c, rng, model)
     pool = _Pool(careers, hold=model is not None)
+    priors = {c.id: c.prior for c in careers if c.prior is not None}
     # Players per event: about what the pool can provide, 6 to 36 on average.
     mean_size = max(6, min(36, int(players * 0.02) + 6))
     pending: list[tuple] = []
@@ -590,7 +634,7 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         if model is None:
             got = pool.draw(rng, size, start, online, taken)
         else:
-            width = model.level_width(kind)
+            width = model.level_width(kind, rng)
             seats = max(due, model.newcomer_seats(kind, size))
             # the level of the next newcomer in line, or of an active player
             level = (pool.fresh[0] if pool.fresh and seats else
@@ -644,13 +688,13 @@ def generate_history(seed: int, players: int, events: int, *, first: _dt.date = 
         # them: hold events back until no later start can end before them.
         pending.sort(key=lambda x: x[0])
         while pending and pending[0][0][0] < start:
-            yield pending.pop(0)[1]
+            yield _bring_records(pending.pop(0)[1], priors)
     if pool.fresh:
         raise InputError(f"{len(pool.fresh)} of {players} players found no place in "
                          f"{events} events: ask for fewer players or more events")
     pending.sort(key=lambda x: x[0])
     for _, event in pending:
-        yield event
+        yield _bring_records(event, priors)
 
 
 _GENERATED = re.compile(r"^S\d+-\d{6}\.(json|yaml)$")

@@ -12,6 +12,12 @@ command).  What it holds, per rating system of the section:
     quantiles (every 5%) of the first published rating of a player unrated
     before the section (the post the page prints for them), by system and,
     where ``MIN_COUNT`` first ratings or more support it, by era and system;
+``first_seen``
+    how the pages first show each player, by system: the shares first
+    shown unrated, provisional and established, and the quantiles of the
+    pre-event ratings of the latter two (with the provisional players'
+    games before it): a history's players are first seen as often rated,
+    and at such ratings (:meth:`CalibratedModel.prior_record`);
 ``sections``
     quantiles of the number of players of a section, the rounds of its
     Swiss sections (counts), the share of round robins, the mean share of
@@ -61,30 +67,34 @@ FORMAT = "uschess-generator-calibration-2"
 #:   ``junior_pace`` of the gap a year (1 - exp(-pace t));
 #: * ``first_lift``, ``first_lift_below``: a newcomer's strength is a first
 #:   rating of the record raised by ``first_lift`` times itself (at most
-#:   times ``first_lift_below``): under the rules a newcomer's first rating
-#:   falls short of the strength, most for the stronger ones, so strengths
-#:   drawn as first ratings would give first ratings below the record's;
+#:   times ``first_lift_below``);
 #: * ``form``: the standard deviation of a player's form in one event (the
 #:   strength the results of that event are drawn from is the true strength
-#:   plus a normal draw of this spread, one per player and event).
+#:   plus a normal draw of this spread, one per player and event);
+#: * ``veteran_games``: the games of the OTBR record a player first seen
+#:   established brings (``first_seen``): the pages print no game counts
+#:   of established players; 50 is at least sec. 3's effective number N'
+#:   at every rating, so such a player has the K of a long history.
 #:
-#: ``junior_below`` is the generator's (the record's low first ratings are
-#: children's).  The others were chosen by a search on a grid (room 150 to
-#: 800, pace 0.2 to 1.0, lift 0.15 below 1200 or 0.25 below 1000, form 0
-#: to 60) run on the histories of seeds 1, 2 and 3 (3,000 players, 1,000
-#: events), their figures averaged: the lift as the one whose first-rating
-#: quartiles and 95% quantile overlapped the record's intervals, then the
-#: form, room and pace as those whose log-loss fell within the record's
-#: interval with the fitted logistic scale nearest the record's.  Those
-#: figures are in-sample on seeds 1 to 3.  (A first search, before the lift
-#: and the form, looked at room and pace on seed 14.)
+#: ``junior_below``, ``junior_room`` and ``junior_pace`` are the earlier
+#: search's (a grid of room 150 to 800 and pace 0.2 to 1.0 on seeds 1-3),
+#: kept.  ``form`` (70, 80 or 90) and ``first_lift`` (0: with players first
+#: seen rated, the opponents' ratings no longer lag their strengths, the
+#: cause of the earlier lift) were chosen on the histories of seeds 1, 2
+#: and 3 (3,000 players, 1,000 events): the form whose log-loss overlapped
+#: the record's interval on all three with the most calibration bins and
+#: first-rating quantiles overlapping the record's.  Those figures are
+#: in-sample on seeds 1 to 3 (docs/findings-calibration.md says what else
+#: was tried).
 CAREERS = {"junior_below": 1300.0, "junior_room": 250.0, "junior_pace": 0.35,
-           "first_lift": 0.15, "first_lift_below": 1200.0, "form": 30.0,
-           "source": "model choices, not fitted from the pages: chosen from a grid on "
-                     "generated histories of seeds 1-3 (3,000 players, 1,000 events) as the "
-                     "values whose first-rating quantiles, log-loss and logistic scale came "
-                     "nearest the targets; those figures are in-sample "
-                     "(uschess.apps.generator_fit.CAREERS)"}
+           "first_lift": 0.0, "first_lift_below": 1200.0, "form": 80.0,
+           "veteran_games": 50,
+           "source": "model choices, not fitted from the pages: form and first_lift chosen "
+                     "from a grid on generated histories of seeds 1-3 (3,000 players, 1,000 "
+                     "events) as the values whose log-loss overlapped the record's interval "
+                     "with the most calibration bins and first-rating quantiles overlapping "
+                     "the record's; those figures are in-sample; veteran_games is at least "
+                     "sec. 3's N' at every rating (uschess.apps.generator_fit.CAREERS)"}
 #: Quantile levels kept (0%, 5%, ..., 100%).
 LEVELS = tuple(k / 20.0 for k in range(21))
 #: Fewest values a quantile table is kept for (else the coarser table is used).
@@ -263,6 +273,38 @@ def _change_spread(records, system: str, status: str) -> dict:
     return {"n": len(diffs), "mean": sum(diffs) / len(diffs) if diffs else None, "sd": _sd(diffs)}
 
 
+def first_seen(changes) -> dict:
+    """By system, how the records first show each player (the earliest of a
+    player's changes; their order on a tie): the shares of ``unrated``,
+    ``provisional`` and ``established`` players, and for the latter two the
+    quantiles of the pre-event rating (and, provisional, of the games
+    before it: printed games after the section less its rated games).
+    Systems with fewer than ``MIN_COUNT`` players of either are left out."""
+    first: dict = {}
+    for c in changes:
+        if c.player:
+            old = first.get((c.system, c.player))
+            if old is None or c.on < old.on:
+                first[(c.system, c.player)] = c
+    by_system: dict = {}
+    for (system, _), c in first.items():
+        by_system.setdefault(system, []).append(c)
+    out = {}
+    for system, rows in sorted(by_system.items()):
+        prov = [c for c in rows if c.status == "provisional"]
+        est = [c for c in rows if c.status == "established"]
+        if len(prov) < MIN_COUNT or len(est) < MIN_COUNT:
+            continue
+        out[system] = {
+            "players": len(rows), "unrated": 1.0 - (len(prov) + len(est)) / len(rows),
+            "provisional": {"share": len(prov) / len(rows), "n": len(prov),
+                            "quantiles": quantiles([c.pre for c in prov]),
+                            "games": quantiles([max(0, c.games - c.played) for c in prov])},
+            "established": {"share": len(est) / len(rows), "n": len(est),
+                            "quantiles": quantiles([c.pre for c in est])}}
+    return out
+
+
 def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> dict:
     """The calibration file's content fitted to ``records`` (see the module
     text); ``source`` says which pages and command it came from."""
@@ -293,6 +335,8 @@ def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> 
             "round_robin_share": sum(s.kind == "round-robin" for s in mine) / len(mine),
             "unrated_share": sum(s.unrated / s.players for s in mine) / len(mine),
             "rating_spread": _spread(mine),
+            "spreads": quantiles([s.spread for s in mine
+                                  if s.spread is not None and s.players - s.unrated >= 4]),
             "pool_spread": _sd([c.pre for c in changes
                                 if c.system == system and c.pre is not None])}
     combos: dict = {}
@@ -323,6 +367,7 @@ def fit_generator(records: Sequence[PageRecords], editions, *, source: dict) -> 
             era: {s: {"n": len(v), "quantiles": quantiles(v)}
                   for s, v in sorted(rows.items()) if len(v) >= MIN_COUNT}
             for era, rows in sorted(by_era.items())},
+        "first_seen": first_seen(changes),
         "sections": sections, "formats": dict(sorted(formats.items())),
         "draws": _fit_draws(games), "rating_changes": changes_sd,
         "targets": record_figures(records, editions), "careers": dict(CAREERS)}
@@ -381,6 +426,13 @@ def check_calibration(data: dict) -> None:
     for era, rows in data["first_ratings_by_era"].items():
         for system, raw in (rows.items() if isinstance(rows, dict) else [(None, None)]):
             _table(raw, f"first_ratings_by_era {era} {system or ''}".rstrip())
+    for system, seen in (data.get("first_seen") or {}).items():
+        for status in ("provisional", "established"):
+            raw = seen.get(status) if isinstance(seen, dict) else None
+            _table(raw, f"first_seen {system} {status}")
+            _number(raw.get("share"), f"first_seen {system} {status} share", 0.0, 1.0)
+        _table({"quantiles": seen["provisional"].get("games")},
+               f"first_seen {system} provisional games")
     for system, sec in data["sections"].items():
         what = f"sections {system}"
         if not isinstance(sec, dict):
@@ -393,6 +445,8 @@ def check_calibration(data: dict) -> None:
             raise InputError(f"{what} swiss_rounds: give counts by a number of rounds 1..999")
         for key in ("round_robin_share", "unrated_share"):
             _number(sec.get(key), f"{what} {key}", 0.0, 1.0)
+        if sec.get("spreads") is not None:
+            _table({"quantiles": sec["spreads"]}, f"{what} spreads")
         for key in ("rating_spread", "pool_spread"):
             if sec.get(key) is not None:
                 _number(sec[key], f"{what} {key}", 0.0, 4000.0)
@@ -406,6 +460,8 @@ def check_calibration(data: dict) -> None:
                         ("junior_pace", 0.0, 10.0), ("first_lift", 0.0, 1.0),
                         ("first_lift_below", 0.0, 4000.0), ("form", 0.0, 1000.0)):
         _number(careers.get(key), f"careers {key}", lo, hi)
+    if "veteran_games" in careers:
+        _number(careers["veteran_games"], "careers veteran_games", 0, 100000)
 
 
 #: The system whose tables a generated format draws its sections from.
@@ -427,6 +483,9 @@ class CalibratedModel:
         self.junior_room = careers["junior_room"]
         self.junior_pace = careers["junior_pace"]
         self.form = careers["form"]
+        seen = (data.get("first_seen") or {}).get("OTBR")
+        self.first_seen = seen if seen and "veteran_games" in careers else None
+        self.veteran_games = int(careers.get("veteran_games", 0))
 
     def format_weight(self, kind: str) -> float:
         return float(self.data["formats"].get(kind, 0))
@@ -451,14 +510,19 @@ class CalibratedModel:
     def round_robin(self, rng, kind: str) -> bool:
         return rng.random() < self._section(kind)["round_robin_share"]
 
-    def level_width(self, kind: str) -> Optional[float]:
+    def level_width(self, kind: str, rng=None) -> Optional[float]:
         """The width of the acceptance curve by strength that makes a
         section drawn from a pool of the record's spread of ratings have
         the record's spread within sections (normal curves:
         1/sd_section^2 = 1/sd_pool^2 + 1/width^2); None when the sections
-        are as spread as the pool."""
+        are as spread as the pool.  With ``rng``, the section's spread is
+        drawn from the record's spreads of single sections (``spreads``,
+        where the calibration has them), else it is the record's pooled
+        one."""
         sec = self._section(kind)
         inner, pool = sec.get("rating_spread"), sec.get("pool_spread")
+        if rng is not None and sec.get("spreads"):
+            inner = draw_from(rng, sec["spreads"])
         if not inner or not pool or inner >= pool:
             return None
         return 1.0 / math.sqrt(inner ** -2 - pool ** -2)
@@ -479,6 +543,26 @@ class CalibratedModel:
         careers = self.data["careers"]
         first = self.first_strength(rng, on)
         return first + careers["first_lift"] * min(first, careers["first_lift_below"])
+
+    def prior_record(self, rng) -> Optional[tuple[float, int]]:
+        """The OTBR rating and games a player brings to the first event:
+        None (a newcomer, unrated) as often as the record first shows its
+        players unrated; else provisional or established as often as it
+        shows them so, at a rating of those it shows (and, provisional, the
+        games before it; established: the careers' ``veteran_games``).
+        Always None when the calibration has no ``first_seen`` table or its
+        careers no ``veteran_games``."""
+        seen = self.first_seen
+        if not seen:
+            return None
+        u = rng.random()
+        prov, est = seen["provisional"], seen["established"]
+        if u < prov["share"]:
+            games = int(round(draw_from(rng, prov["games"])))
+            return draw_from(rng, prov["quantiles"]), max(1, games)
+        if u < prov["share"] + est["share"]:
+            return draw_from(rng, est["quantiles"]), self.veteran_games
+        return None
 
     def draw_chance(self, a: float, b: float) -> float:
         return draw_chance(self.data["draws"], (a + b) / 2.0, a - b)

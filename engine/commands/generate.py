@@ -13,7 +13,8 @@ def register(sub) -> None:
                                    "over time, Swiss and round-robin sections in all six "
                                    "systems, 2001-2025, drawn from the record's calibration "
                                    "(unless --uncalibrated); deterministic by seed.  The files "
-                                   "carry no ratings: 'uschess replay' builds them.  The true "
+                                   "carry no ratings but the OTBR record a player first seen "
+                                   "rated brings: 'uschess replay' builds them.  The true "
                                    f"strengths go to {TRUTH_FILE} beside the events "
                                    "('uschess evaluate' scores ratings against them).")
     p.add_argument("--players", type=int, required=True, metavar="N",
