@@ -130,20 +130,25 @@ class FinishStep:
     (``st.recorder``): the rules each rating read, turned into the warnings
     of the rules in force, and what steps 4 and 5 did."""
 
-    __slots__ = ("system", "st", "rules", "end", "kind", "last5", "recorder")
+    __slots__ = ("system", "st", "rules", "end", "kind", "last5", "recorder", "traced")
 
     def __init__(self, system: str, st: Steps, rules, end: _dt.date):
         self.system, self.st, self.rules, self.end = system, st, rules, end
         self.kind = st.kind
         self.last5 = st.kind.last_step == 5
         self.recorder = st.recorder
+        self.traced = st.recorder.on
 
     def __call__(self, e: Entrant, match: Optional[MatchInputs] = None) -> PlayerResult:
         kind, system, end, rules = self.kind, self.system, self.end, self.rules
+        traced = self.traced
         pl = e.pl
         pair = pl.pair
         reads = e.reads
-        p, call = reads.params(rules.p), reads.calls(rules.call)
+        if traced:  # the views note what the rating reads
+            p, call = reads.params(rules.p), reads.calls(rules.call)
+        else:
+            p, call = rules.p, rules.call
         rec = e.rec
         pre = rec.rating if rec is not None else None
         step5 = self.st.step5[pair]
@@ -168,9 +173,12 @@ class FinishStep:
         after = record_after(rec, m, wins, draws, losses, attained, end, p,
                              0 if rec is not None else e.n)
         event = EventCounts(wins, draws, losses, 1 if m >= p.event_rated_games else 0)
-        floor_reads = self.recorder.reads()
-        fl = floor_reads.calls(rules.call).uschess_personal_floor(
-            system=system, after=after, event=event, p=floor_reads.params(rules.p))
+        if traced:
+            floor_reads = self.recorder.reads()
+            fl = floor_reads.calls(rules.call).uschess_personal_floor(
+                system=system, after=after, event=event, p=floor_reads.params(rules.p))
+        else:
+            fl = call.uschess_personal_floor(system=system, after=after, event=event, p=p)
         if rec is not None and rec.lowered_floor is not None:
             floor, reason, lowered, lowered_from = lowered_floor_for(rec, fl.value, fl.reason)
             if lowered is not None:
@@ -190,41 +198,52 @@ class FinishStep:
 
         # A floor is part of what the rating depended on when it bound, when a
         # lowered floor stood in for it, or in a match (where it decides a request).
-        names = reads.names
-        if floor_applied or lowered is not None or kind.floor_requests:
-            names = names | floor_reads.names
-        depends = frozenset(names)
-        warnings = (rules.warnings(depends) if depends else []) + notes + \
-            unknown_history_warnings(fl, value, system)
+        # (untraced, a rating reads nothing it notes: it depends on no rule's warnings)
+        if traced:
+            names = reads.names
+            if floor_applied or lowered is not None or kind.floor_requests:
+                names = names | floor_reads.names
+            depends = frozenset(names)
+            warnings = rules.warnings(depends) if depends else []
+        else:
+            depends, warnings = _NOTHING, []
+        if notes:
+            warnings += notes
+        if fl.could_be is not None and value < fl.could_be:
+            warnings += unknown_history_warnings(fl, value, system)
         if floor_applied and pre is not None and pre < floor:
             warnings += below_floor_warnings(pre, floor, reason)
         last5 = self.last5
+        st = self.st
+        formula = "special" if e.special else "standard"
+        if match is not None:
+            formula = f"match ({formula}, no bonus)"
         # K, E and the bonus are the standard formula's (None for the special
         # formula), from the last step
-        fields = dict(
+        out = (PlayerResult if match is None else MatchPlayerResult)(
             pair=pair, id=pl.id, name=pl.name, system=system, pre=pre,
             games_before=rec.games if rec else 0, m=m, score=e.score, post=post,
-            games_after=after.games, formula="special" if e.special else "standard",
-            initial=self.st.initial.get(pair), n_eff=e.n_eff, step3=self.st.step3.get(pair),
-            step4=self.st.step4[pair] if last5 else None, step5=step5 if last5 else None,
+            games_after=after.games, formula=formula,
+            initial=st.initial.get(pair), n_eff=e.n_eff, step3=st.step3.get(pair),
+            step4=st.step4[pair] if last5 else None, step5=step5 if last5 else None,
             k=e.k, bonus=e.bonus, expected=e.expected,
             floor=float(floor) if kind.floor_requests else floor, floor_reason=reason,
             floor_applied=floor_applied, record_after=after, depends=depends,
             warnings=warnings)
-        if match is None:
-            out = PlayerResult(**fields)
-        else:
-            fields["formula"] = f"match ({fields['formula']}, no bonus)"
-            out = MatchPlayerResult(
-                **fields, change_uncapped=step5 - pre, change=post - pre, caps=caps,
-                history=list(match.history), history_source=match.history_source,
-                floor_request=request)
-        if self.recorder.on:
+        if match is not None:
+            out.change_uncapped, out.change, out.caps = step5 - pre, post - pre, caps
+            out.history, out.history_source = list(match.history), match.history_source
+            out.floor_request = request
+        if traced:
             info5 = self.st.details5[pair]
             if match is not None:
                 info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
             out.trace = {"step4": self.st.details4.get(pair), "step5": info5}
         return out
+
+
+#: What an untraced rating depends on: no rule is noted.
+_NOTHING: frozenset = frozenset()
 
 
 def _floor_request(value: float, floor: float, reason: str, match: MatchInputs,
