@@ -267,23 +267,27 @@ def played_games(section: Section) -> dict:
     return {pl.pair: Played(pl) for pl in section.players}
 
 
-class Entrant:
+class Entrant(Played):
     """What steps 1-5 know of one player in one system: the games (opponent
-    pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings); after
-    the last step, what the standard formula gave there (E and the bonus).
-    ``reads`` and ``wording`` are the recorder's (:class:`Recorder`)."""
+    pairs and scores, as :class:`Played`), R0, N, N', the formula, and for
+    the standard formula K and bonus eligibility (neither depends on the
+    opponents' ratings); after the last step, what the standard formula gave
+    there (E and the bonus).  ``reads`` and ``wording`` are the recorder's
+    (:class:`Recorder`)."""
 
-    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
-                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
-                 "expected", "bonus", "opp_get")
+    __slots__ = ("pl", "rec", "r0", "n", "n_eff", "special", "all_wins", "all_losses", "k",
+                 "eligible", "reads", "wording", "expected", "bonus")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord], recorder: Recorder = TRACE,
                  played: Optional[Played] = None):
-        g = Played(pl) if played is None else played
+        if played is None:  # the games read here, into this entrant
+            Played.__init__(self, pl)
+        else:
+            g = played
+            self.opps, self.score, self.m, self.wins, self.losses = (g.opps, g.score, g.m,
+                                                                     g.wins, g.losses)
+            self.opp_get = g.opp_get  # the opponents' ratings in one call (steps 4 and 5)
         self.pl, self.rec = pl, rec
-        self.opps, self.score, self.m, self.wins, self.losses = g.opps, g.score, g.m, g.wins, g.losses
-        self.opp_get = g.opp_get  # the opponents' ratings in one call (steps 4 and 5)
         if rec is None:
             self.all_wins = self.all_losses = False
         else:
