@@ -514,9 +514,8 @@ def _step(playing: dict, opp_rating: dict, rules, rec: Recorder, walk: bool):
                 trace=st)
         else:
             st = None
-            value, e.expected, e.bonus = standard_rating(
-                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
-                m_prime_min=p.bonus_m_prime_min)
+            value, e.expected, e.bonus = standard_rating(   # (bonus_eligible, b, m_prime_min)
+                e.r0, e.k, opps, e.score, e.eligible, p.bonus_multiplier, p.bonus_m_prime_min)
         if traced:
             rec.step(details, e, opps, st)
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
