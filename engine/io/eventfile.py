@@ -345,7 +345,8 @@ def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
             name if type(name) is str else str(name),               # name
             rounds,                                                 # rounds
             ratings,                                                # ratings
-            parse_birth_date(birth) if birth is not None else None,   # birth_date
+            (_DATES.get(birth) if type(birth) is str else None)       # birth_date: a date
+            or (parse_birth_date(birth) if birth is not None else None),  # read before, or read
             adult,                                                  # adult
             parse_foreign(fide, "fide") if fide is not None else None,   # fide
             parse_foreign(cfc, "cfc") if cfc is not None else None,     # cfc
@@ -473,16 +474,11 @@ def validate_section(section: Section) -> None:
     opponents that exist and results that agree from both sides."""
     if READER is not None and READER.valid(section.players):
         return  # the compiled kernel found nothing to refuse
-    by_pair: dict[int, Player] = {}
-    ids: dict[str, Player] = {}
-    for p in section.players:
-        if p.pair in by_pair:
-            raise InputError("pair number listed twice", player=p.label)
-        by_pair[p.pair] = p
-        if p.id in ids:
-            raise InputError(f"id {p.id} listed twice (also pair {ids[p.id].pair})", player=p.label)
-        ids[p.id] = p
-    counts = {len(p.rounds) for p in section.players}
+    players = section.players
+    by_pair: dict[int, Player] = {p.pair: p for p in players}
+    if len(by_pair) < len(players) or len({p.id for p in players}) < len(players):
+        _refuse_listed_twice(players)  # a pair or an id twice: say which
+    counts = {len(p.rounds) for p in players}
     if len(counts) > 1:
         first = section.players[0]
         for p in section.players:
@@ -490,7 +486,8 @@ def validate_section(section: Section) -> None:
                 raise InputError(
                     f"has {len(p.rounds)} rounds but player {first.label} has {len(first.rounds)}",
                     player=p.label)
-    for p in section.players:
+    mirror = MIRROR
+    for p in players:
         pair = p.pair
         for i, r in enumerate(p.rounds, start=1):
             opponent = r.opponent
@@ -503,7 +500,7 @@ def validate_section(section: Section) -> None:
                 raise InputError(f"opponent pair {opponent} does not exist", player=p.label,
                                  round=i)
             back = opp.rounds[i - 1]
-            if back.opponent == pair and MIRROR[r.code] == back.code:
+            if back.opponent == pair and mirror[r.code] == back.code:
                 continue  # the usual case: both sides agree
             if back.opponent is None and r.code in FORFEIT_CODES:
                 continue  # a forfeit recorded on one side only
@@ -512,6 +509,20 @@ def validate_section(section: Section) -> None:
                                  player=p.label, round=i)
             raise InputError(f"results disagree: {r} here, {back} for pair {opp.pair}",
                              player=p.label, round=i)
+
+
+def _refuse_listed_twice(players: list) -> None:
+    """The InputError for the first player whose pair number or id an
+    earlier player of the section has."""
+    by_pair: dict[int, Player] = {}
+    ids: dict[str, Player] = {}
+    for p in players:
+        if p.pair in by_pair:
+            raise InputError("pair number listed twice", player=p.label)
+        by_pair[p.pair] = p
+        if p.id in ids:
+            raise InputError(f"id {p.id} listed twice (also pair {ids[p.id].pair})", player=p.label)
+        ids[p.id] = p
 
 
 def event_from_dict(raw: Any, source: str | None = None, *, text_checked: bool = False) -> Event:
