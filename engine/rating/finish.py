@@ -193,8 +193,10 @@ class FinishStep:
                                                               after, p, notes)
             else:
                 post, floor_applied = float(floor), True
-        post = call.uschess_store_rating(pre=pre, value=post, p=p)
-        settle_record(after, post, p, who=pl)
+        # storage is a function of (pre, value): where no floor moved the
+        # result, the rating stored is the one attained, asked above
+        post = attained if post is value else call.uschess_store_rating(pre=pre, value=post, p=p)
+        settle_record(after, post, p, pl)
 
         # A floor is part of what the rating depended on when it bound, when a
         # lowered floor stood in for it, or in a match (where it decides a request).
