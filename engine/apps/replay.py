@@ -200,8 +200,7 @@ def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreeme
     if (fide is known.fide and cfc is known.cfc and name == known.name and state == known.state
             and birth == known.birth_date and adult == known.adult):
         return known
-    return PlayerInfo(id=p.id, name=name, birth_date=birth, adult=adult, state=state,
-                      fide=fide, cfc=cfc)
+    return PlayerInfo(p.id, name, birth, adult, state, fide, cfc)  # (in field order)
 
 
 def _with_info(p: Player, info: PlayerInfo) -> Player:

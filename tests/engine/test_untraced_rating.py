@@ -206,3 +206,13 @@ def test_players_and_identities_built_positionally_land_in_their_fields():
     info = _merge_info(pl, None, "E", "Open", [])
     assert (info.id, info.name, info.birth_date, info.adult, info.state, info.fide, info.cfc) \
         == (pl.id, pl.name, pl.birth_date, pl.adult, pl.state, pl.fide, pl.cfc)
+    # the store's identity completed by the file: each field from where it should come
+    from uschess.io.store_schema import PlayerInfo
+    from uschess.model import ForeignRating
+
+    older = ForeignRating(1500.0, dt.date(2020, 1, 1))
+    known = PlayerInfo("12345678", None, None, None, None, older, None)
+    merged = _merge_info(pl, known, "E", "Open", [])
+    assert (merged.id, merged.name, merged.birth_date, merged.adult, merged.state) == (
+        "12345678", "Name", dt.date(2001, 2, 3), True, "TX")
+    assert merged.fide is pl.fide and merged.cfc is pl.cfc
