@@ -303,18 +303,23 @@ def parse_foreign(raw: Any, what: str) -> ForeignRating:
     )
 
 
+#: What refuse_unknown says of a player's key that is not read.
+_PLAYER_KEY_NOTES = {"history": "earlier match changes go in 'match_history'"}
+
+
 def parse_player(raw: Any, *, text_checked: bool = False) -> Player:
     """A player of a section.  ``text_checked``: the data was read by the
     checked reader (:func:`uschess.io.textdata.parse_data`), which has
     already refused control characters and lone surrogates in every string
     of it, so the texts are not scanned again."""
-    raw = mapping(raw, "player")
+    if type(raw) is not dict:
+        raw = mapping(raw, "player")  # (a mapping, else what is wrong)
     pair = raw.get("pair")
     if type(pair) is not int or not 1 <= pair <= MAX_PAIR:  # else say what is wrong
         pair = number_field(raw, "pair", "player", integer=True, required=True, lo=1, hi=MAX_PAIR)
     try:
-        refuse_unknown(raw, PLAYER_KEYS, notes={
-            "history": "earlier match changes go in 'match_history'"})
+        if not PLAYER_KEYS.issuperset(raw):  # (the usual case: one C call) say which
+            refuse_unknown(raw, PLAYER_KEYS, notes=_PLAYER_KEY_NOTES)
         get = raw.get
         pid, name, rounds_raw, state = get("id"), get("name"), get("rounds"), get("state")
         if not (text_checked and type(pid) is str and type(name) is str
