@@ -156,14 +156,7 @@ class FinishStep:
         notes: list[str] = []
         caps = None
         if kind.caps:
-            caps = cap_change(step5 - pre, end, match.history, per_match=p.match_change_cap,
-                              windows=p.match_net_caps)
-            value = max(pre + caps.change_out, p.absolute_floor)
-            notes.append("rated as a match (sec. 7): no bonus; caps on the change; "
-                         "floors not automatic")
-            if caps.capped:
-                notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
-                             f"({'; '.join(caps.binding)})")
+            caps, value = _capped(step5, pre, end, match, p, notes)
 
         m, wins, losses = e.m, e.wins, e.losses
         draws = m - wins - losses  # Entrant.draws
@@ -193,8 +186,7 @@ class FinishStep:
                                                               after, p, notes)
             else:
                 post, floor_applied = float(floor), True
-        # storage is a function of (pre, value): where no floor moved the
-        # result, the rating stored is the one attained, asked above
+        # storage is a function of (pre, value): unmoved by a floor, the rating attained
         post = attained if post is value else call.uschess_store_rating(pre=pre, value=post, p=p)
         settle_record(after, post, p, pl)
 
@@ -202,10 +194,8 @@ class FinishStep:
         # lowered floor stood in for it, or in a match (where it decides a request).
         # (untraced, a rating reads nothing it notes: it depends on no rule's warnings)
         if traced:
-            names = reads.names
-            if floor_applied or lowered is not None or kind.floor_requests:
-                names = names | floor_reads.names
-            depends = frozenset(names)
+            depends = frozenset(reads.names | floor_reads.names if (
+                floor_applied or lowered is not None or kind.floor_requests) else reads.names)
             warnings = rules.warnings(depends) if depends else []
         else:
             depends, warnings = _NOTHING, []
@@ -215,15 +205,12 @@ class FinishStep:
             warnings += unknown_history_warnings(fl, value, system)
         if floor_applied and pre is not None and pre < floor:
             warnings += below_floor_warnings(pre, floor, reason)
-        last5 = self.last5
-        st = self.st
+        last5, st = self.last5, self.st
         formula = "special" if e.special else "standard"
         if match is not None:
             formula = f"match ({formula}, no bonus)"
-        # K, E and the bonus are the standard formula's (None for the special
-        # formula), from the last step.  Positional, in the order of the
-        # fields (tests/engine/test_untraced_rating.py holds it): a third of
-        # the time of 25 keywords, once per player
+        # K, E, bonus: the standard formula's in the last step (None: special).  Positional,
+        # in field order (a test holds it): a third of the time of 25 keywords
         out = (PlayerResult if match is None else MatchPlayerResult)(
             pair, pl.id, pl.name, system, pre,                      # pair .. pre
             rec.games if rec else 0, m, e.score, post,              # games_before .. post
@@ -238,15 +225,36 @@ class FinishStep:
             out.history, out.history_source = list(match.history), match.history_source
             out.floor_request = request
         if traced:
-            info5 = self.st.details5[pair]
-            if match is not None:
-                info5 = dict(info5, match={"change_uncapped": step5 - pre, "caps": caps.as_dict()})
-            out.trace = {"step4": self.st.details4.get(pair), "step5": info5}
+            out.trace = self._trace(pair, match, step5 - pre if match is not None else None, caps)
         return out
+
+    def _trace(self, pair: int, match: Optional[MatchInputs], change: Optional[float],
+               caps) -> dict:
+        """What steps 4 and 5 did for the player of ``pair`` (a match's caps
+        with step 5: ``change``, the change before them, and ``caps``)."""
+        info5 = self.st.details5[pair]
+        if match is not None:
+            info5 = dict(info5, match={"change_uncapped": change, "caps": caps.as_dict()})
+        return {"step4": self.st.details4.get(pair), "step5": info5}
 
 
 #: What an untraced rating depends on: no rule is noted.
 _NOTHING: frozenset = frozenset()
+
+
+def _capped(step5: float, pre: float, end: _dt.date, match: MatchInputs, p,
+            notes: list) -> tuple:
+    """A match's change capped (sec. 7 restriction 2): (the caps' outcome,
+    the rating they give, at least the absolute floor); what they did goes
+    into ``notes``."""
+    caps = cap_change(step5 - pre, end, match.history, per_match=p.match_change_cap,
+                      windows=p.match_net_caps)
+    notes.append("rated as a match (sec. 7): no bonus; caps on the change; "
+                 "floors not automatic")
+    if caps.capped:
+        notes.append(f"change {caps.change_in:+.2f} capped to {caps.change_out:+.2f} "
+                     f"({'; '.join(caps.binding)})")
+    return caps, max(pre + caps.change_out, p.absolute_floor)
 
 
 def _floor_request(value: float, floor: float, reason: str, match: MatchInputs,
