@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from uschess.errors import InputError
 
@@ -26,11 +26,12 @@ class TimeControl:
     text: str
     mm: float
     ss: float
+    #: mm + ss, the quantity the footnote classifies by (read for every
+    #: player's K: kept, not added again at each read)
+    total: float = field(init=False, repr=False, compare=False)
 
-    @property
-    def total(self) -> float:
-        """mm + ss, the quantity the footnote classifies by."""
-        return self.mm + self.ss
+    def __post_init__(self):
+        object.__setattr__(self, "total", self.mm + self.ss)
 
 
 # a number starts only where no digit precedes: a match found inside a run of

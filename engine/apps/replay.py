@@ -185,9 +185,8 @@ def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreeme
     """The player's identity: the store's, completed and refreshed by the file
     (a later FIDE/CFC rating, a name or state; a birth date or adult flag
     only where the store has none)."""
-    if known is None:
-        return PlayerInfo(id=p.id, name=p.name, birth_date=p.birth_date, adult=p.adult,
-                          state=p.state, fide=p.fide, cfc=p.cfc)
+    if known is None:  # (positional, in the order of PlayerInfo's fields)
+        return PlayerInfo(p.id, p.name, p.birth_date, p.adult, p.state, p.fide, p.cfc)
     if p.birth_date is not None and known.birth_date is not None \
             and p.birth_date != known.birth_date:
         disagreements.append(Disagreement(eid, section, p.id, "birth_date", None,
@@ -201,8 +200,7 @@ def _merge_info(p: Player, known: Optional[PlayerInfo], eid, section, disagreeme
     if (fide is known.fide and cfc is known.cfc and name == known.name and state == known.state
             and birth == known.birth_date and adult == known.adult):
         return known
-    return PlayerInfo(id=p.id, name=name, birth_date=birth, adult=adult, state=state,
-                      fide=fide, cfc=cfc)
+    return PlayerInfo(p.id, name, birth, adult, state, fide, cfc)  # (in field order)
 
 
 def _with_info(p: Player, info: PlayerInfo) -> Player:

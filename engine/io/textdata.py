@@ -313,17 +313,29 @@ def _json_too_deep(text: str) -> bool:
     are left after MAX_DEPTH removals."""
     if len(text) <= 2 * MAX_DEPTH + 1:  # too short to hold MAX_DEPTH + 1 pairs
         return False
-    # empty strings go first (and two strings with nothing but text between
-    # them become one: what is between is no bracket)
-    brackets = text.encode("utf-8", "surrogatepass").translate(
-        _BRACES_AS_BRACKETS, _NOT_BRACKETS_OR_QUOTES).replace(b'""', b"")
-    if b'"' in brackets:
-        brackets = _JSON_PLAIN_STRING_RE.sub(b"", brackets)
+    return bool(_left_past_depth(_bracket_marks(text)))
+
+
+def _bracket_marks(text: str) -> bytes:
+    """The brackets of an escape-free ``text`` outside its double-quoted
+    strings, braces written as brackets (only the nesting counts)."""
+    marks = text.encode("utf-8", "surrogatepass").translate(_BRACES_AS_BRACKETS,
+                                                            _NOT_BRACKETS_OR_QUOTES)
+    if b'"' in marks:  # the strings' brackets go with them; empty strings go first (and
+        # two strings with nothing but text between them become one: what is between
+        # is no bracket)
+        marks = _JSON_PLAIN_STRING_RE.sub(b"", marks.replace(b'""', b""))
+    return marks
+
+
+def _left_past_depth(marks: bytes) -> bytes:
+    """``marks`` with MAX_DEPTH levels of innermost pairs taken away (each
+    pass in C): empty when balanced brackets nest at most MAX_DEPTH deep."""
     for _ in range(MAX_DEPTH):
-        if not brackets:
-            return False
-        brackets = brackets.replace(b"[]", b"")
-    return bool(brackets)
+        if not marks:
+            break
+        marks = marks.replace(b"[]", b"")
+    return marks
 
 
 def _duplicate_position(text: str) -> Optional[str]:
@@ -427,15 +439,8 @@ def check_nesting(text: str, *, json_format: bool, source=None) -> None:
     bare = text
     if "\\" in bare:  # escaped backslashes, then escaped quotes: the quotes left delimit
         bare = bare.replace("\\\\", "").replace('\\"', "")
-    marks = bare.encode("utf-8", "surrogatepass").translate(_BRACES_AS_BRACKETS,
-                                                            _NOT_BRACKETS_OR_QUOTES)
-    if b'"' in marks:  # the strings' brackets go with them
-        marks = _JSON_PLAIN_STRING_RE.sub(b"", marks.replace(b'""', b""))
-    pairs = marks
-    for _ in range(MAX_DEPTH):  # each pass takes the innermost pairs away
-        if not pairs:
-            break
-        pairs = pairs.replace(b"[]", b"")
+    marks = _bracket_marks(bare)
+    pairs = _left_past_depth(marks)  # brackets left: deeper, or unbalanced (then counted)
     flow = max(accumulate(array("b", marks.translate(_AS_STEPS))), default=0) if pairs else 0
     if flow > MAX_DEPTH:
         raise InputError(f"nested over {MAX_DEPTH} deep {_deep_bracket(text)}", file=source)
@@ -542,11 +547,10 @@ def _parse_data(text: str, json_format: bool, source) -> Any:
         raise InputError(f"malformed {kind}: {_reason(err)}", file=source)
     if json_format and not escapes:
         # JSON makes text keys and plain values only; numbers were checked
-        # as they were converted and the strings with the text: the nesting
-        # is found in the text, and only a text nested too deeply is walked
-        # (for the path of the value).
-        if _json_too_deep(text):
-            check_values(data, source, strings=False)
+        # as they were converted and the strings with the text, and
+        # check_nesting has refused brackets nested deeper than MAX_DEPTH
+        # before the parse (the count of _json_too_deep, and JSON nests by
+        # brackets alone): nothing is left to check.
         return data
     check_values(data, source, strings=escapes)
     return data

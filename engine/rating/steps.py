@@ -267,29 +267,36 @@ def played_games(section: Section) -> dict:
     return {pl.pair: Played(pl) for pl in section.players}
 
 
-class Entrant:
+class Entrant(Played):
     """What steps 1-5 know of one player in one system: the games (opponent
-    pairs and scores), R0, N, N', the formula, and for the standard formula K
-    and bonus eligibility (neither depends on the opponents' ratings); after
-    the last step, what the standard formula gave there (E and the bonus).
-    ``reads`` and ``wording`` are the recorder's (:class:`Recorder`)."""
+    pairs and scores, as :class:`Played`), R0, N, N', the formula, and for
+    the standard formula K and bonus eligibility (neither depends on the
+    opponents' ratings); after the last step, what the standard formula gave
+    there (E and the bonus).  ``reads`` and ``wording`` are the recorder's
+    (:class:`Recorder`)."""
 
-    __slots__ = ("pl", "rec", "opps", "score", "m", "wins", "losses", "r0", "n", "n_eff",
-                 "special", "all_wins", "all_losses", "k", "eligible", "reads", "wording",
-                 "expected", "bonus", "opp_get")
+    __slots__ = ("pl", "rec", "r0", "n", "n_eff", "special", "all_wins", "all_losses", "k",
+                 "eligible", "reads", "wording", "expected", "bonus")
 
     def __init__(self, pl: Player, rec: Optional[SystemRecord], recorder: Recorder = TRACE,
                  played: Optional[Played] = None):
-        g = Played(pl) if played is None else played
+        if played is None:  # the games read here, into this entrant
+            Played.__init__(self, pl)
+        else:
+            g = played
+            self.opps, self.score, self.m, self.wins, self.losses = (g.opps, g.score, g.m,
+                                                                     g.wins, g.losses)
+            self.opp_get = g.opp_get  # the opponents' ratings in one call (steps 4 and 5)
         self.pl, self.rec = pl, rec
-        self.opps, self.score, self.m, self.wins, self.losses = g.opps, g.score, g.m, g.wins, g.losses
-        self.opp_get = g.opp_get  # the opponents' ratings in one call (steps 4 and 5)
         if rec is None:
             self.all_wins = self.all_losses = False
         else:
             self.all_wins, self.all_losses = rec.all_wins, rec.all_losses  # bools (SystemRecord)
         self.k = self.eligible = self.expected = self.bonus = None
-        self.reads, self.wording = recorder.reads(), recorder.wording()
+        if recorder.on:
+            self.reads, self.wording = recorder.reads(), recorder.wording()
+        else:  # what NO_TRACE gives, without the calls
+            self.reads, self.wording = NO_READS, _DROPPED
 
     @property
     def draws(self) -> int:
@@ -361,7 +368,7 @@ def five_steps(section: Section, system: str, rules, tc: Optional[TimeControl], 
     # every player who appears as an opponent plays a rated game (validated pairings)
     playing = {pair: e for pair, e in entrants.items() if e.m}
     initial = _step1(playing, section, system, rules)
-    _step2(playing, section, system, rules, tc, kind)
+    _step2(playing, section, system, rules, tc, kind, rec.on)
     step3 = _step3(playing, initial, rules)
 
     # Step 4: opponents at pre-event, step-1 (N > 0) or step-3 (N = 0) ratings.
@@ -398,11 +405,12 @@ def _step1(playing: dict, section: Section, system: str, rules) -> dict:
 
 
 def _step2(playing: dict, section: Section, system: str, rules, tc: Optional[TimeControl],
-           kind: SectionKind) -> None:
+           kind: SectionKind, traced: bool = True) -> None:
     """Step 2 (sec. 3): N' = min(N, N*) and the formula of each player
     (special for N <= ``special_max_games`` or an all-wins or all-losses
     record, sec. 3.2); for the standard formula, what does not change
-    between steps 4 and 5: K (sec. 4.2) and bonus eligibility."""
+    between steps 4 and 5: K (sec. 4.2) and bonus eligibility.  Untraced
+    (``traced`` false) the rules are read directly, with nothing noted."""
     p_unit, call_unit = rules.p, rules.call
     nstar = p_unit.nstar
     ns = (nstar["a"], nstar["b"], nstar["center"], nstar["flat_above"], nstar["cap"])
@@ -410,8 +418,11 @@ def _step2(playing: dict, section: Section, system: str, rules, tc: Optional[Tim
     standard_only, with_bonus = kind.standard_only, kind.bonus
     for e in playing.values():
         reads = e.reads
-        p, call = reads.params(p_unit), reads.calls(call_unit)
-        reads.names.add("nstar")
+        if traced:
+            p, call = reads.params(p_unit), reads.calls(call_unit)
+            reads.names.add("nstar")
+        else:
+            p, call = p_unit, call_unit
         e.special = not standard_only and (
             e.n <= p.special_max_games or e.all_wins or e.all_losses)
         e.n_eff = min(float(e.n), n_star(e.r0, *ns))  # N' = min(N, N*), sec. 3
@@ -429,10 +440,14 @@ def _step2(playing: dict, section: Section, system: str, rules, tc: Optional[Tim
         counts = opponent_counts(e.opps)
         # The eligibility wordings differ only for m = 3 or a repeated
         # opponent: elsewhere the rating does not depend on which is in force.
-        target = reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
-        e.eligible = bool(call_unit.uschess_bonus_eligible(
-            m=e.m, opponent_counts=counts, p=reads.params_into(p_unit, target)))
-        target.add("bonus")
+        if traced:
+            target = reads.names if (e.m == 3 or len(counts) < e.m) else e.wording
+            target.add("bonus")
+            bonus_p = reads.params_into(p_unit, target)
+        else:
+            bonus_p = p_unit
+        e.eligible = bool(call_unit.uschess_bonus_eligible(m=e.m, opponent_counts=counts,
+                                                           p=bonus_p))
 
 
 def _step3(playing: dict, initial: dict, rules) -> dict:
@@ -486,22 +501,23 @@ def _step(playing: dict, opp_rating: dict, rules, rec: Recorder, walk: bool):
     floor100 = p_unit.absolute_floor
     out: dict[int, float] = {}
     details: dict[int, dict] = {}
+    traced = rec.on  # untraced: the rules read directly, nothing kept
     for pair, e in playing.items():
         get = e.opp_get
         opps = list(get(opp_rating)) if get is not None else [opp_rating[o] for o in e.opps]
-        p = e.reads.params(p_unit)
+        p = e.reads.params(p_unit) if traced else p_unit
         if e.special:
-            st = rec.walk() if walk else None
-            value = e.reads.calls(call_unit).uschess_special_rating(
+            st = rec.walk() if walk and traced else None
+            value = (e.reads.calls(call_unit) if traced else call_unit).uschess_special_rating(
                 r0=e.r0, n_eff=e.n_eff, opponents=opps, score=e.score, wins=e.wins,
                 losses=e.losses, all_wins=e.all_wins, all_losses=e.all_losses, n=e.n, p=p,
                 trace=st)
         else:
             st = None
-            value, e.expected, e.bonus = standard_rating(
-                e.r0, e.k, opps, e.score, bonus_eligible=e.eligible, b=p.bonus_multiplier,
-                m_prime_min=p.bonus_m_prime_min)
-        rec.step(details, e, opps, st)
+            value, e.expected, e.bonus = standard_rating(   # (bonus_eligible, b, m_prime_min)
+                e.r0, e.k, opps, e.score, e.eligible, p.bonus_multiplier, p.bonus_m_prime_min)
+        if traced:
+            rec.step(details, e, opps, st)
         out[pair] = floor100 if floor100 > value else value  # max(value, floor100)
     return out, details
 

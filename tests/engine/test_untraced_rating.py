@@ -180,3 +180,39 @@ def test_player_result_fields_in_the_order_the_finish_step_passes_them():
         "games_after", "formula", "initial", "n_eff", "step3", "step4", "step5", "k", "bonus",
         "expected", "floor", "floor_reason", "floor_applied", "record_after", "depends",
         "warnings"]
+
+
+def test_players_and_identities_built_positionally_land_in_their_fields():
+    """The reader builds Player, and the replay PlayerInfo, positionally (the
+    hot path): every field read from a player given all of them is where
+    its name says."""
+    from uschess.apps.replay import _merge_info
+    from uschess.io.eventfile import parse_player
+
+    pl = parse_player({"pair": 3, "id": "12345678", "name": "Name", "rounds": ["W1", "B"],
+                       "ratings": {"OTBR": {"rating": 1500, "games": 30}},
+                       "birth_date": "2001-02-03", "adult": True,
+                       "fide": {"rating": 1600, "date": "2024-01-01"},
+                       "cfc": {"rating": 1400, "date": "2023-01-01", "canadian": True},
+                       "state": "TX",
+                       "match_history": [{"date": "2024-05-01", "change": 40.0}],
+                       "initial": {"OTBQ": {"rating": 1300, "games": 0}}})
+    assert (pl.pair, pl.id, pl.name, [str(r) for r in pl.rounds]) == (3, "12345678", "Name",
+                                                                      ["W1", "B"])
+    assert pl.ratings["OTBR"].rating == 1500 and pl.birth_date == dt.date(2001, 2, 3)
+    assert pl.adult is True and pl.state == "TX"
+    assert (pl.fide.rating, pl.cfc.rating, pl.cfc.canadian) == (1600, 1400, True)
+    assert pl.match_history[0].change == 40.0 and pl.initial["OTBQ"].rating == 1300
+    info = _merge_info(pl, None, "E", "Open", [])
+    assert (info.id, info.name, info.birth_date, info.adult, info.state, info.fide, info.cfc) \
+        == (pl.id, pl.name, pl.birth_date, pl.adult, pl.state, pl.fide, pl.cfc)
+    # the store's identity completed by the file: each field from where it should come
+    from uschess.io.store_schema import PlayerInfo
+    from uschess.model import ForeignRating
+
+    older = ForeignRating(1500.0, dt.date(2020, 1, 1))
+    known = PlayerInfo("12345678", None, None, None, None, older, None)
+    merged = _merge_info(pl, known, "E", "Open", [])
+    assert (merged.id, merged.name, merged.birth_date, merged.adult, merged.state) == (
+        "12345678", "Name", dt.date(2001, 2, 3), True, "TX")
+    assert merged.fide is pl.fide and merged.cfc is pl.cfc
