@@ -3,11 +3,12 @@
 
 Each function here is the one of the same name, without its leading
 underscore, in the reference modules: :func:`cholesky_solve`,
-:func:`normal_equations` and :func:`schubert_update` of
+:func:`normal_equations`, :func:`schubert_update` and :func:`pinned` of
 :mod:`uschess.apps.audit.joint` (the joint solve's Levenberg-Marquardt
 steps), :func:`sweeps` of :mod:`uschess.apps.audit.solve` (the Gauss-Seidel
-sweeps of a descent) and :func:`column` of
-:mod:`uschess.apps.audit.section_model` (a column of forward differences).
+sweeps of a descent), :func:`column` and :func:`score` of
+:mod:`uschess.apps.audit.section_model` (a column of forward differences,
+the score of a solution).
 The same operations on the same values in the same order, on C doubles
 instead of Python floats: every product, quotient and sum rounded on its
 own (``setup.py`` turns off fused multiply-adds), a ``**`` through the C
@@ -400,3 +401,49 @@ def column(moved, dict base, h, min_slope, within):
             if abs(s) >= min_slope:
                 col[pair] = s
     return col
+
+
+def pinned(list jac, list rows, list pairs):
+    """:func:`uschess.apps.audit.joint._pinned`: pair -> the rows (in
+    order) whose slope for it is not zero."""
+    cdef Py_ssize_t n = len(pairs), i, t, count = min(len(rows), len(jac))
+    for t in range(count):
+        row = jac[t]
+        if type(row) is not list or len(<list>row) < n:
+            return DECLINED
+        for i in range(n):
+            if not _plain((<list>row)[i]):
+                return DECLINED
+    cdef dict out = {}
+    for i in range(n):
+        got = []
+        for t in range(count):
+            if _d((<list>jac[t])[i]) != 0.0:
+                got.append(rows[t])
+        out[pairs[i]] = got
+    return out
+
+
+def score(posts, dict published, tol, clip):
+    """:func:`uschess.apps.audit.section_model._score` with CLIP given:
+    (reproduced, -clipped misfit)."""
+    cdef Py_ssize_t n = 0
+    cdef double misfit = 0.0, d, within, clip_d
+    if posts is None:
+        return (-1, float("-inf"))
+    if type(posts) is not dict or not (_plain(tol) and _plain(clip)):
+        return DECLINED
+    within = _d(tol) + 1e-9
+    clip_d = _d(clip)
+    for pair, pub in published.items():
+        v = (<dict>posts).get(pair)
+        if v is None:
+            misfit += clip_d
+            continue
+        if not (_plain(v) and _plain(pub)):
+            return DECLINED
+        d = fabs(_d(v) - _d(pub))
+        if d <= within:
+            n += 1
+        misfit += clip_d if clip_d < d else d  # min(d, CLIP)
+    return (n, -misfit)

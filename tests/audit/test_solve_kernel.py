@@ -190,3 +190,43 @@ def test_whole_solves_as_the_reference(reference, seed, start, typos):
                              published, 1.0, p.absolute_floor, p.special_cap, common=[800.0])
 
     assert _solution(solve()) == _solution(reference(solve))
+
+
+@built
+@pytest.mark.parametrize("seed", range(20))
+def test_pinned_and_score_as_the_reference(reference, seed):
+    rng = random.Random(seed)
+    n = rng.randrange(1, 20)
+    jac = _matrix(rng, n, sparse=0.7)
+    rows = sorted(rng.sample(range(1, 400), len(jac)))
+    pairs = list(range(1000, 1000 + n))
+    assert _bits(J._pinned(jac, rows, pairs)) == _bits(reference(J._pinned, jac, rows, pairs))
+    published = {j: rng.choice((1200, rng.uniform(100.0, 2700.0))) for j in rows}
+    posts = {j: (None if rng.random() < 0.1 else v if rng.random() < 0.3
+                 else v + rng.choice((0.5, 1.0, 1.0 + 1e-10, 7, rng.uniform(-80.0, 80.0))))
+             for j, v in published.items() if rng.random() < 0.95}
+    for tol in (1.0, 0, 0.5):
+        assert _bits(M._score(posts, published, tol)) == _bits(
+            reference(M._score, posts, published, tol))
+    assert M._score(None, published, 1.0) == (-1, float("-inf"))
+    assert _bits(M._score({}, {}, 1.0)) == _bits(reference(M._score, {}, {}, 1.0))
+
+
+def test_the_jacobian_holds_each_columns_slopes_in_its_rows():
+    """Each row's slopes, the unknowns in order, 0.0 where a post does not
+    move with one (the matrix of the measured columns, by definition)."""
+    raw = _swiss(6, 24, 4, 8, "2021-03-06")
+    published, truth = _published(raw)
+    sr = rate_event(event_from_dict(_hidden(raw), source="page.yaml"),
+                    RatingOptions(trace=False)).sections[0]
+    games = {pair: i.games for pair, i in truth.items()}
+    model = SectionModel(sr, games)
+    pairs = sorted(games)
+    x = [truth[p].rating for p in pairs]
+    rows = sorted(published)[::2]
+    base = model.posts(dict(zip(pairs, x)))
+    jac = J._jacobian(model, pairs, x, rows, base, sr.rules.p.special_cap)
+    cols = M.forward_slopes(SectionModel(sr, games), dict(zip(pairs, x)), pairs, base,
+                            J._step(model), float("-inf"), sr.rules.p.special_cap)
+    assert _bits(jac) == _bits([[cols[u].get(j, 0.0) for u in pairs] for j in rows])
+    assert any(any(row) for row in jac)

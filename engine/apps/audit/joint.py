@@ -75,9 +75,27 @@ def _jacobian(model: SectionModel, pairs: list, x: list, rows: list, base: dict,
     """The sensitivity of each row's post to each unknown (:func:`slopes`,
     the value moved by :func:`_step` towards the inside of the range): a
     dense matrix of len(rows) x len(pairs), slopes below :data:`MIN_SLOPE`
-    zero."""
+    zero.  Each column's slopes are put in their rows (those of other
+    posts dropped), the rest of the matrix zero."""
     cols = forward_slopes(model, dict(zip(pairs, x)), pairs, base, _step(model), -math.inf, high)
-    return [[cols[u].get(j, 0.0) for u in pairs] for j in rows]
+    at = {j: t for t, j in enumerate(rows)}
+    jac = [[0.0] * len(pairs) for _ in rows]
+    for i, u in enumerate(pairs):
+        for j, s in cols[u].items():
+            t = at.get(j)
+            if t is not None:
+                jac[t][i] = s
+    return jac
+
+
+def _pinned(jac: list, rows: list, pairs: list) -> dict:
+    """pair -> the rows (published pairs, in order) whose slope for that
+    unknown is not zero: the posts that pin it down."""
+    if SOLVER is not None:
+        got = SOLVER.pinned(jac, rows, pairs)
+        if got is not SOLVER.DECLINED:
+            return got
+    return {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
 
 
 def _cholesky_solve(a: list, b: list) -> Optional[list]:
@@ -190,7 +208,7 @@ def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published:
         return {}, dict(zip(pairs, x))
     jac = _jacobian(model, pairs, x, rows, posts, high)
     fresh, used = True, 0
-    pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+    pinned = _pinned(jac, rows, pairs)
     damp = DAMP
     for _ in range(LM_STEPS):
         if best.score[0] == len(published) or not room(1):
@@ -234,7 +252,7 @@ def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published:
             break
         jac = _jacobian(model, pairs, x, rows, posts, high)
         fresh, used = True, 0
-        pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+        pinned = _pinned(jac, rows, pairs)
         damp = min(max(damp, DAMP), 1.0)
     return pinned, dict(zip(pairs, x))
 

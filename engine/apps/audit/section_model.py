@@ -202,9 +202,9 @@ class SectionModel:
         rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
                                                          self.games, self._special))
         self.evaluations += count
-        try:
+        try:  # the compiled kernel takes step 1's answers as the _Call gives them
             return section_posts(sr.section, sr.system, rules, sr.time_control, self._memo,
-                                 played=self._played)
+                                 played=self._played, given=(values, self.games))
         except InputError:
             return None
 
@@ -224,6 +224,10 @@ class Solution:
 
 def _score(posts: Optional[dict], published: dict, tol: float) -> tuple:
     """(reproduced, -clipped misfit): larger is better."""
+    if SOLVER is not None:
+        got = SOLVER.score(posts, published, tol, CLIP)
+        if got is not SOLVER.DECLINED:
+            return got
     if posts is None:
         return (-1, float("-inf"))
     n, misfit = 0, 0.0
