@@ -1,6 +1,7 @@
 """The optional compiled kernel: the two formulas (engine/formulas_kernel.pyx),
-a section rated without a trace (engine/section_kernel.pyx) and the players
-of an event file's sections as the reader reads them (engine/reader_kernel.pyx).
+a section rated without a trace (engine/section_kernel.pyx), the players
+of an event file's sections as the reader reads them (engine/reader_kernel.pyx)
+and the arithmetic of the audit's solvers (engine/solve_kernel.pyx).
 
 Everything else about the package is in pyproject.toml.  The kernel is built
 only when asked, ``USCHESS_KERNEL=1 pip install -e .`` (or ``.``): Cython is
@@ -25,7 +26,7 @@ WANTED = os.environ.get("USCHESS_KERNEL") == "1"
 KERNEL = [Extension(f"uschess.{name}", [f"engine/{name}.pyx"],
                     extra_compile_args=["-O2", "-ffp-contract=off", "-fno-builtin-pow"],
                     optional=True)
-          for name in ("formulas_kernel", "section_kernel", "reader_kernel")]
+          for name in ("formulas_kernel", "section_kernel", "reader_kernel", "solve_kernel")]
 
 # setuptools compiles a .pyx through Cython when Cython is installed, which
 # asking for it as a build requirement makes sure of

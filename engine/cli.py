@@ -54,12 +54,14 @@ def _leaf_parsers(parser: argparse.ArgumentParser):
 
 class _Version(argparse.Action):
     """--version, reading the installed version only when asked, with the
-    code that rates (the compiled kernel or the pure-Python reference)."""
+    code that rates and the code of the audit's solvers (the compiled kernel
+    or the pure-Python reference)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        from uschess.apps.audit.section_model import SOLVER_STATUS
         from uschess.rating.section import kernel_status
 
-        print(f"{parser.prog} {uschess.__version__} ({kernel_status()})")
+        print(f"{parser.prog} {uschess.__version__} ({kernel_status()}; solver: {SOLVER_STATUS})")
         parser.exit()
 
 

@@ -314,9 +314,10 @@ def load_kernel(name: str, mirrors: Sequence[Path] = ()) -> tuple:
     """The compiled module ``uschess.<name>`` of the optional kernel (built
     with ``USCHESS_KERNEL=1`` at install) and "compiled kernel"; None, and
     why, where it is not built or is older than one of its sources: in a
-    source tree, its ``.pyx``, the include file of the standard formula,
-    ``setup.py`` (the compiler's flags decide results to the last bit: see
-    there) and ``mirrors``, the reference modules it does as they do
+    source tree, its ``.pyx``, the include files (``*.pxi``: the standard
+    formula's, the section kernel's last answers), ``setup.py`` (the
+    compiler's flags decide results to the last bit: see there) and
+    ``mirrors``, the reference modules it does as they do
     (changed since the build, the reference serves until it is built
     again)."""
     try:
@@ -325,7 +326,7 @@ def load_kernel(name: str, mirrors: Sequence[Path] = ()) -> tuple:
         return None, "pure Python, no compiled kernel built"
     built = Path(kernel.__file__)
     pyx = built.with_name(f"{name}.pyx")  # beside it in a source tree only
-    sources = [pyx, built.with_name("standard_formula.pxi"), built.parent.parent / "setup.py",
+    sources = [pyx, *sorted(built.parent.glob("*.pxi")), built.parent.parent / "setup.py",
                *mirrors]
     if pyx.exists() and older_than_sources(built, sources):
         return None, ("pure Python, the compiled kernel being older than its sources "

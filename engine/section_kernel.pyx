@@ -36,9 +36,10 @@ install ...``, see ``setup.py``); ``USCHESS_PURE=1`` turns it off.
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.math cimport ceil as c_ceil, floor as c_floor, pow, sqrt
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 include "standard_formula.pxi"
+include "section_last.pxi"
 
 from uschess.io.eventfile import MAX_RATING
 from uschess.model import GAME_CODES, SystemRecord
@@ -114,15 +115,19 @@ cdef class _Arrays:
 
 cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list alls,
                 list expected, list bonuses, list prev, p, call, floor100, double floor_d,
-                list bonus_values, dict memo, _Games g):
+                list bonus_values, dict memo, _Games g, int slot):
     """Step 4 or 5 (``steps._step``): every player's rating at least the
     absolute floor, the opponents at ``prev`` (objects; ``a.prev`` their
     doubles); the doubles of the results into ``a.cur``.  ``bonus_values``:
     [B, m'_min] as doubles, read at the first player of the standard
     formula (as the reference reads them).  ``memo`` (or None): a player's
     bonus eligibility, which depends only on their games, once asked; and
-    ``g``'s special ratings, asked once for the same inputs."""
-    cdef Py_ssize_t i, j, m, s
+    ``g``'s special ratings, asked once for the same inputs, and what each
+    player's step ``slot`` (1: step 4, 2: step 5) gave at the last rating
+    (``g.last``)."""
+    cdef Py_ssize_t i, j, m, s, at
+    cdef _Last last = g.last
+    cdef double nan = float("nan")
     cdef double value_d, e_d, bonus_d
     cdef double on_stack[STACK]
     cdef double* opp
@@ -135,6 +140,17 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
         if m == 0:
             continue
         s = a.start[i]
+        if last is not None:  # the same inputs as at the last rating?
+            at = slot * a.n + i
+            if a.special[i]:
+                _inputs(last, a, i, 4.0, a.r0[i], <double>n_effs[i], <double>ns[i], a.prev)
+            else:
+                _inputs(last, a, i, nan, a.r0[i], a.k[i], <double>a.eligible[i], a.prev)
+            if _same_inputs(last, a, slot, i):
+                out[i] = last.obj[at]
+                a.cur[i] = last.cur[at]
+                a.eligible[i] = last.eligible[at]
+                continue
         if a.special[i]:
             value = key = None
             if g.special is not None:  # asked before with the same inputs?
@@ -167,6 +183,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
             else:
                 out[i] = value
                 a.cur[i] = value
+            if last is not None:
+                _remember(last, a, slot, i, out[i], a.cur[i], a.eligible[i])
             continue
         if not bonus_values:
             b, m_prime_min = p.bonus_multiplier, p.bonus_m_prime_min
@@ -200,6 +218,8 @@ cdef list _step(_Arrays a, list players, list r0s, list n_effs, list ns, list al
         else:
             out[i] = value_d
             a.cur[i] = value_d
+        if last is not None:
+            _remember(last, a, slot, i, out[i], a.cur[i], a.eligible[i])
     return out
 
 
@@ -406,7 +426,7 @@ def rate_section(section, system, rules, tc, pre_from=None):
 MEMO_MOST = 200_000
 
 
-def section_posts(section, system, rules, tc, dict memo):
+def section_posts(section, system, rules, tc, dict memo, tuple given=None):
     """:func:`uschess.rating.section.section_posts`: pair -> the rating a
     crosstable prints after the event (the post, or the pre-event rating of
     a player without a rated game), or None where it declines.  ``memo``
@@ -418,11 +438,15 @@ def section_posts(section, system, rules, tc, dict memo):
     ratings moved computes those only for the players they reach.  One memo
     serves one section (its games and records unchanged), system, time
     control, rules' values and hooks but step 1's (the caller keeps them
-    fixed); the results are those of :func:`rate_section`, bit for bit."""
+    fixed); the results are those of :func:`rate_section`, bit for bit.
+    ``given``: (pair -> initial rating, pair -> N) where the rules' step 1
+    answers the pairs listed with those values (N 0 where not listed) and
+    the others as before (``uschess.apps.audit.section_model._Call``):
+    taken here without asking the hook."""
     if len(memo) > MEMO_MOST:
         memo.clear()
     try:
-        return _rate(section, system, rules, tc, None, memo)
+        return _rate(section, system, rules, tc, None, memo, given)
     except _Decline:
         return None
 
@@ -443,6 +467,7 @@ cdef class _Games:
     cdef _Arrays a
     cdef dict index
     cdef list recs, alls, special, rated_k, posts
+    cdef _Last last         # what each player's steps gave at the last rating
     cdef Py_ssize_t games, answers
     cdef bint orphan        # an opponent without a rated game of its own
 
@@ -488,7 +513,7 @@ cdef _Games _read_games(section, system):
         alls[i] = (False, False) if rec is None else (rec.all_wins, rec.all_losses)
     games = t
     g.a, g.index, g.recs, g.alls, g.games = a, index, recs, alls, games
-    g.special, g.rated_k, g.posts, g.answers = None, None, None, 0
+    g.special, g.rated_k, g.posts, g.answers, g.last = None, None, None, 0, None
     # An opponent without a rated game of its own (a game listed on one side
     # only, which the readers refuse): the reference meets it with a KeyError.
     g.orphan = False
@@ -514,6 +539,7 @@ cdef _Games _games(section, system, dict memo):
         g.special = [{} for _ in range(n)]
         g.rated_k = [None] * n
         g.posts = [None] * n
+        g.last = _new_last(g.a, g.games)
     return g
 
 
@@ -581,7 +607,14 @@ def memo_size(dict memo):
     return len(memo) + g.answers + sum(1 for k in g.rated_k if k is not None)
 
 
-cdef _rate(section, system, rules, tc, pre_from, dict memo):
+cdef inline double _plain_r0(r0) except? -1.0:
+    """A pre-event or initial rating as a double; it declines another value."""
+    if not _plain(r0):
+        raise _Decline()
+    return r0
+
+
+cdef _rate(section, system, rules, tc, pre_from, dict memo, tuple given=None):
     cdef list players = section.players
     cdef Py_ssize_t n = len(players), i, j, t
     cdef double floor_d, a_d, b_d, center_d, flat_d, cap_d, most_d, r0_d
@@ -609,7 +642,10 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     cdef list r0s = [None] * n
     cdef list ns = [None] * n
     cdef list inits = [None] * n
-    initial = {}
+    cdef list new_players = []  # the unrated players who play, in order
+    cdef dict given_values = None, given_games = None
+    if given is not None:
+        given_values, given_games = given
     end = section.end
     for i in range(n):
         if not a.m[i]:
@@ -617,15 +653,20 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
         rec = recs[i]
         if rec is not None:
             r0s[i], ns[i] = rec.rating, rec.games
+            a.r0[i] = _plain_r0(r0s[i])
+            continue
+        pl = players[i]
+        new_players.append(i)
+        value = None
+        if given_values is not None and not (pl.initial and pl.initial.get(system) is not None):
+            value = given_values.get(pl.pair)
+        if value is not None:  # step 1's answer, as the hook gives it (initial_rating)
+            r0s[i], ns[i] = value, given_games.get(pl.pair, 0)
         else:
-            pl = players[i]
             init = initial_rating(pl, system, end, rules, call, p)
-            initial[pl.pair] = init
             inits[i] = init
             r0s[i], ns[i] = init.rating, init.games
-        if not _plain(r0s[i]):
-            raise _Decline()
-        a.r0[i] = r0s[i]
+        a.r0[i] = _plain_r0(r0s[i])
 
     # Step 2: effective games, the formula, K (bonus eligibility asked only
     # where the bonus term would be positive, in steps 4 and 5).
@@ -646,8 +687,19 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     special_max = half_k = None
     cdef list n_effs = [None] * n
     cdef list ks = [None] * n
+    cdef _Last last = g.last  # None without a memo
     for i in range(n):
         if not a.m[i]:
+            continue
+        if (last is not None and last.s2_valid[i] and last.s2_ns[i] is ns[i]
+                and _same_double(last.s2_r0[i], a.r0[i])
+                and last.s2_r0_int[i] == (type(r0s[i]) is int)):  # as at the last rating
+            a.special[i] = last.s2_special[i]
+            a.eligible[i] = -1
+            n_effs[i] = last.s2_n_eff[i]
+            if not a.special[i]:
+                ks[i] = last.s2_k_obj[i]
+                a.k[i] = last.s2_k[i]
             continue
         if special_max is None:
             special_max = p.special_max_games
@@ -708,16 +760,35 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
             g.rated_k[i] = (r0s[i], ns[i], k)
         ks[i] = k
         a.k[i] = k
+    if last is not None:  # step 2's answers, met again at the next rating
+        for i in range(n):
+            if not a.m[i]:
+                continue
+            last.s2_valid[i] = 1
+            last.s2_r0[i] = a.r0[i]
+            last.s2_r0_int[i] = type(r0s[i]) is int
+            last.s2_ns[i] = ns[i]
+            last.s2_special[i] = a.special[i]
+            last.s2_n_eff[i] = n_effs[i]
+            if not a.special[i]:
+                last.s2_k_obj[i] = ks[i]
+                last.s2_k[i] = a.k[i]
 
     # Step 3: a first estimate for unrated players with N = 0 (N' = 1).
     step3 = {}
     cdef list seed = list(r0s)
     for i in range(n):
         a.prev[i] = a.r0[i]
-    for pair, init in initial.items():
-        if init.games == 0:
-            i = index[pair]
+    for i in new_players:
+        if ns[i] == 0:
+            pair = players[i].pair
             t = a.start[i]
+            if last is not None:  # the same inputs as at the last rating?
+                _inputs(last, a, i, 3.0, a.r0[i], <double>p.step3_n_eff, 0.0, a.r0)
+                if _same_inputs(last, a, 0, i):
+                    step3[pair] = seed[i] = last.obj[i]
+                    a.prev[i] = last.cur[i]
+                    continue
             value = key = None
             if g.special is not None:  # asked before with the same inputs?
                 key = _step3_key(a, i, r0s[i], p.step3_n_eff)
@@ -735,6 +806,8 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
             step3[pair] = value = max(value, floor100)
             seed[i] = value
             a.prev[i] = value
+            if last is not None:
+                _remember(last, a, 0, i, value, a.prev[i], 0)
 
     # Step 4: opponents at pre-event, step-1 or step-3 ratings; step 5: at
     # their step-4 results.
@@ -742,10 +815,10 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
     cdef list bonuses = [None] * n
     cdef list bonus_values = []
     cdef list step4 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, seed, p,
-                            call, floor100, floor_d, bonus_values, memo, g)
+                            call, floor100, floor_d, bonus_values, memo, g, 1)
     a.prev, a.cur = a.cur, a.prev
     cdef list step5 = _step(a, players, r0s, n_effs, ns, alls, expected, bonuses, step4, p,
-                            call, floor100, floor_d, bonus_values, memo, g)
+                            call, floor100, floor_d, bonus_values, memo, g, 2)
 
     # The finish step (FinishStep), every player in the section's order.
     f = _FinishInputs(system, p, call, end)
@@ -759,6 +832,10 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
                 continue
             value = step5[i]
             if type(value) is float:  # by the value, among those for the player's N
+                if (last is not None and last.post_valid[i] and last.post_ns[i] is ns[i]
+                        and _same_double(last.post_value[i], value)):  # as at the last rating
+                    posts[pl.pair] = last.post[i]
+                    continue
                 kept = g.posts[i]
                 if kept is None or kept[0] is not ns[i]:
                     kept = g.posts[i] = (ns[i], {})
@@ -766,6 +843,11 @@ cdef _rate(section, system, rules, tc, pre_from, dict memo):
                 if post is None:
                     post = _finish(f, a, i, pl, rec, value, ns[i])[0]
                     _keep(g, kept[1], value, post)
+                if last is not None:
+                    last.post_valid[i] = 1
+                    last.post_ns[i] = ns[i]
+                    last.post_value[i] = value
+                    last.post[i] = post
             else:
                 key = ("post", pl.pair, value, type(value), ns[i])
                 post = memo.get(key)

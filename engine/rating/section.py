@@ -66,7 +66,7 @@ def rate_section(section: Section, system: str, rules, tc: TimeControl, trace: b
 
 
 def section_posts(section: Section, system: str, rules, tc: TimeControl, memo: dict,
-                  played: Optional[dict] = None) -> dict:
+                  played: Optional[dict] = None, given: Optional[tuple] = None) -> dict:
     """pair -> the rating a crosstable prints after the event (the post; the
     pre-event rating of a player without a rated game) of the section rated
     without a trace, as :func:`rate_section` gives it.  For a section rated
@@ -75,9 +75,13 @@ def section_posts(section: Section, system: str, rules, tc: TimeControl, memo: d
     and rules, lets the compiled kernel reuse what each player's K, bonus
     eligibility and finish step gave for the values they depend on (the
     same posts, bit for bit: ``tests/engine/test_section_kernel.py``); the
-    Python body rates the whole section."""
+    Python body rates the whole section.  ``given``: (pair -> initial
+    rating, pair -> N), step 1's answers in ``system`` that the rules' hook
+    gives for the pairs listed (N 0 where not listed), as an audit's model
+    of the section answers it: the kernel takes them without asking the
+    hook, the Python body asks it."""
     if POSTS is not None:
-        got = POSTS(section, system, rules, tc, memo)
+        got = POSTS(section, system, rules, tc, memo, given)
         if got is not None:
             RATED_BY["kernel"] += 1
             return got

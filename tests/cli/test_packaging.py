@@ -38,9 +38,11 @@ def test_import_module_and_version():
     assert uschess.__version__ != "0+unknown"
     out = subprocess.run([sys.executable, "-m", "uschess", "--version"], capture_output=True,
                          text=True, cwd="/")
+    from uschess.apps.audit.section_model import SOLVER_STATUS
     from uschess.rating.section import kernel_status
 
     assert out.returncode == 0
-    assert out.stdout.strip() == f"uschess {uschess.__version__} ({kernel_status()})"
+    assert out.stdout.strip() == (f"uschess {uschess.__version__} ({kernel_status()}; "
+                                  f"solver: {SOLVER_STATUS})")
     bare = subprocess.run([sys.executable, "-m", "uschess"], capture_output=True, text=True, cwd="/")
     assert bare.returncode == 0 and "COMMAND" in bare.stdout

@@ -465,7 +465,9 @@ def test_posts_with_a_memo_are_the_references(event, data):
     """:func:`section_posts` as an audit calls it: a section rated again
     and again with its unrated players' initial ratings and N moved (step
     1 answered from given values), one memo throughout: each time the
-    kernel's posts are the reference's, bit for bit, and so is a refusal."""
+    kernel's posts are the reference's, bit for bit, and so is a refusal;
+    and so are they where the kernel is given step 1's values rather than
+    asking the hook for them (``given``, its own memo throughout)."""
     from uschess.apps.audit.section_model import _Call
 
     try:
@@ -474,7 +476,7 @@ def test_posts_with_a_memo_are_the_references(event, data):
         return
     for sr in result.sections:
         unrated = [pl.pair for pl in sr.section.players if sr.system not in pl.ratings]
-        memo, values, games = {}, {}, {}
+        memo, memo_given, values, games = {}, {}, {}, {}
         for _ in range(4):
             for pair in unrated:
                 if data.draw(st.booleans()):
@@ -484,9 +486,12 @@ def test_posts_with_a_memo_are_the_references(event, data):
             rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system,
                                                              dict(values), dict(games)))
 
-            def posts(kernel: bool):
+            def posts(kernel: bool, given=None):
                 try:
-                    if kernel:
+                    if kernel and given is not None:
+                        got = KERNEL.section_posts(sr.section, sr.system, rules,
+                                                   sr.time_control, memo_given, given)
+                    elif kernel:
                         got = KERNEL.section_posts(sr.section, sr.system, rules,
                                                    sr.time_control, memo)
                     else:
@@ -501,6 +506,9 @@ def test_posts_with_a_memo_are_the_references(event, data):
 
             got, want = posts(True), posts(False)
             if got is not None:  # None: a value the kernel declines (the reference rates)
+                assert got == want
+            got = posts(True, (dict(values), dict(games)))
+            if got is not None:
                 assert got == want
 
 

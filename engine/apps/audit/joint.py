@@ -9,8 +9,9 @@ import math
 from operator import mul
 from typing import Optional
 
-from uschess.apps.audit.section_model import (CLIP, HUBER, PRIOR, REACH, SETTLE, SectionModel,
-                                              Unknown, _Best, _score, forward_slopes)
+from uschess.apps.audit.section_model import (CLIP, HUBER, PRIOR, REACH, SETTLE, SOLVER,
+                                              SectionModel, Unknown, _Best, _score,
+                                              forward_slopes)
 
 #: The joint solve's thresholds of the robust misfit in turn (points) and
 #: the solves at each; its work over all the starts: at most this many
@@ -74,15 +75,38 @@ def _jacobian(model: SectionModel, pairs: list, x: list, rows: list, base: dict,
     """The sensitivity of each row's post to each unknown (:func:`slopes`,
     the value moved by :func:`_step` towards the inside of the range): a
     dense matrix of len(rows) x len(pairs), slopes below :data:`MIN_SLOPE`
-    zero."""
+    zero.  Each column's slopes are put in their rows (those of other
+    posts dropped), the rest of the matrix zero."""
     cols = forward_slopes(model, dict(zip(pairs, x)), pairs, base, _step(model), -math.inf, high)
-    return [[cols[u].get(j, 0.0) for u in pairs] for j in rows]
+    at = {j: t for t, j in enumerate(rows)}
+    jac = [[0.0] * len(pairs) for _ in rows]
+    for i, u in enumerate(pairs):
+        for j, s in cols[u].items():
+            t = at.get(j)
+            if t is not None:
+                jac[t][i] = s
+    return jac
+
+
+def _pinned(jac: list, rows: list, pairs: list) -> dict:
+    """pair -> the rows (published pairs, in order) whose slope for that
+    unknown is not zero: the posts that pin it down."""
+    if SOLVER is not None:
+        got = SOLVER.pinned(jac, rows, pairs)
+        if got is not SOLVER.DECLINED:
+            return got
+    return {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
 
 
 def _cholesky_solve(a: list, b: list) -> Optional[list]:
     """x with a x = b for a symmetric positive definite ``a`` (lists of
     floats; ``a`` is overwritten below its diagonal by its Cholesky factor
-    L, a = L L^T); None when ``a`` is not positive definite."""
+    L, a = L L^T); None when ``a`` is not positive definite.  The compiled
+    kernel (:data:`SOLVER`) gives the same x and leaves ``a`` as it is."""
+    if SOLVER is not None:
+        got = SOLVER.cholesky_solve(a, b)
+        if got is not SOLVER.DECLINED:
+            return got
     n = len(b)
     for i in range(n):
         ai = a[i]
@@ -106,6 +130,10 @@ def _normal_equations(jac: list, r: list, x: list, prior_at: list, k: float):
     """J^T W J and J^T W r + PRIOR (x - prior_at) over the rows computed, W
     the Huber weights of the residuals (iteratively reweighted least
     squares), using each row's nonzero slopes only."""
+    if SOLVER is not None:
+        got = SOLVER.normal_equations(jac, r, x, prior_at, k, PRIOR)
+        if got is not SOLVER.DECLINED:
+            return got
     n = len(x)
     a = [[0.0] * n for _ in range(n)]
     g = [PRIOR * (p - q) for p, q in zip(x, prior_at)]
@@ -134,6 +162,8 @@ def _schubert_update(jac: list, r: list, r2: list, step: list) -> None:
     ``step`` that moved the residuals from ``r`` to ``r2``: each row's slopes
     corrected along the step, on that row's measured pattern only (a post
     that did not depend on a value keeps a zero slope for it)."""
+    if SOLVER is not None and SOLVER.schubert_update(jac, r, r2, step) is not SOLVER.DECLINED:
+        return
     for row, rj, rj2 in zip(jac, r, r2):
         if rj is None or rj2 is None:
             continue
@@ -178,7 +208,7 @@ def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published:
         return {}, dict(zip(pairs, x))
     jac = _jacobian(model, pairs, x, rows, posts, high)
     fresh, used = True, 0
-    pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+    pinned = _pinned(jac, rows, pairs)
     damp = DAMP
     for _ in range(LM_STEPS):
         if best.score[0] == len(published) or not room(1):
@@ -222,7 +252,7 @@ def _joint(model: SectionModel, unknowns: list[Unknown], start: dict, published:
             break
         jac = _jacobian(model, pairs, x, rows, posts, high)
         fresh, used = True, 0
-        pinned = {p: [j for j, row in zip(rows, jac) if row[i]] for i, p in enumerate(pairs)}
+        pinned = _pinned(jac, rows, pairs)
         damp = min(max(damp, DAMP), 1.0)
     return pinned, dict(zip(pairs, x))
 

@@ -5,9 +5,12 @@ solution (:mod:`uschess.apps.audit.solve` says how they are used)."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Optional
 
+from uschess import formulas
 from uschess.errors import InputError
 from uschess.rating.results import SectionResult
 from uschess.rating import section as rating_section
@@ -37,6 +40,29 @@ ROUNDS, REACH = 16, 300.0
 #: only keeps a value that the page barely pins from wandering.
 PRIOR = 1e-6
 INFERRED_HOW = "inferred from the published posts"
+
+
+def _solver() -> tuple:
+    """The compiled kernel of the solvers' arithmetic (``solve_kernel.pyx``:
+    the Cholesky solve, the normal equations and the Schubert update of
+    :mod:`uschess.apps.audit.joint`, the sweeps of
+    :mod:`uschess.apps.audit.solve`, the columns here) and a word on it, or
+    None and why (:func:`formulas.companion_kernel`;
+    ``USCHESS_PURE=solver`` sets it aside; these three modules count among
+    its sources).  From Python 3.12 the built-in ``sum()`` of floats
+    compensates its rounding, which the kernel's sums do not: the reference
+    serves there."""
+    if sys.version_info >= (3, 12):
+        return None, "pure Python, whose sum() of floats compensates from Python 3.12"
+    here = Path(__file__).resolve().parent
+    return formulas.companion_kernel(
+        "solve_kernel", "solver", [here / "section_model.py", here / "joint.py", here / "solve.py"])
+
+
+#: The compiled kernel of the solvers' arithmetic, where it is built and
+#: current (the same results, bit for bit: ``tests/audit/test_solve_kernel.py``),
+#: else None: the Python bodies compute.  ``SOLVER_STATUS`` says which, and why.
+SOLVER, SOLVER_STATUS = _solver()
 
 
 @dataclass
@@ -176,9 +202,9 @@ class SectionModel:
         rules = dataclasses.replace(sr.rules, call=_Call(sr.rules.call, sr.system, values,
                                                          self.games, self._special))
         self.evaluations += count
-        try:
+        try:  # the compiled kernel takes step 1's answers as the _Call gives them
             return section_posts(sr.section, sr.system, rules, sr.time_control, self._memo,
-                                 played=self._played)
+                                 played=self._played, given=(values, self.games))
         except InputError:
             return None
 
@@ -198,6 +224,10 @@ class Solution:
 
 def _score(posts: Optional[dict], published: dict, tol: float) -> tuple:
     """(reproduced, -clipped misfit): larger is better."""
+    if SOLVER is not None:
+        got = SOLVER.score(posts, published, tol, CLIP)
+        if got is not SOLVER.DECLINED:
+            return got
     if posts is None:
         return (-1, float("-inf"))
     n, misfit = 0, 0.0
@@ -283,6 +313,10 @@ def _column(moved: Optional[dict], base: dict, h: float, min_slope: float,
     """{pair: (moved - base) / h} over the posts of ``moved`` (those in
     ``within`` only, where given), slopes below ``min_slope`` dropped; {}
     when the section could not be rated."""
+    if SOLVER is not None:
+        got = SOLVER.column(moved, base, h, min_slope, within)
+        if got is not SOLVER.DECLINED:
+            return got
     col = {}
     if moved is not None:
         for pair, v in moved.items():

@@ -79,8 +79,9 @@ from typing import Optional
 
 from uschess.apps.audit.joint import JOINT_WORK, joint_solve
 from uschess.apps.audit.section_model import (HUBER, INFERRED_HOW, PRIOR, PROBE, REACH, ROUNDS,
-                                              SETTLE, SWEEPS, SectionModel, Solution, Unknown,
-                                              _Best, _score, _sensitivities, forward_slopes)
+                                              SETTLE, SOLVER, SWEEPS, SectionModel, Solution,
+                                              Unknown, _Best, _score, _sensitivities,
+                                              forward_slopes)
 
 #: The model and the joint solve are named here too: a caller solves a
 #: section with this module alone.
@@ -136,6 +137,10 @@ def _sweeps(unknowns: list[Unknown], cols: dict, resid: dict, low: float,
     the minimum of sum_j w_j r_j^2 + PRIOR (x - start)^2 over its own value
     (w_j: Huber weights of the current residuals), the residuals updated at
     once; until no value moves by more than SETTLE.  Returns the sweeps."""
+    if SOLVER is not None:
+        got = SOLVER.sweeps(unknowns, cols, resid, low, high, reach, HUBER, PRIOR, SETTLE, SWEEPS)
+        if got is not SOLVER.DECLINED:
+            return got
     r = dict(resid)
     huber, prior = HUBER, PRIOR
     # each unknown with slopes: them as a list, and the values it may move
