@@ -56,7 +56,7 @@ def test_one_birth_date_for_both_systems_recovered(start):
     facts = {f.id: f for f in a.people.facts}
     assert set(facts) == set(born)
     for pid, f in facts.items():
-        assert f.cost == 0 and set(f.values) == {"OTBR", "OTBQ"}
+        assert f.adopted and f.cost == 0 and set(f.values) == {"OTBR", "OTBQ"}
         assert f.values["OTBR"] == f.values["OTBQ"]
         assert abs(f.year - born[pid].year) <= 2
         assert f.reproduced >= f.reproduced_separate
@@ -83,7 +83,7 @@ def test_wfcc_15_jennings_has_one_story():
         pytest.skip(f"{WFCC} is not beside the checkout")
     a = audit(load_published(WFCC))
     (f,) = [f for f in a.people.facts if f.name == "STANLEY JENNINGS"]
-    assert f.cost == 0 and f.year is None and f.fact.startswith("an adult")
+    assert f.adopted and f.year is None and f.fact.startswith("an adult")
     assert round(f.separate["OTBR"]) == 1306 and round(f.separate["OTBQ"]) == 1278
     assert f.values == {"OTBR": 1300, "OTBQ": 1300}
     assert f.reproduced == f.reproduced_separate == 32
@@ -107,47 +107,46 @@ def _two_starts(truth: dict) -> dict:
     return out
 
 
-def test_one_fact_even_where_it_costs_posts_and_the_cost_is_counted():
+def test_two_stories_where_one_fact_costs_posts_and_the_cost_is_said():
     """A player started at 600 in OTBR and 1000 in OTBQ (no birth date
-    gives both): solved one system at a time the audit finds two ages; it
-    gives the player one fact anyway, says how many published posts that
-    costs, and counts them as missed; the corpus report adds the cost up."""
+    gives both): solved one system at a time the audit finds two ages; the
+    best single fact (among the ages between them too) reproduces fewer
+    posts, so the separate values stay, reported as two stories with what
+    the fact would cost; the corpus report counts them."""
     from uschess.apps.audit.corpus import CorpusReport, page_summary
     out = _two_starts({("20000011", "OTBR"): 600.0, ("20000011", "OTBQ"): 1000.0})
     a = audit(published_from_dict(out, source="page.json"))
     (f,) = [f for f in a.people.facts if f.id == "20000011"]
     assert f.separate["OTBQ"] - f.separate["OTBR"] > 100  # two ages
-    assert f.values["OTBR"] == f.values["OTBQ"] and f.cost > 0
-    assert f.reproduced == f.reproduced_separate - f.cost
-    assert a.people.two_stories == []
+    assert not f.adopted and f.cost > 0 and f.reproduced == f.reproduced_separate - f.cost
     values = {i.system: i.value for i in a.inferred if isinstance(i, Inferred) and i.id == f.id}
-    assert values == f.values
-    assert f"the one story costs {f.cost} published post" in format_text(a)
-    costly = [g for g in a.people.facts if g.cost]
+    assert values == f.separate
+    assert f"has two stories" in format_text(a) and f"{f.cost} fewer" in format_text(a)
+    left = [g for g in a.people.facts if not g.adopted]
     summary = page_summary(a, "two.json")
-    assert summary["people"]["cost"] == sum(g.cost for g in costly)
-    assert summary["people"]["costly"] == [g.describe() for g in costly]
+    assert summary["people"]["cost"] == sum(g.cost for g in left)
+    assert summary["people"]["two_stories"] == [g.describe() for g in left]
     report = CorpusReport()
     report.add(summary)
-    assert (f"{len(costly)} of the facts reproduce fewer published posts than a free number per "
-            f"system ({sum(g.cost for g in costly)} posts in all)") in report.format()
+    assert (f"{len(left)} left with two stories (the best single fact would lose "
+            f"{sum(g.cost for g in left)} published posts in all") in report.format()
 
 
 def test_a_corpus_counts_one_fact_per_person():
-    """A page's summary keeps how many players one fact explains; the
-    corpus report adds them up and lists any left with two stories."""
+    """A page's summary keeps how many players one fact explains and those
+    left with two stories; the corpus report adds them up."""
     from uschess.apps.audit.corpus import CorpusReport, page_summary
     out, born = _dual_section("2021-03-06")
     summary = page_summary(audit(published_from_dict(out, source="page.json")), "dual.json")
-    assert summary["people"] == {"one_fact": len(born), "cost": 0, "costly": [],
-                                 "two_stories": [], "implausible": []}
+    assert summary["people"] == {"one_fact": len(born), "cost": 0, "two_stories": [],
+                                 "implausible": []}
     report = CorpusReport()
     report.add(summary)
     report.add(dict(summary, page="other.json", people={
-        "one_fact": 0, "two_stories": ["A (1) has two stories: ..."], "implausible": ["x", "y"]}))
+        "one_fact": 0, "cost": 3, "two_stories": ["A (1) has two stories: ..."],
+        "implausible": ["x", "y"]}))
     text = report.format()
     assert (f"differed: {len(born)} given one fact for all their systems (a birth date or the "
-            "adult flag), 1 left with two stories; 0 of the facts reproduce fewer published "
-            "posts than a free number per system (0 posts in all); 2 inferred age-based values "
+            "adult flag), 1 left with two stories (the best single fact would lose 3 published "
+            "posts in all; each page's summary describes them); 2 inferred age-based values "
             "no age gives") in text
-    assert "  other.json: A (1) has two stories: ...\n" in text

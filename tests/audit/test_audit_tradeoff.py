@@ -385,7 +385,7 @@ def _rate_with_page_inputs(data) -> dict:
     pub = load_published(PACL / "XtblMain_200507154991_1.html")
     made = {"initial rating": Inferred, "history": InferredHistory}
     a = SimpleNamespace(inferred=[made[i["inferred"]](**{k: v for k, v in i.items()
-                                                         if k != "inferred"})
+                                                         if k not in ("inferred", "story")})
                                   for i in data["inferred"]], published=pub)
     res = _rate_with(a, pub.event)
     return {pr.id: pr.post for s in res.sections for pr in s.players}

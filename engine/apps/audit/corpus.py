@@ -86,15 +86,15 @@ def page_summary(a, page: str) -> dict:
 
 def _people(a) -> dict:
     """The players whose age-based initial ratings, solved one system at a
-    time, differed: how many were given one fact, what it cost in published
-    posts (those it costs described), those left with two stories and the
-    values no age gives."""
+    time, differed: how many one fact explains, those left with two stories
+    (each described) with what the best single fact would cost them in
+    published posts, and the values no age gives."""
     people = a.people
     if people is None:
-        return {"one_fact": 0, "cost": 0, "costly": [], "two_stories": [], "implausible": []}
-    return {"one_fact": len(people.facts), "cost": sum(f.cost for f in people.facts),
-            "costly": [f.describe() for f in people.facts if f.cost],
-            "two_stories": list(people.two_stories),
+        return {"one_fact": 0, "cost": 0, "two_stories": [], "implausible": []}
+    left = [f for f in people.facts if not f.adopted]
+    return {"one_fact": len(people.facts) - len(left), "cost": sum(f.cost for f in left),
+            "two_stories": [f.describe() for f in left] + list(people.two_stories),
             "implausible": [i.describe() for i in people.implausible]}
 
 
@@ -109,7 +109,6 @@ class CorpusReport:
     #: of those left with two stories and of values no age gives
     one_fact: int = 0
     cost: int = 0
-    costly: list = field(default_factory=list)
     two_stories: list = field(default_factory=list)
     implausible: list = field(default_factory=list)
     unread: list = field(default_factory=list)
@@ -130,7 +129,6 @@ class CorpusReport:
         people = summary.get("people", {})
         self.one_fact += people.get("one_fact", 0)
         self.cost += people.get("cost", 0)
-        self.costly.extend((summary["page"], d) for d in people.get("costly", ()))
         self.two_stories.extend((summary["page"], d) for d in people.get("two_stories", ()))
         self.implausible.extend((summary["page"], d) for d in people.get("implausible", ()))
 
@@ -185,14 +183,20 @@ class CorpusReport:
             lines.extend(f"  {page}: {s['name']} ({s['id']}), {s['system']}, P{s['before']} "
                          f"before and P{s['after']} after {s['games']} rated games"
                          for page, s in self.set_by_hand)
-        lines.append(f"players whose age-based initial ratings, solved one system at a time, "
-                     f"differed: {self.one_fact} given one fact for all their systems (a birth "
-                     f"date or the adult flag), {len(self.two_stories)} left with two stories; "
-                     f"{len(self.costly)} of the facts reproduce fewer published posts than "
-                     f"a free number per system ({self.cost} posts in all); "
-                     f"{len(self.implausible)} inferred age-based values no age gives")
-        lines.extend(f"  {page}: {d}" for page, d in self.two_stories)
+        if self.one_fact or self.two_stories or self.implausible:
+            lines.extend(self._people_lines())
         if self.unread:
             lines.append("pages refused:")
             lines.extend(f"  {page}: {why}" for page, why in self.unread)
         return "\n".join(lines) + "\n"
+
+    def _people_lines(self) -> list[str]:
+        """How many players one fact explains, and those left with two
+        stories."""
+        lines = [f"players whose age-based initial ratings, solved one system at a time, "
+                 f"differed: {self.one_fact} given one fact for all their systems (a birth "
+                 f"date or the adult flag), {len(self.two_stories)} left with two stories "
+                 f"(the best single fact would lose {self.cost} published posts in all; each "
+                 f"page's summary describes them); {len(self.implausible)} inferred age-based "
+                 f"values no age gives"]
+        return lines

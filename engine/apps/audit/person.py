@@ -14,10 +14,11 @@ initial rating through the rules' own step 1 (the hook of the rules in
 force, never a copy of the formula), and so are ages between them (a
 grid of :data:`GRID` steps).  The event is rated with each (every other
 inferred input in place); the fact that reproduces the most published
-posts replaces the separate numbers, always: a person has one birth date.
-Where it reproduces fewer posts than the separate numbers did, the report
-says what the one story costs (those posts are then missed, and counted
-so); the separate numbers stay only where no fact can be tried.
+posts replaces the separate numbers where it reproduces as many (fewer
+free values for the same fit).  Where none does, the report says the
+player has two stories and what the best single fact would cost: the
+start in one system may have come from what the page cannot show (another
+system's rating, FIDE), not from an age.
 
 Each fact is stated in the words of the documents ("born about 1999,
 initialized at 1300 by sec. 2.3"), within sensible bounds: an age of
@@ -65,6 +66,7 @@ class PersonFact:
     #: published posts reproduced with the fact, and with the separate values
     reproduced: int
     reproduced_separate: int
+    adopted: bool
 
     @property
     def cost(self) -> int:
@@ -75,11 +77,14 @@ class PersonFact:
     def describe(self) -> str:
         given = ", ".join(f"{v:.0f} in {s}" for s, v in self.values.items())
         alone = ", ".join(f"{v:.0f} in {s}" for s, v in self.separate.items())
-        cost = (f"; the one story costs {self.cost} published post{'s' if self.cost != 1 else ''} "
-                "that a free number per system reproduces" if self.cost else "")
-        return (f"{self.name} ({self.id}): {self.fact}, initialized at {given} by sec. 2.3, "
-                f"one fact for all systems ({self.reproduced} published posts reproduced; "
-                f"solved one system at a time: {alone}, {self.reproduced_separate}){cost}")
+        if self.adopted:
+            return (f"{self.name} ({self.id}): {self.fact}, initialized at {given} by sec. 2.3, "
+                    f"one fact for all systems ({self.reproduced} published posts reproduced; "
+                    f"solved one system at a time: {alone}, {self.reproduced_separate})")
+        return (f"{self.name} ({self.id}) has two stories: solved one system at a time the "
+                f"initial ratings are {alone} ({self.reproduced_separate} reproduced), which no "
+                f"one birth date gives; the best single fact, {self.fact} ({given} by sec. 2.3), "
+                f"reproduces {self.reproduced}, {self.cost} fewer")
 
     def as_dict(self) -> dict:
         return {**dataclasses.asdict(self), "cost": self.cost, "describe": self.describe()}
@@ -204,7 +209,9 @@ def _try_person(m, pid: str, records: list, rows_by: dict) -> Optional[PersonFac
     if best is None:
         return None
     n, label, year, born, given, values, posts = best
-    fact = PersonFact(pid, records[0][0].name, label, year, given, separate, n, base)
+    fact = PersonFact(pid, records[0][0].name, label, year, given, separate, n, base, n >= base)
+    if not fact.adopted:
+        return fact
     inputs.values = values
     m.with_inferred = inputs.count = n
     for r in m.rows:
@@ -242,7 +249,7 @@ def one_story_per_person(m) -> People:
             alone = ", ".join(f"{i.value:.0f} in {i.system}" for i, _ in mine)
             people.two_stories.append(f"{mine[0][0].name} ({pid}) has two stories: {alone}, "
                                       "solved one system at a time; no birth date could be tried")
-    if people.facts:
+    if any(f.adopted for f in people.facts):
         m.inferred = inputs.initial + inputs.histories
         restate_inferred_causes(m.rows, m.inferred, m.tol)
     people.implausible = implausible(records)  # the values the audit ends with

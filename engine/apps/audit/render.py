@@ -57,7 +57,7 @@ def _people_lines(a: Audit) -> list[str]:
     the players with two stories, the values flagged implausible."""
     if a.people is None:
         return []
-    return ([f"one fact per person: {f.describe()}" for f in a.people.facts]
+    return ([("one fact per person: " if f.adopted else "") + f.describe() for f in a.people.facts]
             + list(a.people.two_stories) + [i.describe() for i in a.people.implausible])
 
 
